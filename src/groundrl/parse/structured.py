@@ -1,0 +1,115 @@
+"""JSON objects and Python-literal values from model output.
+
+Python literals go through :func:`ast.literal_eval` only, **never** ``eval``: the
+published EmbodiedBrain reward code calls ``eval`` on model output, which lets a
+completion run arbitrary code inside the trainer.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from typing import Any
+
+from groundrl.parse.result import Parsed, fail
+
+# literal_eval builds an AST first; cap the input so a 1 MB adversarial completion
+# cannot spend seconds (or the recursion limit) in the parser.
+MAX_LITERAL_CHARS = 100_000
+# Lenient JSON scans candidate "{" positions; bound the attempts on "{{{{{…".
+MAX_JSON_CANDIDATES = 64
+
+_FENCE_RE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\r?\n?(.*?)```", re.DOTALL)
+_WS_RE = re.compile(r"\s+")
+
+
+def _loads(text: str) -> Parsed:
+    try:
+        return Parsed(json.loads(text))
+    except RecursionError:
+        return fail("JSON nested too deeply")
+    except (ValueError, TypeError) as e:
+        return fail(f"invalid JSON: {str(e)[:80]}")
+
+
+def parse_json_object(text: Any, lenient: bool = False) -> Parsed:
+    """Parse a completion that must be one JSON object.
+
+    Strict (default): ``json.loads(text.strip())`` must give a ``dict``.
+    Lenient: if strict fails, also accept exactly one fenced code block
+    (```` ```json … ``` ```` or a bare ```` ``` ````) holding an object, and
+    otherwise the first ``{…}`` in surrounding prose that decodes as an object.
+    """
+    if not isinstance(text, str):
+        return fail(f"completion is {type(text).__name__}, not text")
+    stripped = text.strip()
+    if not stripped:
+        return fail("empty completion")
+    strict = _loads(stripped)
+    if strict.ok:
+        if isinstance(strict.value, dict):
+            return strict
+        return fail(f"JSON is a {type(strict.value).__name__}, not an object")
+    if not lenient:
+        return fail(strict.error + " (strict mode: the whole completion must be one JSON object)")
+    fences = _FENCE_RE.findall(stripped)
+    if len(fences) > 1:
+        return fail(f"{len(fences)} fenced blocks; expected one")
+    if len(fences) == 1:
+        inner = _loads(fences[0].strip())
+        if inner.ok and isinstance(inner.value, dict):
+            return inner
+        return fail("fenced block is not a JSON object" + (f": {inner.error}" if inner.error else ""))
+    decoder = json.JSONDecoder()
+    pos = stripped.find("{")
+    tries = 0
+    while pos != -1 and tries < MAX_JSON_CANDIDATES:
+        tries += 1
+        try:
+            obj, _ = decoder.raw_decode(stripped, pos)
+        except RecursionError:
+            return fail("JSON nested too deeply")
+        except ValueError:
+            obj = None
+        if isinstance(obj, dict):
+            return Parsed(obj)
+        pos = stripped.find("{", pos + 1)
+    return fail("no JSON object found")
+
+
+def parse_literal(text: Any, collapse_whitespace: bool = False) -> Parsed:
+    """``ast.literal_eval`` of ``text`` (stripped), total: any failure is a reason.
+
+    ``collapse_whitespace`` first replaces every run of whitespace by one space (the
+    EmbodiedBrain reward does this before parsing an ``<actions>`` list, so a list
+    broken over lines still parses).
+    """
+    if isinstance(text, (list, tuple, dict)):
+        return Parsed(text)
+    if not isinstance(text, str):
+        return fail(f"value is {type(text).__name__}, not text")
+    s = _WS_RE.sub(" ", text) if collapse_whitespace else text
+    s = s.strip()
+    if not s:
+        return fail("empty literal")
+    if len(s) > MAX_LITERAL_CHARS:
+        return fail(f"literal longer than {MAX_LITERAL_CHARS} characters")
+    try:
+        return Parsed(ast.literal_eval(s))
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError) as e:
+        return fail(f"not a Python literal: {type(e).__name__}")
+    except Exception as e:  # literal_eval can raise odd errors on odd input; stay total
+        return fail(f"not a Python literal: {type(e).__name__}")
+
+
+def parse_literal_list(text: Any, collapse_whitespace: bool = True) -> Parsed:
+    """A Python-literal (or JSON) list, e.g. ``[['Pick', 'Apple'], ['Place', 'Apple', 'Table']]``."""
+    r = parse_literal(text, collapse_whitespace=collapse_whitespace)
+    if not r.ok:
+        return r
+    if isinstance(r.value, tuple):
+        return Parsed(list(r.value))
+    if not isinstance(r.value, list):
+        return fail(f"literal is a {type(r.value).__name__}, not a list")
+    return r

@@ -1,0 +1,61 @@
+"""Core value types shared by every module: a reward part's :class:`Score` and a
+sample's :class:`Verdict` (its total and named parts)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Score:
+    """One reward part for one completion.
+
+    ``value`` is a finite float, or ``None`` when the part does not apply to this
+    sample (TRL's convention: a ``None`` reward is ignored for that completion).
+    ``reason`` says why the value is what it is when that is not obvious (a parse
+    failure, a missing field, a judge that could not be reached); empty otherwise.
+    """
+
+    name: str
+    value: float | None
+    reason: str = ""
+
+    def __post_init__(self) -> None:
+        if self.value is not None:
+            v = float(self.value)
+            if not math.isfinite(v):
+                # A reward must never poison a training batch with NaN/inf.
+                object.__setattr__(self, "reason", (self.reason + "; " if self.reason else "") + f"non-finite value {v!r} replaced by 0")
+                v = 0.0
+            object.__setattr__(self, "value", v)
+
+    @property
+    def applies(self) -> bool:
+        return self.value is not None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "value": self.value, "reason": self.reason}
+
+
+@dataclass(slots=True)
+class Verdict:
+    """The result of scoring one sample: ``total`` and the named ``parts`` behind it."""
+
+    total: float
+    parts: dict[str, Score] = field(default_factory=dict)
+    # Free-form extras a part wants carried to reports (e.g. tools chosen by a verifier).
+    info: dict[str, Any] = field(default_factory=dict)
+
+    def values(self) -> dict[str, float | None]:
+        return {k: s.value for k, s in self.parts.items()}
+
+    def reasons(self) -> dict[str, str]:
+        return {k: s.reason for k, s in self.parts.items() if s.reason}
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"reward": self.total, "parts": self.values(), "reasons": self.reasons()}
+        if self.info:
+            out["info"] = self.info
+        return out
