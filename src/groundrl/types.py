@@ -27,7 +27,11 @@ class Score:
             v = float(self.value)
             if not math.isfinite(v):
                 # A reward must never poison a training batch with NaN/inf.
-                object.__setattr__(self, "reason", (self.reason + "; " if self.reason else "") + f"non-finite value {v!r} replaced by 0")
+                object.__setattr__(
+                    self,
+                    "reason",
+                    (self.reason + "; " if self.reason else "") + f"non-finite value {v!r} replaced by 0",
+                )
                 v = 0.0
             object.__setattr__(self, "value", v)
 

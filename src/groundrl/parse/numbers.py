@@ -15,7 +15,9 @@ from typing import Any
 from groundrl.parse.result import Parsed, fail
 
 # A digit is required, so the scan never stops on empty matches (linear on "----eeee").
-_NUMBER_RE = re.compile(r"(?<![\w.])[-+]?(?:(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?")
+_NUMBER_RE = re.compile(
+    r"(?<![\w.])[-+]?(?:(?:\d{1,3}(?:,\d{3})+(?!\d)|\d+)(?:\.\d+)?|\.\d+)(?:[eE][-+]?\d+)?"
+)
 
 
 def _candidates(text: str):

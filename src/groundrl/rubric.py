@@ -1,0 +1,217 @@
+"""Compose named reward parts into one reward: the one place that sums.
+
+A :class:`Part` is a named reward function with a weight. Functions get the completion
+and, by **argument injection**, the sample fields their signature names (the
+``verifiers`` convention): ``def accuracy(completion, gold): ...`` is called with the
+sample's ``gold``. A part may instead be *batched* (``batched=True``): it is called once
+per batch as ``fn(completions, samples)`` and returns one value per completion — the
+shape judge-backed parts need (one padded forward pass or one burst of HTTP requests).
+
+Aggregation:
+
+* ``"sum"`` (default): ``total = Σ_k w_k · R_k`` over the parts that apply (``None``
+  values are skipped). A part with weight 0 is a *metric*: computed, reported, not summed.
+* ``"gated_mean"`` (Argos): with gate part ``g`` and threshold ``τ``,
+  ``total = R_g if R_g < τ else Σ_k w_k R_k / Σ_k w_k``, both sums over the applicable
+  parts only. (The Argos paper writes ``w_G`` in the denominator where ``w_S`` is meant;
+  we normalise by the weights of the parts actually present.)
+
+Failures never escape: a part that raises (a bug in user code) scores its ``fallback``
+(default 0.0) with the exception in the reason; a field a part needs but the sample lacks
+is scored the same way with ``missing field 'x'``. Use :meth:`Rubric.required_fields` to
+validate data at the boundary instead.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from groundrl.types import Score, Verdict
+
+Aggregate = Literal["sum", "gated_mean"]
+
+
+def _coerce(name: str, out: Any) -> Score:
+    """A part may return a Score, a number, or None; normalise to a Score named ``name``."""
+    if isinstance(out, Score):
+        return out if out.name == name else Score(name, out.value, out.reason)
+    if out is None:
+        return Score(name, None, "not applicable")
+    if isinstance(out, bool):
+        return Score(name, float(out))
+    if isinstance(out, (int, float)):
+        return Score(name, float(out))
+    return Score(name, 0.0, f"part returned {type(out).__name__}, expected a number or Score")
+
+
+@dataclass
+class Part:
+    """A named reward part.
+
+    ``fn(completion, **fields) -> Score | float | None`` (per sample) or, with
+    ``batched=True``, ``fn(completions, samples) -> list[Score | float | None]``.
+    ``fallback`` is the value used when the part raises or its input is missing
+    (``None`` makes the part "not applicable" instead).
+    """
+
+    name: str
+    fn: Callable[..., Any]
+    weight: float = 1.0
+    batched: bool = False
+    fallback: float | None = 0.0
+    # Filled in __post_init__: which sample fields the function asks for.
+    _params: tuple[str, ...] = field(default=(), init=False, repr=False)
+    _required: tuple[str, ...] = field(default=(), init=False, repr=False)
+    _var_kw: bool = field(default=False, init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if not self.name or not isinstance(self.name, str):
+            raise ValueError("a Part needs a non-empty string name")
+        if not callable(self.fn):
+            raise TypeError(f"Part {self.name!r}: fn must be callable, got {type(self.fn).__name__}")
+        if not isinstance(self.weight, (int, float)) or not math.isfinite(self.weight):
+            raise ValueError(f"Part {self.name!r}: weight must be a finite number, got {self.weight!r}")
+        if self.batched:
+            return
+        try:
+            sig = inspect.signature(self.fn)
+        except (TypeError, ValueError):  # builtins without signatures: pass completion only
+            return
+        params = list(sig.parameters.values())
+        if not params:
+            raise ValueError(f"Part {self.name!r}: fn must take the completion as its first argument")
+        names, required = [], []
+        for p in params[1:]:  # the first parameter receives the completion
+            if p.kind is inspect.Parameter.VAR_KEYWORD:
+                self._var_kw = True
+            elif p.kind in (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY):
+                names.append(p.name)
+                if p.default is inspect.Parameter.empty:
+                    required.append(p.name)
+        self._params, self._required = tuple(names), tuple(required)
+
+    @property
+    def required_fields(self) -> tuple[str, ...]:
+        return self._required
+
+    def _failed(self, reason: str) -> Score:
+        return Score(self.name, self.fallback, reason)
+
+    def score(self, completion: Any, sample: Mapping[str, Any]) -> Score:
+        if self.batched:
+            return self.score_batch([completion], [sample])[0]
+        missing = [f for f in self._required if f not in sample]
+        if missing:
+            return self._failed(f"missing field {missing[0]!r}")
+        if self._var_kw:
+            kwargs = dict(sample)
+        else:
+            kwargs = {k: sample[k] for k in self._params if k in sample}
+        try:
+            return _coerce(self.name, self.fn(completion, **kwargs))
+        except Exception as e:  # a buggy part must not kill a training step
+            return self._failed(f"error: {type(e).__name__}: {e}")
+
+    def score_batch(self, completions: Sequence[Any], samples: Sequence[Mapping[str, Any]]) -> list[Score]:
+        if not self.batched:
+            return [self.score(c, s) for c, s in zip(completions, samples, strict=True)]
+        try:
+            outs = list(self.fn(list(completions), list(samples)))
+        except Exception as e:
+            return [self._failed(f"error: {type(e).__name__}: {e}") for _ in completions]
+        if len(outs) != len(completions):
+            return [
+                self._failed(f"batched part returned {len(outs)} values for {len(completions)} completions")
+                for _ in completions
+            ]
+        return [_coerce(self.name, o) for o in outs]
+
+
+class Rubric:
+    """Weighted reward parts plus an aggregation rule. See the module docstring."""
+
+    def __init__(
+        self,
+        parts: Sequence[Part],
+        aggregate: Aggregate = "sum",
+        gate: str | None = None,
+        tau: float = 0.5,
+        name: str = "rubric",
+    ) -> None:
+        parts = list(parts)
+        if not parts:
+            raise ValueError("a Rubric needs at least one Part")
+        names = [p.name for p in parts]
+        dup = {n for n in names if names.count(n) > 1}
+        if dup:
+            raise ValueError(f"duplicate part names {sorted(dup)}; every part needs its own name")
+        if aggregate not in ("sum", "gated_mean"):
+            raise ValueError(f"aggregate must be 'sum' or 'gated_mean', got {aggregate!r}")
+        if aggregate == "gated_mean":
+            if gate not in names:
+                raise ValueError(f"gated_mean needs gate= one of the part names {names}, got {gate!r}")
+            if not math.isfinite(tau):
+                raise ValueError(f"tau must be finite, got {tau!r}")
+        self.parts = parts
+        self.aggregate = aggregate
+        self.gate = gate
+        self.tau = float(tau)
+        self.name = name
+
+    @property
+    def names(self) -> list[str]:
+        return [p.name for p in self.parts]
+
+    @property
+    def weights(self) -> list[float]:
+        return [float(p.weight) for p in self.parts]
+
+    def part(self, name: str) -> Part:
+        for p in self.parts:
+            if p.name == name:
+                return p
+        raise KeyError(f"no part named {name!r}; parts are {self.names}")
+
+    def required_fields(self) -> set[str]:
+        """Sample fields some part cannot do without (besides the completion)."""
+        return {f for p in self.parts for f in p.required_fields}
+
+    def total(self, parts: Mapping[str, Score]) -> float:
+        """Aggregate already computed part scores."""
+        applicable = [
+            (p.weight, parts[p.name].value)
+            for p in self.parts
+            if p.name in parts and parts[p.name].value is not None
+        ]
+        if self.aggregate == "sum":
+            return float(sum(w * v for w, v in applicable))
+        g = parts.get(self.gate) if self.gate else None
+        if g is not None and g.value is not None and g.value < self.tau:
+            return float(g.value)
+        wsum = sum(w for w, _ in applicable)
+        if wsum <= 0:
+            return 0.0
+        return float(sum(w * v for w, v in applicable) / wsum)
+
+    def score(self, completion: Any, **sample: Any) -> Verdict:
+        """Score one completion; ``sample`` holds the dataset fields."""
+        return self.score_batch([completion], [sample])[0]
+
+    def score_batch(self, completions: Sequence[Any], samples: Sequence[Mapping[str, Any]]) -> list[Verdict]:
+        if len(completions) != len(samples):
+            raise ValueError(f"{len(completions)} completions but {len(samples)} samples")
+        per_part = {p.name: p.score_batch(completions, samples) for p in self.parts}
+        verdicts = []
+        for i in range(len(completions)):
+            parts = {name: scores[i] for name, scores in per_part.items()}
+            verdicts.append(Verdict(total=self.total(parts), parts=parts))
+        return verdicts
+
+    def __repr__(self) -> str:
+        inner = ", ".join(f"{p.name}×{p.weight:g}" for p in self.parts)
+        extra = f", gate={self.gate!r}, tau={self.tau:g}" if self.aggregate == "gated_mean" else ""
+        return f"Rubric({self.name!r}: {inner}; {self.aggregate}{extra})"
