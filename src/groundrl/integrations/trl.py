@@ -1,0 +1,110 @@
+"""TRL adapter: a rubric as the ``reward_funcs`` and ``reward_weights`` of ``GRPOTrainer``.
+
+TRL calls each reward function as ``f(prompts=…, completions=…, completion_ids=…,
+**columns, trainer_state=…, log_extra=…, log_metric=…)`` with one value per completion
+in every column, sums ``weight · reward`` with ``nansum`` (``None`` → NaN → ignored) and
+logs ``rewards/<function name>/mean``. So:
+
+* an additive rubric (``aggregate="sum"``) becomes **one function per part**, named after
+  the part, with the part's weight (zero-weight metrics are logged but not summed);
+* a gated rubric (Argos) cannot be expressed as a weighted sum, so it becomes one
+  function ``reward`` (weight 1) returning the gated total, plus every part as a
+  zero-weight function for logging. The batch is scored once and shared.
+
+Each part's reasons go to the completions table via ``log_extra`` as ``<part>_reason``.
+
+Usage::
+
+    funcs, weights = reward_funcs("reinforced_planning", action_map="map.json")
+    trainer = GRPOTrainer(model, reward_funcs=funcs,
+                          args=GRPOConfig(..., reward_weights=weights), train_dataset=ds)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from groundrl.integrations.common import completion_text, resolve_rubric
+from groundrl.rubric import Rubric
+from groundrl.types import Verdict
+
+# Keys TRL adds to the reward kwargs that are not dataset columns.
+_TRL_KEYS = frozenset({"trainer_state", "log_extra", "log_metric", "environments", "completion_ids"})
+
+
+def _samples(prompts: list[Any] | None, n: int, columns: dict[str, Any]) -> list[dict[str, Any]]:
+    samples: list[dict[str, Any]] = [{} for _ in range(n)]
+    for key, values in columns.items():
+        if key in _TRL_KEYS:
+            continue
+        if not isinstance(values, (list, tuple)) or len(values) != n:
+            raise ValueError(
+                f"column {key!r} has {len(values) if isinstance(values, (list, tuple)) else 'no'} values for "
+                f"{n} completions; TRL passes one value per completion"
+            )
+        for s, v in zip(samples, values, strict=True):
+            s[key] = v
+    if prompts is not None:
+        for s, p in zip(samples, prompts, strict=False):
+            s.setdefault("prompt", p)
+    return samples
+
+
+class _BatchScorer:
+    """Scores a TRL batch once and shares the verdicts among the part functions.
+
+    TRL hands the same ``completions`` list object to every reward function of one step,
+    so its identity is the cache key."""
+
+    def __init__(self, rubric: Rubric) -> None:
+        self.rubric = rubric
+        self._key: tuple[int, int] | None = None
+        self._verdicts: list[Verdict] = []
+        self._logged = False
+
+    def verdicts(self, prompts, completions, kwargs) -> list[Verdict]:
+        key = (id(completions), len(completions))
+        if key != self._key:
+            texts = [completion_text(c) for c in completions]
+            samples = _samples(prompts, len(texts), kwargs)
+            self._verdicts = self.rubric.score_batch(texts, samples)
+            self._key = key
+            self._logged = False
+            log_extra = kwargs.get("log_extra")
+            if callable(log_extra):
+                for name in self.rubric.names:
+                    log_extra(f"{name}_reason", [v.parts[name].reason for v in self._verdicts])
+        return self._verdicts
+
+
+def _part_func(scorer: _BatchScorer, name: str | None) -> Callable[..., list[float | None]]:
+    def reward(prompts=None, completions=None, completion_ids=None, **kwargs):
+        if completions is None:
+            raise ValueError("TRL reward function called without completions")
+        verdicts = scorer.verdicts(prompts, completions, kwargs)
+        if name is None:
+            out = [v.total for v in verdicts]
+        else:
+            out = [v.parts[name].value for v in verdicts]
+        if len(out) != len(completions):  # guard TRL's own check with a clearer message
+            raise RuntimeError(f"groundrl produced {len(out)} rewards for {len(completions)} completions")
+        return out
+
+    reward.__name__ = name or "reward"
+    reward.__qualname__ = reward.__name__
+    return reward
+
+
+def reward_funcs(
+    recipe_or_rubric: str | Rubric, **options: Any
+) -> tuple[list[Callable[..., Any]], list[float]]:
+    """``(funcs, weights)`` for ``GRPOTrainer(reward_funcs=funcs)`` and
+    ``GRPOConfig(reward_weights=weights)``. See the module docstring."""
+    rubric = resolve_rubric(recipe_or_rubric, **options)
+    scorer = _BatchScorer(rubric)
+    if rubric.aggregate == "sum":
+        funcs = [_part_func(scorer, name) for name in rubric.names]
+        return funcs, rubric.weights
+    funcs = [_part_func(scorer, None)] + [_part_func(scorer, name) for name in rubric.names]
+    return funcs, [1.0] + [0.0] * len(rubric.names)

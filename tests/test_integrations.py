@@ -1,0 +1,120 @@
+"""Each adapter driven through its trainer's real calling convention."""
+
+import json
+
+import pytest
+
+from groundrl.integrations.common import completion_text
+from groundrl.integrations.openrlhf import make_reward_func, score_queries, strip_prompt
+from groundrl.integrations.trl import reward_funcs
+from groundrl.integrations.verl import make_compute_score
+from groundrl.rubric import Part, Rubric
+from groundrl.types import Score
+
+
+def exact(completion, gold):
+    return Score(
+        "acc", float(completion.strip() == str(gold)), "" if completion.strip() == str(gold) else "mismatch"
+    )
+
+
+def length_metric(completion):
+    return float(len(completion))
+
+
+RUBRIC = Rubric(
+    [Part("acc", exact), Part("len", length_metric, weight=0.0), Part("none", lambda c: None, weight=2.0)]
+)
+
+
+@pytest.mark.parametrize(
+    "completion, text",
+    [
+        ("plain", "plain"),
+        ([{"role": "assistant", "content": "chat"}], "chat"),
+        (
+            [
+                {
+                    "role": "assistant",
+                    "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}],
+                }
+            ],
+            "ab",
+        ),
+        (
+            [
+                {"role": "user", "content": "q"},
+                {"role": "assistant", "content": "x"},
+                {"role": "assistant", "content": "y"},
+            ],
+            "y",
+        ),
+        (None, ""),
+        (42, ""),
+    ],
+)
+def test_completion_text(completion, text):
+    assert completion_text(completion) == text
+
+
+def test_trl_reward_funcs_names_weights_and_values():
+    funcs, weights = reward_funcs(RUBRIC)
+    assert [f.__name__ for f in funcs] == ["acc", "len", "none"]
+    assert weights == [1.0, 0.0, 2.0]
+    logged = {}
+    completions = [[{"role": "assistant", "content": "4"}], [{"role": "assistant", "content": "5"}]]
+    kwargs = dict(
+        gold=["4", "4"],
+        trainer_state=None,
+        log_extra=lambda k, v: logged.setdefault(k, v),
+        log_metric=lambda k, v: None,
+    )
+    out = [
+        f(prompts=["p1", "p2"], completions=completions, completion_ids=[[1], [2]], **kwargs) for f in funcs
+    ]
+    assert out == [[1.0, 0.0], [1.0, 1.0], [None, None]]
+    assert logged["acc_reason"] == ["", "mismatch"]
+
+
+def test_trl_column_length_mismatch_is_an_error():
+    funcs, _ = reward_funcs(RUBRIC)
+    with pytest.raises(ValueError, match="column 'gold' has 1 values for 2 completions"):
+        funcs[0](prompts=["a", "b"], completions=["x", "y"], gold=["x"])
+
+
+def test_trl_gated_rubric_gives_total_plus_zero_weight_parts():
+    r = Rubric(
+        [Part("outcome", exact), Part("extra", lambda c: 0.0)],
+        aggregate="gated_mean",
+        gate="outcome",
+        tau=0.5,
+    )
+    funcs, weights = reward_funcs(r)
+    assert [f.__name__ for f in funcs] == ["reward", "outcome", "extra"]
+    assert weights == [1.0, 0.0, 0.0]
+    comps = ["a", "b"]
+    # gate open for "a": (1 + 0) / 2; closed for "b": 0
+    assert funcs[0](prompts=["", ""], completions=comps, gold=["a", "a"]) == [0.5, 0.0]
+
+
+def test_verl_compute_score_dict_with_every_part():
+    compute_score = make_compute_score(RUBRIC, label="gold")
+    out = compute_score(data_source="x", solution_str="7", ground_truth="7", extra_info={"split": "train"})
+    assert out == {"score": 1.0, "acc": 1.0, "len": 1.0, "none": 0.0}
+
+
+def test_openrlhf_reward_func_strips_prompt_and_reads_json_labels():
+    assert strip_prompt("PROMPT answer", "PROMPT ") == "answer"
+    assert strip_prompt("other", "PROMPT") == "other"
+    fn = make_reward_func(RUBRIC, label="gold", tensors=False)
+    out = fn(["Q: 4", "Q: 5"], ["Q: ", "Q: "], ["4", json.dumps({"gold": "5"})])
+    assert out["rewards"] == [1.0, 1.0]
+    assert out["extra_logs"]["len"] == [1.0, 1.0]
+    with pytest.raises(ValueError, match="differ in length"):
+        score_queries(RUBRIC, "gold", ["a"], ["a", "b"], None)
+
+
+def test_openrlhf_tensors():
+    torch = pytest.importorskip("torch")
+    out = make_reward_func(RUBRIC, label="gold")(["x"], [""], ["x"])
+    assert isinstance(out["rewards"], torch.Tensor) and out["rewards"].tolist() == [1.0]
