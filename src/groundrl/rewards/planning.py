@@ -1,0 +1,398 @@
+"""Planning rewards: Reinforced Reasoning JSON plans, the EmbodiedBrain format reward,
+and EmbodiedBrain's planning precision / recall / F1.
+
+All reward functions are total: any input gives a :class:`~groundrl.types.Score` with a
+reason, never an exception.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from groundrl.parse.plans import (
+    REINFORCED_PLAN_KEYS,
+    extract_actions,
+    normalize_action_name,
+    parse_reinforced_plan,
+    plan_lines,
+)
+from groundrl.parse.structured import parse_literal_list
+from groundrl.parse.tags import _close_re, _open_re
+from groundrl.types import Score
+
+# ---------------------------------------------------------------------------
+# Reinforced Reasoning for Embodied Planning
+# ---------------------------------------------------------------------------
+
+
+def load_action_map(path_or_mapping: Any) -> dict[int, str]:
+    """An ``{id: name}`` action map from a JSON file path or a mapping; keys become ints.
+
+    Raises ``FileNotFoundError`` / ``ValueError`` with a message saying what is wrong.
+    """
+    if isinstance(path_or_mapping, Mapping):
+        raw = path_or_mapping
+        where = "action map"
+    elif isinstance(path_or_mapping, (str, os.PathLike)):
+        where = str(path_or_mapping)
+        if not os.path.isfile(where):
+            raise FileNotFoundError(f"action map file not found: {where}")
+        try:
+            with open(where, encoding="utf-8") as f:
+                raw = json.load(f)
+        except ValueError as e:
+            raise ValueError(f"action map {where} is not valid JSON: {e}") from e
+        if not isinstance(raw, dict):
+            raise ValueError(
+                f"action map {where} must be a JSON object {{id: name}}, got {type(raw).__name__}"
+            )
+    else:
+        raise ValueError(f"action map must be a path or a mapping, got {type(path_or_mapping).__name__}")
+    out: dict[int, str] = {}
+    for k, v in raw.items():
+        try:
+            key = int(k)
+        except (TypeError, ValueError) as e:
+            raise ValueError(f"{where}: key {k!r} is not an integer action id") from e
+        if not isinstance(v, str):
+            raise ValueError(f"{where}: action {k!r} must map to a string name, got {type(v).__name__}")
+        out[key] = v
+    return out
+
+
+def _valid_step(step: Any) -> bool:
+    return (
+        isinstance(step, dict)
+        and isinstance(step.get("action_id"), int)
+        and not isinstance(step.get("action_id"), bool)
+        and isinstance(step.get("action_name"), str)
+    )
+
+
+def reinforced_format(
+    completion: Any, action_map: Mapping[int, str] | None = None, lenient: bool = False
+) -> Score:
+    """Format reward of Reinforced Reasoning for Embodied Planning (max 0.5).
+
+    ``format = 0.125·[all four keys present] + 0.125·(valid steps / len(plan))
+    + 0.25·(steps whose (action_id, action_name) is in the action map / len(plan))``
+
+    The keys are ``reasoning_and_reflection, visual_state_description, language_plan,
+    executable_plan``. A valid step is a dict with an ``int`` (not ``bool``)
+    ``action_id`` and a ``str`` ``action_name``; only a valid step can match the map, and
+    names are compared case-insensitively with whitespace collapsed. An empty or
+    non-list ``executable_plan`` gives both step terms 0. The completion must be one JSON
+    object (strict ``json.loads``; ``lenient=True`` also accepts a fenced block or an
+    object in prose); unparseable → 0 with the reason.
+
+    Our choice where the paper is silent: with no action map the map term is 0 and the
+    reason says so (the maximum is then 0.25).
+    """
+    parsed = parse_reinforced_plan(completion, lenient=lenient)
+    if not parsed.ok:
+        return Score("format", 0.0, parsed.error)
+    obj = parsed.value
+    keys = 0.125 if all(k in obj for k in REINFORCED_PLAN_KEYS) else 0.0
+    plan = obj.get("executable_plan")
+    reasons = (
+        [] if keys else ["missing key(s): " + ", ".join(k for k in REINFORCED_PLAN_KEYS if k not in obj)]
+    )
+    if not isinstance(plan, list) or not plan:
+        reasons.append(
+            "executable_plan is empty" if isinstance(plan, list) else "executable_plan is not a list"
+        )
+        return Score("format", keys, "; ".join(reasons))
+    n = len(plan)
+    valid = [s for s in plan if _valid_step(s)]
+    valid_term = 0.125 * len(valid) / n
+    if action_map is None:
+        reasons.append("no action map: map term 0")
+        map_term = 0.0
+    else:
+        matched = sum(
+            1
+            for s in valid
+            if s["action_id"] in action_map
+            and normalize_action_name(action_map[s["action_id"]]) == normalize_action_name(s["action_name"])
+        )
+        map_term = 0.25 * matched / n
+        if matched < n:
+            reasons.append(f"{matched}/{n} steps match the action map")
+    if len(valid) < n:
+        reasons.append(f"{len(valid)}/{n} steps valid")
+    return Score("format", keys + valid_term + map_term, "; ".join(reasons))
+
+
+def _gold_names(gold: Any) -> list[str] | None:
+    if isinstance(gold, str):
+        parsed = parse_literal_list(gold)
+        gold = parsed.value if parsed.ok else None
+    if isinstance(gold, tuple):
+        gold = list(gold)
+    if not isinstance(gold, list):
+        return None
+    return [normalize_action_name(g) if isinstance(g, str) else "\x00" for g in gold]
+
+
+def reinforced_accuracy(completion: Any, gold: Any, lenient: bool = False) -> Score:
+    """Prefix accuracy of Reinforced Reasoning for Embodied Planning (max 1).
+
+    ``r = c(c+1) / (T(T+1))`` with ``c`` the length of the exact matching prefix of the
+    predicted ``executable_plan`` names against the gold names and ``T = len(gold)``; if
+    ``T == 1`` and more than one step was predicted, ``r -= 0.25`` (the paper's
+    single-step penalty — so ``r`` is -0.25 when the one step is wrong and extra steps
+    follow, and 0.75 when it is right). Names are compared case-insensitively with
+    whitespace collapsed; a step that is not a dict with a string ``action_name`` is a
+    mismatch at its position. ``gold`` is a list of names or its Python-literal string.
+    Unparseable completion or empty / unusable gold → 0 with a reason.
+    """
+    names = _gold_names(gold)
+    if names is None:
+        return Score("accuracy", 0.0, "gold is not a list of action names")
+    if not names:
+        return Score("accuracy", 0.0, "empty gold plan")
+    parsed = parse_reinforced_plan(completion, lenient=lenient)
+    if not parsed.ok:
+        return Score("accuracy", 0.0, parsed.error)
+    plan = parsed.value.get("executable_plan")
+    if not isinstance(plan, list):
+        return Score("accuracy", 0.0, "executable_plan is not a list")
+    c = 0
+    for step, g in zip(plan, names, strict=False):
+        name = step.get("action_name") if isinstance(step, dict) else None
+        if not isinstance(name, str) or normalize_action_name(name) != g:
+            break
+        c += 1
+    t = len(names)
+    r = c * (c + 1) / (t * (t + 1))
+    reason = "" if c == t else f"prefix {c}/{t}"
+    if t == 1 and len(plan) > 1:
+        r -= 0.25
+        reason = (reason + "; " if reason else "") + f"single-step gold, {len(plan)} steps predicted: -0.25"
+    return Score("accuracy", r, reason)
+
+
+# ---------------------------------------------------------------------------
+# EmbodiedBrain format reward
+# ---------------------------------------------------------------------------
+
+DEFAULT_ATOMIC_ACTIONS: frozenset[str] = frozenset(
+    [
+        "HandShake", "Clap", "Wave", "Bow", "Dance", "Like", "Give a thumbs-up", "Stretch", "HandOver", "Catch",
+        "Screw", "Unscrew", "Peel", "Stack", "Flip", "Heart sign", "Make a heart with hands", "Tear", "Pinch",
+        "Search", "Scoop", "Cut", "Chop", "Sweep", "Stir", "Throw", "Slide", "Drag", "Shake", "Hammer", "Spread",
+        "Pour", "Navigate", "Point", "Pick", "Place", "Pick and Place", "Fold", "UnFold", "Press", "Open", "Close",
+        "Pull", "Push", "Insert", "Grasp and Release", "Grasp", "Release", "Lift", "Turn", "Twist", "Wash", "Rinse",
+        "Beat", "Hang", "Follow", "Rotate in place",
+    ]
+)  # fmt: skip
+
+_PLAN_TYPES = frozenset({"Navigate", "Manipulate"})
+
+
+def _response_ok(text: str) -> bool:
+    m = _open_re("response").search(text)
+    return m is not None and _close_re("response").search(text, m.end()) is not None
+
+
+def _action_item_score(item: Any, verbs: frozenset[str]) -> float:
+    if not isinstance(item, (list, tuple)) or not item:
+        return 0.0
+    verb = item[0]
+    if not isinstance(verb, str) or verb not in verbs:
+        return 0.0
+    return 1.0 if len(item) > 1 else 0.5
+
+
+def embodied_format(
+    completion: Any, atomic_actions: frozenset[str] | Sequence[str] = DEFAULT_ATOMIC_ACTIONS
+) -> Score:
+    """EmbodiedBrain's rule format reward:
+    ``0.2·response_ok + 0.3·plan_types + 0.5·action_validity``.
+
+    * ``response_ok``: a ``<response>`` occurs before a ``</response>`` (case-insensitive);
+    * ``plan_types``: fraction of numbered lines ``\\d+\\.\\s*\\[(\\w+)\\]`` inside the first
+      ``<plans>…</plans>`` whose type is exactly ``Navigate`` or ``Manipulate`` (no such
+      lines or no tags → 0);
+    * ``action_validity``: mean over the ``<actions>`` list (whitespace collapsed,
+      ``ast.literal_eval``) of 1 for a non-empty list whose verb is in the atomic set and
+      has an object, 0.5 for a valid verb with no object, else 0 (unparseable/empty → 0);
+    * if both the plan-line count and the action count are > 0 and differ, the plan and
+      action parts are halved.
+
+    Verbs match the atomic set exactly (case-sensitive, as in the released code).
+    """
+    if not isinstance(completion, str):
+        return Score("format", 0.0, f"completion is {type(completion).__name__}, not text")
+    verbs = atomic_actions if isinstance(atomic_actions, frozenset) else frozenset(atomic_actions)
+    response = 1.0 if _response_ok(completion) else 0.0
+    types = plan_lines(completion)
+    n_lines = len(types) if types else 0
+    plan = sum(1 for t in types if t in _PLAN_TYPES) / n_lines if n_lines else 0.0
+    acts = extract_actions(completion)
+    items = acts.value if acts.ok else []
+    action = sum(_action_item_score(it, verbs) for it in items) / len(items) if items else 0.0
+    halved = n_lines > 0 and len(items) > 0 and n_lines != len(items)
+    if halved:
+        plan, action = plan / 2, action / 2
+    total = 0.2 * response + 0.3 * plan + 0.5 * action
+    reason = f"response={response:g} plan_types={plan:.3g} action_validity={action:.3g}"
+    if halved:
+        reason += f" (halved: {n_lines} plan lines vs {len(items)} actions)"
+    if not acts.ok:
+        reason += f"; actions: {acts.error}"
+    return Score("format", total, reason)
+
+
+# ---------------------------------------------------------------------------
+# EmbodiedBrain planning precision / recall / F1
+# ---------------------------------------------------------------------------
+
+DEFAULT_VERB_SYNONYMS: dict[str, str] = {
+    "pick up": "pick",
+    "pickup": "pick",
+    "grasp": "pick",
+    "take": "pick",
+    "pick and place": "place",
+    "put": "place",
+    "put down": "place",
+    "catch": "handover",
+    "hand over": "handover",
+    "give": "handover",
+    "slide": "drag",
+    "turn": "twist",
+    "rotate": "twist",
+    "chop": "cut",
+    "slice": "cut",
+    "rinse": "wash",
+    "clean": "wash",
+}
+LOCOMOTION_VERBS: frozenset[str] = frozenset(
+    {"find", "search", "navigate", "goto", "go to", "move to", "walk"}
+)
+
+Action = tuple[str, ...]
+Matcher = Callable[[Action, Action], bool]
+
+
+def _norm_object(s: str) -> str:
+    s = normalize_action_name(s)
+    for article in ("the ", "a ", "an "):
+        if s.startswith(article):
+            s = s[len(article) :]
+    return s
+
+
+def canonical_actions(items: Any, synonyms: Mapping[str, str] | None = None) -> list[Action]:
+    """Parsed ``<actions>`` items → canonical tuples ``(verb, obj, …)``: verbs
+    lower-cased and mapped through ``synonyms``, objects case-folded with leading
+    articles dropped; locomotion verbs (find / search / navigate …) removed; items that
+    are not non-empty lists of strings dropped."""
+    syn = DEFAULT_VERB_SYNONYMS if synonyms is None else synonyms
+    out: list[Action] = []
+    for it in items if isinstance(items, list) else []:
+        if not isinstance(it, (list, tuple)) or not it or not all(isinstance(x, str) for x in it):
+            continue
+        verb = normalize_action_name(it[0])
+        verb = syn.get(verb, verb)
+        if verb in LOCOMOTION_VERBS:
+            continue
+        out.append((verb, *(_norm_object(x) for x in it[1:])))
+    return out
+
+
+def default_matcher(pred: Action, gold: Action) -> bool:
+    """Canonical verb equal and normalised object names equal (targets included)."""
+    return pred == gold
+
+
+@dataclass(frozen=True)
+class PlanningPRF:
+    precision: float
+    recall: float
+    f1: float
+
+
+def _prf(score: float, n_pred: int, n_gold: int) -> PlanningPRF:
+    p = score / n_pred if n_pred else 0.0
+    r = score / n_gold if n_gold else 0.0
+    return PlanningPRF(p, r, 2 * p * r / (p + r) if p + r > 0 else 0.0)
+
+
+def _lcs(m: np.ndarray) -> int:
+    n_p, n_g = m.shape
+    prev = [0] * (n_g + 1)
+    for i in range(n_p):
+        cur = [0] * (n_g + 1)
+        row = m[i]
+        for j in range(n_g):
+            cur[j + 1] = prev[j] + 1 if row[j] else max(prev[j + 1], cur[j])
+        prev = cur
+    return prev[n_g]
+
+
+def _as_items(x: Any) -> Any:
+    if isinstance(x, str):
+        parsed = extract_actions(x)
+        if not parsed.ok:
+            parsed = parse_literal_list(x)
+        return parsed.value if parsed.ok else None
+    return x
+
+
+def planning_scores(
+    pred: Any, gold: Any, matcher: Matcher | None = None, synonyms: Mapping[str, str] | None = None
+) -> dict[str, PlanningPRF] | None:
+    """EmbodiedBrain's planning P/R/F1 over ``<actions>``, ``{"quantity": …, "order": …}``.
+
+    ``pred`` / ``gold`` are completion texts with ``<actions>`` (or bare action-list
+    literals) or parsed lists. Both sides go through :func:`canonical_actions`. A
+    pred×gold 0/1 matrix comes from ``matcher`` (default: canonical verb and objects
+    equal). **Quantity** = size of the maximum one-to-one matching
+    (``scipy.optimize.linear_sum_assignment``); **order** = LCS length with the matrix as
+    equality. ``P = score/|pred|``, ``R = score/|gold|``, ``F1 = 2PR/(P+R)`` (0 if P+R=0).
+    No predicted actions → all 0. No gold actions → ``None`` (undefined).
+    """
+    from scipy.optimize import linear_sum_assignment
+
+    g = canonical_actions(_as_items(gold), synonyms)
+    if not g:
+        return None
+    p = canonical_actions(_as_items(pred), synonyms)
+    if not p:
+        zero = PlanningPRF(0.0, 0.0, 0.0)
+        return {"quantity": zero, "order": zero}
+    match = matcher or default_matcher
+    m = np.array([[bool(match(a, b)) for b in g] for a in p], dtype=bool)
+    rows, cols = linear_sum_assignment(m.astype(np.int8), maximize=True)
+    quantity = int(m[rows, cols].sum())
+    order = _lcs(m)
+    return {"quantity": _prf(quantity, len(p), len(g)), "order": _prf(order, len(p), len(g))}
+
+
+def _f1_part(name: str, key: str) -> Callable[..., Score]:
+    def part(completion: Any, gold: Any, matcher: Matcher | None = None) -> Score:
+        try:
+            scores = planning_scores(completion, gold, matcher=matcher)
+        except Exception as e:  # a user-supplied matcher may fail; stay total
+            return Score(name, 0.0, f"matcher failed: {type(e).__name__}: {e}")
+        if scores is None:
+            return Score(name, None, "gold has no (non-locomotion) actions")
+        prf = scores[key]
+        return Score(name, prf.f1, f"P={prf.precision:.3f} R={prf.recall:.3f}")
+
+    part.__name__ = name
+    part.__doc__ = (
+        f"EmbodiedBrain planning {key} F1 of ``<actions>`` against a gold completion (see planning_scores)."
+    )
+    return part
+
+
+plan_f1 = _f1_part("plan_f1", "quantity")
+plan_order_f1 = _f1_part("plan_order_f1", "order")
