@@ -197,7 +197,7 @@ class Rubric:
             return 0.0
         return float(sum(w * v for w, v in applicable) / wsum)
 
-    def score(self, completion: Any, **sample: Any) -> Verdict:
+    def score(self, completion: Any, /, **sample: Any) -> Verdict:
         """Score one completion; ``sample`` holds the dataset fields."""
         return self.score_batch([completion], [sample])[0]
 

@@ -11,6 +11,7 @@ import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -376,10 +377,19 @@ def planning_scores(
     return {"quantity": _prf(quantity, len(p), len(g)), "order": _prf(order, len(p), len(g))}
 
 
+@lru_cache(maxsize=1024)
+def _planning_scores_text(pred: str, gold: str) -> dict[str, PlanningPRF] | None:
+    # plan_f1 and plan_order_f1 score the same (completion, gold) pair: compute once.
+    return planning_scores(pred, gold)
+
+
 def _f1_part(name: str, key: str) -> Callable[..., Score]:
     def part(completion: Any, gold: Any, matcher: Matcher | None = None) -> Score:
         try:
-            scores = planning_scores(completion, gold, matcher=matcher)
+            if matcher is None and isinstance(completion, str) and isinstance(gold, str):
+                scores = _planning_scores_text(completion, gold)
+            else:
+                scores = planning_scores(completion, gold, matcher=matcher)
         except Exception as e:  # a user-supplied matcher may fail; stay total
             return Score(name, 0.0, f"matcher failed: {type(e).__name__}: {e}")
         if scores is None:
