@@ -1,0 +1,63 @@
+"""``groundrl`` command line: one sub-command per job.
+
+Heavy modules (torch, transformers, the simulator) are imported inside commands, so
+``groundrl --help`` and ``groundrl score`` stay fast on the light core install.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+import typer
+
+from groundrl import __version__
+
+app = typer.Typer(
+    name="groundrl",
+    help="Verifiable rewards, generative reward models and RL post-training for embodied VLM agents.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"groundrl {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """groundrl: score completions with the papers' rewards, run the simulator, train, benchmark."""
+
+
+# Sub-command modules register themselves on `app` (score, demo), expose a Typer
+# sub-app `app` (a command group such as `sim eval`), or a single `command` function
+# (such as `serve`). A module that is not there yet is simply not mounted.
+from groundrl.cli import demo as _demo  # noqa: E402,F401
+from groundrl.cli import score as _score  # noqa: E402,F401
+
+for _name in ("sim", "train", "curate", "bench", "serve"):
+    try:
+        _mod = importlib.import_module(f"groundrl.cli.{_name}")
+    except ModuleNotFoundError as e:
+        if e.name != f"groundrl.cli.{_name}":
+            raise
+        continue
+    if hasattr(_mod, "app"):
+        app.add_typer(_mod.app, name=_name)
+    elif hasattr(_mod, "command"):
+        app.command(_name, help=_mod.command.__doc__)(_mod.command)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

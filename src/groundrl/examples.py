@@ -1,0 +1,21 @@
+"""The example files bundled with the package (one JSONL per recipe, a small action map)."""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+
+def examples_dir() -> Path:
+    return Path(str(resources.files("groundrl") / "data" / "examples"))
+
+
+def example_file(recipe: str) -> Path:
+    path = examples_dir() / f"{recipe}.jsonl"
+    if not path.is_file():
+        raise FileNotFoundError(f"no bundled example for recipe {recipe!r} at {path}")
+    return path
+
+
+def example_action_map() -> Path:
+    return examples_dir() / "action_map.json"

@@ -1,0 +1,50 @@
+"""EmbodiedBrain: ``<response>…</response><plans>…</plans><actions>[[…]]</actions>``.
+
+Parts: ``format`` (the rule reward ``0.2·response + 0.3·plan types + 0.5·action
+validity``, :func:`groundrl.rewards.planning.embodied_format`), and, when the sample
+carries a gold completion in ``gold``, the zero-weight metrics ``plan_f1`` (quantity
+F1) and ``plan_order_f1`` (LCS order F1). With a judge configured, ``grm`` (the
+planning generative reward model) is added at weight 0.8 beside ``format`` at 0.2, as in
+the paper's RL stage; without one the rule reward stands alone at weight 1.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from groundrl.recipes.base import Recipe
+from groundrl.rewards.planning import DEFAULT_ATOMIC_ACTIONS, embodied_format, plan_f1, plan_order_f1
+from groundrl.rubric import Part, Rubric
+from groundrl.types import Score
+
+
+def _metric(fn, name):
+    def part(completion, gold=None):
+        if gold is None:
+            return Score(name, None, "no gold completion")
+        return fn(completion, gold)
+
+    return part
+
+
+def build(atomic_actions: Any = None, judge: Any = None) -> Rubric:
+    verbs = frozenset(atomic_actions) if atomic_actions is not None else DEFAULT_ATOMIC_ACTIONS
+    parts = [
+        Part("format", lambda completion: embodied_format(completion, verbs), weight=0.2 if judge else 1.0),
+        Part("plan_f1", _metric(plan_f1, "plan_f1"), weight=0.0),
+        Part("plan_order_f1", _metric(plan_order_f1, "plan_order_f1"), weight=0.0),
+    ]
+    if judge is not None:
+        parts.append(judge.as_part("grm", weight=0.8))
+    return Rubric(parts, name="embodied_brain")
+
+
+RECIPE = Recipe(
+    name="embodied_brain",
+    paper="EmbodiedBrain",
+    summary="<response><plans><actions> rule format reward; plan P/R/F1 metrics against a gold completion",
+    build=build,
+    optional=("gold",),
+    label_field="gold",
+    options={"atomic_actions": "override the 57 atomic verbs", "judge": "planning GRM judge (grm part)"},
+)

@@ -1,0 +1,27 @@
+"""EQA-RM: a generative reward model's ``<critique>…</critique><score>s</score>`` output
+scored against the gold score ``gt_score``.
+
+``total = accuracy + format`` with ``accuracy = max(0, 1 − (|s − s*|/10)²)`` and
+``format ∈ {0, 1}`` (:mod:`groundrl.rewards.scoring`). The contrastive boosts of
+C-GRPO are batch-level and added by the training recipe, not here.
+"""
+
+from __future__ import annotations
+
+from groundrl.recipes.base import Recipe
+from groundrl.rewards.scoring import eqa_accuracy, eqa_format
+from groundrl.rubric import Part, Rubric
+
+
+def build() -> Rubric:
+    return Rubric([Part("accuracy", eqa_accuracy), Part("format", eqa_format)], name="eqa_rm")
+
+
+RECIPE = Recipe(
+    name="eqa_rm",
+    paper="EQA-RM",
+    summary="critique + 0-10 score: accuracy max(0, 1-(|s-s*|/10)^2) + format",
+    build=build,
+    required=("gt_score",),
+    label_field="gt_score",
+)

@@ -1,0 +1,33 @@
+"""Proxy-GRM: ``<rubric>…</rubric><eval>…</eval><answer>1|2</answer>`` pairwise verdicts.
+
+``total = accuracy + 0.5·format (+ proxy)``: accuracy is ±1 against ``preferred``,
+format 0/1 (:mod:`groundrl.rewards.preference`). The proxy part (±1, 0 when the proxy
+call fails) needs a proxy-agent judge; without one it is absent and the reason says so.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from groundrl.recipes.base import Recipe
+from groundrl.rewards.preference import proxy_accuracy, proxy_format
+from groundrl.rubric import Part, Rubric
+
+
+def build(judge: Any = None) -> Rubric:
+    parts = [Part("accuracy", proxy_accuracy), Part("format", proxy_format, weight=0.5)]
+    if judge is not None:
+        parts.append(judge.as_part("proxy", weight=1.0))
+    return Rubric(parts, name="proxy_grm")
+
+
+RECIPE = Recipe(
+    name="proxy_grm",
+    paper="Proxy-GRM",
+    summary="rubric/eval/answer pairwise verdict: accuracy ±1 + 0.5·format (+ proxy agent ±1 with a judge)",
+    build=build,
+    required=("preferred",),
+    optional=("query", "response_1", "response_2", "image"),
+    label_field="preferred",
+    options={"judge": "proxy agent judge (proxy part)"},
+)

@@ -1,0 +1,96 @@
+"""Scoring sample records (dicts with ``completion`` + recipe fields) in batches.
+
+Shared by ``groundrl score`` and the reward server: it validates each record against
+the recipe, turns bad records into error records instead of exceptions, and sends the
+good ones through the rubric in batches (so judge-backed parts see whole batches).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator, Sequence
+from typing import Any
+
+from groundrl.recipes.base import Recipe
+from groundrl.rubric import Rubric
+
+BATCH_SIZE = 64
+
+
+def iter_jsonl_lines(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any] | None, str]]:
+    """``(line_number, record or None, error)`` for each non-blank line (1-based numbers)."""
+    for i, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError as e:
+            yield i, None, f"line {i} is not JSON: {e}"
+            continue
+        if not isinstance(obj, dict):
+            yield i, None, f"line {i} is a JSON {type(obj).__name__}, expected an object"
+            continue
+        yield i, obj, ""
+
+
+def _error(line: int, record: dict[str, Any] | None, msg: str) -> dict[str, Any]:
+    return {"id": record.get("id") if record else None, "line": line, "error": msg}
+
+
+def _flush(rubric: Rubric, batch: list[tuple[int, dict[str, Any]]]) -> list[dict[str, Any]]:
+    completions = [r["completion"] for _, r in batch]
+    verdicts = rubric.score_batch(completions, [r for _, r in batch])
+    return [
+        {"id": r.get("id"), "line": line, **v.to_dict()} for (line, r), v in zip(batch, verdicts, strict=True)
+    ]
+
+
+def score_records(
+    recipe: Recipe,
+    rubric: Rubric,
+    items: Iterable[tuple[int, dict[str, Any] | None, str]],
+    progress: bool = False,
+    batch_size: int = BATCH_SIZE,
+) -> Iterator[dict[str, Any]]:
+    """Yield one result per item, in input order: ``{id, line, reward, parts, reasons}``
+    or ``{id, line, error}``."""
+    items = list(items)
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(items), desc=f"scoring {recipe.name}", unit="sample", leave=False)
+    pending: list[tuple[int, dict[str, Any]]] = []
+    order: list[tuple[int, dict[str, Any] | None, str]] = []
+
+    def drain() -> Iterator[dict[str, Any]]:
+        scored = iter(_flush(rubric, pending)) if pending else iter(())
+        for line, rec, err in order:
+            yield _error(line, rec, err) if err else next(scored)
+        if bar is not None:
+            bar.update(len(order))
+        pending.clear()
+        order.clear()
+
+    for line, rec, err in items:
+        if not err:
+            missing = recipe.missing_fields(rec)  # type: ignore[arg-type]
+            if missing:
+                err = f"line {line}: missing field {missing[0]!r} (recipe {recipe.name} needs {', '.join(('completion', *recipe.required))})"
+        order.append((line, rec, err))
+        if not err:
+            pending.append((line, rec))  # type: ignore[arg-type]
+        if len(pending) >= batch_size:
+            yield from drain()
+    yield from drain()
+    if bar is not None:
+        bar.close()
+
+
+def score_samples(recipe: Recipe, rubric: Rubric, samples: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """In-memory variant: a list of sample dicts → a list of result dicts."""
+    items = [
+        (i, s if isinstance(s, dict) else None, "" if isinstance(s, dict) else f"sample {i} is not an object")
+        for i, s in enumerate(samples, start=1)
+    ]
+    return list(score_records(recipe, rubric, items))

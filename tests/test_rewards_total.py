@@ -1,0 +1,129 @@
+"""Every reward is total: any text in, a finite score out, never an exception — and fast
+on adversarial megabyte completions."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from groundrl.recipes import RECIPE_NAMES, get_recipe
+
+# Samples with valid fields for each recipe; the completion is what varies.
+FIELDS = {
+    "reinforced_planning": {"gold": ["find a Apple", "pick up the Apple"]},
+    "embodied_brain": {"gold": "<actions>[['Pick', 'Apple'], ['Place', 'Apple', 'Table']]</actions>"},
+    "eqa_rm": {"gt_score": 7},
+    "proxy_grm": {"preferred": 1},
+    "argos": {"answer": "B", "points_masks": {"cup": [[0, 0, 10, 10]]}},
+}
+ACTION_MAP = {0: "find a Apple", 1: "pick up the Apple"}
+
+TAGGY = st.lists(
+    st.sampled_from(
+        [
+            "<critique>",
+            "</critique>",
+            "<score>",
+            "</score>",
+            "7",
+            "11",
+            "-1",
+            "<rubric>",
+            "</rubric>",
+            "<eval>",
+            "</eval>",
+            "<answer>",
+            "</answer>",
+            "1",
+            "2",
+            "<response>",
+            "</response>",
+            "<plans>",
+            "</plans>",
+            "1.[Navigate] go",
+            "<actions>",
+            "</actions>",
+            "[['Pick','Apple']]",
+            "[[",
+            "]]",
+            "{",
+            "}",
+            '"executable_plan": [',
+            '{"action_id": 0, "action_name": "find a Apple"}',
+            "```json",
+            "```",
+            '<points x1="3" y1="4" alt="cup">cup</points>',
+            "<points x1=",
+            "frame 3",
+            "(B)",
+            "\n",
+            " ",
+            "\x00",
+        ]
+    ),
+    max_size=40,
+).map("".join)
+
+
+def rubrics():
+    out = {}
+    for name in RECIPE_NAMES:
+        opts = {"action_map": ACTION_MAP} if name == "reinforced_planning" else {}
+        out[name] = get_recipe(name).rubric(**opts)
+    return out
+
+
+RUBRICS = rubrics()
+
+
+def check(name, completion):
+    v = RUBRICS[name].score(completion, **FIELDS[name])
+    assert isinstance(v.total, float) and math.isfinite(v.total)
+    for s in v.parts.values():
+        assert s.value is None or math.isfinite(s.value)
+        # a part that failed inside must not hide a bug: errors show up as "error:" reasons
+        assert not s.reason.startswith("error:"), (name, s)
+
+
+@pytest.mark.parametrize("name", RECIPE_NAMES)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=st.text(max_size=400))
+def test_arbitrary_text(name, text):
+    check(name, text)
+
+
+@pytest.mark.parametrize("name", RECIPE_NAMES)
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=TAGGY)
+def test_tag_soup(name, text):
+    check(name, text)
+
+
+@pytest.mark.parametrize("name", RECIPE_NAMES)
+@pytest.mark.parametrize("completion", [None, 12, 3.5, [], {}, ["a"], b"bytes"])
+def test_non_text_completions(name, completion):
+    check(name, completion)
+
+
+ADVERSARIAL = {
+    "open_angles": "<" * 100_000 + "x" * 900_000,
+    "unclosed_tags": "<critique><score><rubric><eval><answer><response><plans><actions><points x1='1'"
+    * 12_000,
+    "deep_json": "{" * 300_000 + '"a":' + "[" * 300_000,
+    "deep_list": "<actions>" + "[" * 500_000 + "</actions>",
+    "many_pairs": "<score>1</score><answer>2</answer>" * 30_000,
+    "numbers": "-1e" * 330_000,
+}
+
+
+@pytest.mark.parametrize("name", RECIPE_NAMES)
+@pytest.mark.parametrize("kind", sorted(ADVERSARIAL))
+def test_megabyte_adversarial_under_a_second(name, kind):
+    text = ADVERSARIAL[kind]
+    t = time.perf_counter()
+    check(name, text)
+    assert time.perf_counter() - t < 1.0
