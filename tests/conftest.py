@@ -30,3 +30,22 @@ def external_data() -> Path:
     if not EXTERNAL.is_dir():
         pytest.skip(f"external data not present at {EXTERNAL}")
     return EXTERNAL
+
+
+@pytest.fixture(scope="session")
+def tiny_vlm_dir(tmp_path_factory) -> Path:
+    """A tiny random Qwen2.5-VL saved once per test session (≈5 s to build)."""
+    pytest.importorskip("transformers")
+    from groundrl.testing.tiny_vlm import build_tiny_vlm
+
+    return build_tiny_vlm(tmp_path_factory.mktemp("tiny_vlm"), seed=0)
+
+
+@pytest.fixture
+def chat_server():
+    """A local OpenAI-compatible chat server on 127.0.0.1, stopped after the test."""
+    from groundrl.testing.chat_server import ChatServer
+
+    srv = ChatServer().start()
+    yield srv
+    srv.stop()

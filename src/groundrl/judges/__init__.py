@@ -1,0 +1,16 @@
+"""Generative judges: backends (local transformers, OpenAI-compatible HTTP), the papers'
+judge prompts and parsers, and test-time scaling. Importing this package loads neither
+torch nor transformers; the transformers backend imports them when built."""
+
+from groundrl.judges.base import Generation, JudgeBackend, JudgeStats, LogProbResult, SamplingParams
+from groundrl.judges.factory import BACKENDS, make_backend
+
+__all__ = [
+    "BACKENDS",
+    "Generation",
+    "JudgeBackend",
+    "JudgeStats",
+    "LogProbResult",
+    "SamplingParams",
+    "make_backend",
+]

@@ -1,0 +1,165 @@
+"""The judge backend interface: batched multimodal chat generation and continuation
+log-probabilities, with failures as values (never exceptions in a training step).
+
+A *request* is an OpenAI-style message list. ``content`` is a string or a list of parts
+``{"type": "text", "text": …}`` / ``{"type": "image", "image": <PIL image | path | URL |
+data URL | base64 | bytes>}`` (``{"type": "image_url", "image_url": {"url": …}}`` is
+accepted too).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import threading
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+Message = dict[str, Any]
+Request = list[Message]
+
+
+@dataclass(frozen=True)
+class SamplingParams:
+    """Sampling settings; ``n`` samples per request. Temperature 0 means greedy."""
+
+    temperature: float = 0.0
+    top_p: float = 1.0
+    max_tokens: int = 256
+    seed: int | None = None
+    n: int = 1
+
+    def __post_init__(self) -> None:
+        if self.n < 1:
+            raise ValueError(f"n must be ≥ 1, got {self.n}")
+        if self.max_tokens < 1:
+            raise ValueError(f"max_tokens must be ≥ 1, got {self.max_tokens}")
+        if not (self.temperature >= 0 and math.isfinite(self.temperature)):
+            raise ValueError(f"temperature must be ≥ 0, got {self.temperature}")
+        if not 0 < self.top_p <= 1:
+            raise ValueError(f"top_p must be in (0, 1], got {self.top_p}")
+
+    def key(self) -> dict[str, Any]:
+        """The settings that change an answer (``n`` excluded: samples are cached by index)."""
+        return {
+            "temperature": self.temperature,
+            "top_p": self.top_p,
+            "max_tokens": self.max_tokens,
+            "seed": self.seed,
+        }
+
+
+@dataclass
+class Generation:
+    """The samples for one request; a failed request has no texts and an ``error``."""
+
+    texts: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and bool(self.texts)
+
+    @property
+    def text(self) -> str | None:
+        return self.texts[0] if self.texts else None
+
+
+@dataclass
+class LogProbResult:
+    """Per-token log-probabilities of a continuation given its request."""
+
+    token_logprobs: list[float] | None = None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.token_logprobs is not None
+
+    @property
+    def mean_token_prob(self) -> float | None:
+        """Mean over continuation tokens of ``exp(log p)`` (Argos' reasoning-quality
+        normalisation); ``None`` on failure or an empty continuation."""
+        if not self.ok or not self.token_logprobs:
+            return None
+        return sum(math.exp(lp) for lp in self.token_logprobs) / len(self.token_logprobs)
+
+
+@dataclass
+class JudgeStats:
+    requests: int = 0
+    failures: int = 0
+    retries: int = 0
+    cache_hits: int = 0
+
+    def as_dict(self) -> dict[str, int]:
+        return {
+            "requests": self.requests,
+            "failures": self.failures,
+            "retries": self.retries,
+            "cache_hits": self.cache_hits,
+        }
+
+
+class JudgeBackend(ABC):
+    """Generate samples / score continuations for batches of chat requests.
+
+    Implementations return one :class:`Generation` / :class:`LogProbResult` per request,
+    in order, and put failures in ``error`` instead of raising.
+    """
+
+    model: str = ""
+
+    def __init__(self) -> None:
+        self.stats = JudgeStats()
+
+    @abstractmethod
+    def generate(
+        self, requests: Sequence[Request], params: SamplingParams | None = None
+    ) -> list[Generation]: ...
+
+    async def agenerate(
+        self, requests: Sequence[Request], params: SamplingParams | None = None
+    ) -> list[Generation]:
+        return await asyncio.to_thread(self.generate, requests, params)
+
+    def logprob(self, requests: Sequence[Request], continuations: Sequence[str]) -> list[LogProbResult]:
+        return [
+            LogProbResult(None, f"{type(self).__name__} cannot score log-probabilities") for _ in requests
+        ]
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        pass
+
+
+class BackgroundLoop:
+    """A private event loop in a daemon thread, so synchronous callers (TRL reward
+    functions, the CLI) can run async clients whether or not a loop is already running
+    in their own thread."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(target=self.loop.run_forever, name="groundrl-judge-loop", daemon=True)
+        self._thread.start()
+
+    def run(self, coro: Any) -> Any:
+        return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
+
+    def close(self) -> None:
+        if self.loop.is_running():
+            self.loop.call_soon_threadsafe(self.loop.stop)
+            self._thread.join(timeout=5)
+
+
+def text_of(request: Request) -> str:
+    """All text of a request (for logging and cache keys)."""
+    out = []
+    for m in request:
+        c = m.get("content", "")
+        if isinstance(c, str):
+            out.append(c)
+        elif isinstance(c, list):
+            out.extend(p.get("text", "") for p in c if isinstance(p, dict))
+    return "\n".join(out)

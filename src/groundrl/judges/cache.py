@@ -1,0 +1,67 @@
+"""An optional on-disk response cache (sqlite), keyed by (model, request, sampling
+parameters, sample index). Images enter the key by a hash of their pixels."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+from groundrl.judges.base import Request, SamplingParams
+from groundrl.judges.images import image_digest, image_of
+
+
+def _canonical(request: Request) -> list[dict[str, Any]]:
+    out = []
+    for m in request:
+        c = m.get("content", "")
+        if isinstance(c, list):
+            parts = []
+            for p in c:
+                img = image_of(p)
+                parts.append(
+                    {"image": image_digest(img)}
+                    if img is not None
+                    else {"text": p.get("text", "") if isinstance(p, dict) else str(p)}
+                )
+            c = parts
+        out.append({"role": m.get("role", "user"), "content": c})
+    return out
+
+
+def cache_key(model: str, request: Request, params: SamplingParams, index: int) -> str:
+    blob = json.dumps([model, _canonical(request), params.key(), index], sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(blob.encode()).hexdigest()
+
+
+class ResponseCache:
+    """Thread-safe sqlite cache of generated texts."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._lock = threading.Lock()
+        self._db = sqlite3.connect(str(self.path), check_same_thread=False)
+        self._db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, text TEXT NOT NULL)")
+        self._db.commit()
+
+    def get(self, key: str) -> str | None:
+        with self._lock:
+            row = self._db.execute("SELECT text FROM responses WHERE key = ?", (key,)).fetchone()
+        return row[0] if row else None
+
+    def put(self, key: str, text: str) -> None:
+        with self._lock:
+            self._db.execute("INSERT OR REPLACE INTO responses (key, text) VALUES (?, ?)", (key, text))
+            self._db.commit()
+
+    def __len__(self) -> int:
+        with self._lock:
+            return self._db.execute("SELECT COUNT(*) FROM responses").fetchone()[0]
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()

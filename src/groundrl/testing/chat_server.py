@@ -1,0 +1,175 @@
+"""A real local OpenAI-compatible chat-completions server for tests and benchmarks.
+
+It listens on 127.0.0.1 (ephemeral port), answers ``POST /v1/chat/completions`` with a
+configurable ``responder(messages, request_body) -> str``, and can be told to misbehave:
+answer slowly (``delay``), fail the next requests with given HTTP statuses
+(``fail_next=[500, 429]``), send malformed JSON, or omit ``prompt_logprobs``. It records
+every request body and the maximum number of requests in flight at once.
+
+``prompt_logprobs`` (vLLM's extension) is emulated over whitespace "tokens" of the
+rendered messages: token ``w`` gets log-prob ``-0.1 · (1 + len(w) % 5)``.
+
+    with ChatServer(responder=lambda msgs, body: "<score>7</score>") as srv:
+        OpenAIBackend("m", srv.base_url)
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+Responder = Callable[[list[dict[str, Any]], dict[str, Any]], str]
+
+
+def _render(messages: list[dict[str, Any]], add_generation_prompt: bool) -> list[str]:
+    words: list[str] = []
+    for m in messages:
+        words.append(f"<{m.get('role', 'user')}>")
+        c = m.get("content", "")
+        if isinstance(c, list):
+            c = " ".join(
+                p.get("text", "<image>") if p.get("type") == "text" else "<image>"
+                for p in c
+                if isinstance(p, dict)
+            )
+        words.extend(str(c).split())
+    if add_generation_prompt:
+        words.append("<assistant>")
+    return words
+
+
+def fake_logprob(word: str) -> float:
+    return -0.1 * (1 + len(word) % 5)
+
+
+class ChatServer:
+    def __init__(
+        self, responder: Responder | None = None, delay: float = 0.0, host: str = "127.0.0.1"
+    ) -> None:
+        self.responder: Responder = responder or (lambda msgs, body: "ok")
+        self.delay = delay
+        self.fail_next: list[int] = []
+        self.malformed_next = 0
+        self.support_logprobs = True
+        self.requests: list[dict[str, Any]] = []
+        self.in_flight = 0
+        self.max_in_flight = 0
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:  # keep test output clean
+                pass
+
+            def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(payload)))
+                for k, v in (headers or {}).items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(payload)
+
+            def do_POST(self) -> None:  # noqa: N802 - http.server API
+                length = int(self.headers.get("Content-Length", 0))
+                raw = self.rfile.read(length)
+                with server._lock:
+                    server.in_flight += 1
+                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                try:
+                    self._handle(raw)
+                finally:
+                    with server._lock:
+                        server.in_flight -= 1
+
+            def _handle(self, raw: bytes) -> None:
+                if not self.path.rstrip("/").endswith("/chat/completions"):
+                    self._send(404, b'{"error": "not found"}')
+                    return
+                try:
+                    body = json.loads(raw)
+                except ValueError:
+                    self._send(400, b'{"error": "bad json"}')
+                    return
+                with server._lock:
+                    server.requests.append(body)
+                    status = server.fail_next.pop(0) if server.fail_next else 200
+                    malformed = server.malformed_next > 0
+                    if malformed:
+                        server.malformed_next -= 1
+                if server.delay:
+                    time.sleep(server.delay)
+                if status != 200:
+                    self._send(
+                        status,
+                        json.dumps({"error": f"injected {status}"}).encode(),
+                        {"Retry-After": "0"} if status == 429 else None,
+                    )
+                    return
+                if malformed:
+                    self._send(200, b'{"choices": [ {"message": ')
+                    return
+                messages = body.get("messages", [])
+                out: dict[str, Any] = {
+                    "id": f"cmpl-{len(server.requests)}",
+                    "object": "chat.completion",
+                    "model": body.get("model"),
+                }
+                if body.get("prompt_logprobs") is not None:
+                    if not server.support_logprobs:
+                        out["choices"] = [{"index": 0, "message": {"role": "assistant", "content": "x"}}]
+                        self._send(200, json.dumps(out).encode())
+                        return
+                    words = _render(messages, bool(body.get("add_generation_prompt", True)))
+                    out["prompt_logprobs"] = [None] + [
+                        {str(i): {"logprob": fake_logprob(w), "rank": 1}} for i, w in enumerate(words[1:], 1)
+                    ]
+                    out["choices"] = [{"index": 0, "message": {"role": "assistant", "content": ""}}]
+                    self._send(200, json.dumps(out).encode())
+                    return
+                n = int(body.get("n", 1) or 1)
+                texts = []
+                for i in range(n):
+                    try:
+                        texts.append(server.responder(messages, {**body, "sample_index": i}))
+                    except Exception as e:  # a bad responder is a 500, as a real server would say
+                        self._send(500, json.dumps({"error": str(e)}).encode())
+                        return
+                out["choices"] = [
+                    {"index": i, "message": {"role": "assistant", "content": t}, "finish_reason": "stop"}
+                    for i, t in enumerate(texts)
+                ]
+                self._send(200, json.dumps(out).encode())
+
+        self._httpd = ThreadingHTTPServer((host, 0), Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, name="chat-server", daemon=True)
+
+    @property
+    def port(self) -> int:
+        return self._httpd.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> ChatServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> ChatServer:
+        return self.start()
+
+    def __exit__(self, *exc: Any) -> None:
+        self.stop()

@@ -1,0 +1,289 @@
+"""A tiny random Qwen2.5-VL built offline (no hub), exercising the real transformers /
+TRL code paths on a CPU.
+
+Recipe (see ``shared/notes/cpu-tiny-vlm.md``): a byte-level BPE tokenizer trained with
+``tokenizers`` on generated text (plus an optional caller corpus), wrapped in
+``PreTrainedTokenizerFast`` with the Qwen special tokens and a chat template that emits
+``<|vision_start|><|image_pad|><|vision_end|>`` for image parts; a PIL image processor
+at 56×56 pixels (patch 14, merge 2 → 4 image tokens); an image-only subclass of
+``Qwen2_5_VLProcessor`` (the stock one requires a video processor, which requires
+torchvision — not installable on CPU machines here); ``Qwen2_5_VLConfig`` with hidden 64,
+2 layers, 4 heads (2 KV heads), vision depth 2 hidden 32.
+
+Loading a saved tiny model needs :func:`ensure_processor_registered` first, or
+``AutoProcessor.from_pretrained`` silently returns a bare tokenizer and TRL treats the
+model as text-only.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+SPECIAL_TOKENS = [
+    "<|endoftext|>",
+    "<|im_start|>",
+    "<|im_end|>",
+    "<|vision_start|>",
+    "<|vision_end|>",
+    "<|image_pad|>",
+    "<|video_pad|>",
+]
+
+CHAT_TEMPLATE = (
+    "{% for message in messages %}"
+    "<|im_start|>{{ message['role'] }}\n"
+    "{% if message['content'] is string %}{{ message['content'] }}"
+    "{% else %}{% for part in message['content'] %}"
+    "{% if part['type'] == 'image' or 'image' in part %}<|vision_start|><|image_pad|><|vision_end|>"
+    "{% elif part['type'] == 'text' %}{{ part['text'] }}{% endif %}"
+    "{% endfor %}{% endif %}<|im_end|>\n"
+    "{% endfor %}"
+    "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
+)
+
+_WORDS = [
+    "the",
+    "a",
+    "an",
+    "apple",
+    "mug",
+    "cup",
+    "fridge",
+    "sink",
+    "counter",
+    "table",
+    "knife",
+    "bread",
+    "drawer",
+    "cabinet",
+    "microwave",
+    "lamp",
+    "open",
+    "close",
+    "pick",
+    "place",
+    "put",
+    "find",
+    "slice",
+    "clean",
+    "heat",
+    "cool",
+    "toggle",
+    "turn",
+    "on",
+    "off",
+    "in",
+    "into",
+    "on",
+    "left",
+    "right",
+    "near",
+    "behind",
+    "front",
+    "room",
+    "kitchen",
+    "bedroom",
+    "bathroom",
+    "living",
+    "score",
+    "critique",
+    "answer",
+    "rubric",
+    "eval",
+    "response",
+    "0",
+    "1",
+    "2",
+    "3",
+    "4",
+    "5",
+    "6",
+    "7",
+    "8",
+    "9",
+    "10",
+    "yes",
+    "no",
+    "frame",
+    "second",
+    "question",
+    "reasoning",
+    "plan",
+    "action",
+]
+
+
+def _corpus(seed: int, extra: Iterable[str] | None) -> list[str]:
+    rng = random.Random(seed)
+    lines = [" ".join(rng.choice(_WORDS) for _ in range(rng.randint(4, 16))) for _ in range(2000)]
+    lines += ["<critique> ok </critique><score>7</score>", '{"action_id": 3, "action_name": "find a Apple"}']
+    return lines + list(extra or [])
+
+
+def build_tokenizer(seed: int = 0, extra_corpus: Iterable[str] | None = None, vocab_size: int = 512) -> Any:
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size,
+        special_tokens=SPECIAL_TOKENS,
+        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    tok.train_from_iterator(_corpus(seed, extra_corpus), trainer)
+    fast = PreTrainedTokenizerFast(
+        tokenizer_object=tok,
+        eos_token="<|im_end|>",
+        pad_token="<|endoftext|>",
+        bos_token=None,
+        additional_special_tokens=SPECIAL_TOKENS[1:],
+    )
+    fast.chat_template = CHAT_TEMPLATE
+    fast.padding_side = "left"
+    return fast
+
+
+def _processor_class() -> type:
+    from transformers import Qwen2_5_VLProcessor
+
+    class TinyQwen2_5_VLImageProcessor(Qwen2_5_VLProcessor):
+        """Qwen2.5-VL processor without the video half (no torchvision needed)."""
+
+        def __init__(self, image_processor=None, tokenizer=None, chat_template=None, **kwargs):
+            super().__init__(
+                image_processor=image_processor,
+                tokenizer=tokenizer,
+                video_processor=None,
+                chat_template=chat_template,
+                **kwargs,
+            )
+
+    TinyQwen2_5_VLImageProcessor.__name__ = "TinyQwen2_5_VLImageProcessor"
+    return TinyQwen2_5_VLImageProcessor
+
+
+_PROCESSOR_CLS: type | None = None
+
+
+def processor_class() -> type:
+    global _PROCESSOR_CLS
+    if _PROCESSOR_CLS is None:
+        _PROCESSOR_CLS = _processor_class()
+    return _PROCESSOR_CLS
+
+
+def _torchvision_available() -> bool:
+    try:
+        import torchvision  # noqa: F401
+    except Exception:
+        return False
+    return True
+
+
+def ensure_processor_registered() -> None:
+    """Map ``Qwen2_5_VLConfig`` to the image-only processor for ``AutoProcessor`` when
+    torchvision is unavailable (otherwise the stock processor works)."""
+    if _torchvision_available():
+        return
+    from transformers import AutoProcessor, Qwen2_5_VLConfig
+
+    AutoProcessor.register(Qwen2_5_VLConfig, processor_class(), exist_ok=True)
+
+
+def build_processor(seed: int = 0, extra_corpus: Iterable[str] | None = None, vocab_size: int = 512) -> Any:
+    from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
+
+    image_processor = Qwen2VLImageProcessorPil(
+        min_pixels=56 * 56, max_pixels=56 * 56, patch_size=14, merge_size=2
+    )
+    tokenizer = build_tokenizer(seed, extra_corpus, vocab_size)
+    return processor_class()(
+        image_processor=image_processor, tokenizer=tokenizer, chat_template=CHAT_TEMPLATE
+    )
+
+
+def tiny_config(tokenizer: Any, hidden: int = 64, layers: int = 2) -> Any:
+    from transformers import Qwen2_5_VLConfig
+
+    heads = 4
+    head_dim = hidden // heads
+    # mrope_section (temporal, height, width) must sum to head_dim / 2: [2, 3, 3] for 16.
+    third = head_dim // 6
+    section = [head_dim // 2 - 2 * third, third, third]
+    ids = {t: tokenizer.convert_tokens_to_ids(t) for t in SPECIAL_TOKENS}
+    return Qwen2_5_VLConfig(
+        text_config=dict(
+            vocab_size=len(tokenizer),
+            hidden_size=hidden,
+            intermediate_size=hidden * 2,
+            num_hidden_layers=layers,
+            num_attention_heads=heads,
+            num_key_value_heads=2,
+            max_position_embeddings=2048,
+            rope_parameters={"rope_type": "default", "mrope_section": section, "rope_theta": 10000.0},
+            tie_word_embeddings=True,
+            bos_token_id=None,
+            eos_token_id=ids["<|im_end|>"],
+            pad_token_id=ids["<|endoftext|>"],
+        ),
+        vision_config=dict(
+            depth=2,
+            hidden_size=32,
+            intermediate_size=64,
+            num_heads=2,
+            out_hidden_size=hidden,
+            patch_size=14,
+            spatial_merge_size=2,
+            temporal_patch_size=2,
+            window_size=56,
+            fullatt_block_indexes=[1],
+        ),
+        image_token_id=ids["<|image_pad|>"],
+        video_token_id=ids["<|video_pad|>"],
+        vision_start_token_id=ids["<|vision_start|>"],
+        vision_end_token_id=ids["<|vision_end|>"],
+        eos_token_id=ids["<|im_end|>"],
+        pad_token_id=ids["<|endoftext|>"],
+        tie_word_embeddings=True,
+    )
+
+
+def build_tiny_vlm(
+    out_dir: str | Path,
+    seed: int = 0,
+    extra_corpus: Iterable[str] | None = None,
+    vocab_size: int = 512,
+    hidden: int = 64,
+    layers: int = 2,
+) -> Path:
+    """Build, save and return the directory of a tiny random Qwen2.5-VL (deterministic
+    under ``seed``); ``from_pretrained(out_dir)`` loads it offline."""
+    import torch
+    from transformers import Qwen2_5_VLForConditionalGeneration
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    processor = build_processor(seed, extra_corpus, vocab_size)
+    torch.manual_seed(seed)
+    model = Qwen2_5_VLForConditionalGeneration(tiny_config(processor.tokenizer, hidden, layers))
+    model.generation_config.pad_token_id = processor.tokenizer.pad_token_id
+    model.generation_config.eos_token_id = processor.tokenizer.eos_token_id
+    model.save_pretrained(out)
+    processor.save_pretrained(out)
+    return out
+
+
+def load_tiny_vlm(path: str | Path) -> tuple[Any, Any]:
+    """``(model, processor)`` from a directory written by :func:`build_tiny_vlm`."""
+    from transformers import AutoModelForImageTextToText, AutoProcessor
+
+    ensure_processor_registered()
+    processor = AutoProcessor.from_pretrained(path)
+    model = AutoModelForImageTextToText.from_pretrained(path)
+    return model, processor

@@ -1,0 +1,126 @@
+import asyncio
+import time
+
+import pytest
+
+from groundrl.judges import SamplingParams, make_backend
+from groundrl.judges.cache import ResponseCache
+
+REQ = [{"role": "user", "content": "score this"}]
+
+
+def backend(srv, **kw):
+    kw.setdefault("backoff", 0.01)
+    return make_backend("openai", "judge", srv.base_url, **kw)
+
+
+def test_generate_n_samples_and_image_as_data_url(chat_server):
+    from PIL import Image
+
+    chat_server.responder = lambda msgs, body: f"sample {body['sample_index']}"
+    be = backend(chat_server)
+    req = [
+        {
+            "role": "user",
+            "content": [{"type": "image", "image": Image.new("RGB", (4, 4))}, {"type": "text", "text": "hi"}],
+        }
+    ]
+    g = be.generate([req], SamplingParams(n=3, seed=7, temperature=0.8))[0]
+    assert g.texts == ["sample 0", "sample 1", "sample 2"]
+    body = chat_server.requests[-1]
+    assert body["n"] == 3 and body["seed"] == 7 and body["temperature"] == 0.8
+    assert body["messages"][0]["content"][0]["image_url"]["url"].startswith("data:image/png;base64,")
+    be.close()
+
+
+def test_retries_on_5xx_and_429_not_on_400(chat_server):
+    be = backend(chat_server, max_retries=3)
+    chat_server.fail_next = [500, 503, 429]
+    assert be.generate([REQ])[0].ok
+    assert be.stats.retries == 3 and len(chat_server.requests) == 4
+    chat_server.fail_next = [400]
+    g = be.generate([REQ])[0]
+    assert not g.ok and "HTTP 400" in g.error
+    assert be.stats.retries == 3  # no retry on 400
+    chat_server.fail_next = [500] * 10
+    g = be.generate([REQ])[0]
+    assert "HTTP 500" in g.error and be.stats.failures == 2
+    be.close()
+
+
+def test_malformed_json_and_wrong_content_never_raise(chat_server):
+    be = backend(chat_server, max_retries=1)
+    chat_server.malformed_next = 2
+    g = be.generate([REQ])[0]
+    assert not g.ok and "malformed JSON" in g.error
+    chat_server.responder = lambda m, b: 42  # content that is not a string
+    g = be.generate([REQ])[0]
+    assert not g.ok
+    be.close()
+
+
+def test_timeout_then_defined_failure(chat_server):
+    chat_server.delay = 0.5
+    be = backend(chat_server, timeout=0.1, max_retries=1)
+    t = time.perf_counter()
+    g = be.generate([REQ])[0]
+    assert not g.ok and "Timeout" in g.error
+    assert time.perf_counter() - t < 2.0
+    be.close()
+
+
+def test_concurrency_bound(chat_server):
+    chat_server.delay = 0.05
+    be = backend(chat_server, concurrency=4)
+    out = be.generate([REQ] * 12)
+    assert all(g.ok for g in out)
+    assert chat_server.max_in_flight == 4
+    be.close()
+
+
+def test_agenerate_from_a_running_loop(chat_server):
+    be = backend(chat_server)
+
+    async def main():
+        return await be.agenerate([REQ, REQ])
+
+    assert all(g.ok for g in asyncio.run(main()))
+    be.close()
+
+
+def test_cache_skips_repeat_requests(chat_server, tmp_path):
+    cache = ResponseCache(tmp_path / "c.sqlite")
+    be = backend(chat_server, cache=cache)
+    p = SamplingParams(n=2)
+    first = be.generate([REQ], p)[0].texts
+    n = len(chat_server.requests)
+    assert be.generate([REQ], p)[0].texts == first
+    assert len(chat_server.requests) == n and be.stats.cache_hits == 1 and len(cache) == 2
+    be.generate([REQ], SamplingParams(n=2, temperature=0.5))  # other params: a miss
+    assert len(chat_server.requests) == n + 1
+    be.close()
+
+
+def test_logprob_via_prompt_logprobs(chat_server):
+    be = backend(chat_server)
+    lp = be.logprob([REQ], ["the answer"])[0]
+    # the test server gives word w log-prob -0.1·(1 + len(w) % 5)
+    assert lp.token_logprobs == pytest.approx([-0.4, -0.2])
+    chat_server.support_logprobs = False
+    lp = be.logprob([REQ], ["the answer"])[0]
+    assert not lp.ok and "prompt_logprobs" in lp.error
+    be.close()
+
+
+@pytest.mark.parametrize(
+    "kind, model, url, message",
+    [
+        ("vllm", "m", None, "unknown judge backend"),
+        ("openai", "m", None, "--judge-url is required"),
+        ("openai", None, "http://127.0.0.1:1/v1", "--judge-model"),
+        ("openai", "m", "ftp://x", "http"),
+    ],
+)
+def test_config_errors(kind, model, url, message):
+    with pytest.raises(ValueError, match=message):
+        make_backend(kind, model, url)
