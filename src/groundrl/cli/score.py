@@ -105,6 +105,12 @@ def score_cmd(
             out.close()
     if not quiet:
         print_summary(recipe, rubric.names, results, err=output is None)
+    judge = options.get("judge")
+    if judge is not None:
+        typer.echo(
+            f"judge: {judge.calls} calls, {judge.failures} failed (failed parts got their fallback value)",
+            err=True,
+        )
     if n_bad:
         typer.echo(f"{n_bad} of {len(results)} lines could not be scored (see their `error`).", err=True)
         raise typer.Exit(1)

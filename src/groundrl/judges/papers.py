@@ -1,0 +1,374 @@
+"""The papers' judges: prompt + backend call + parser + score mapping, each usable as a
+batched rubric part. A failed or unparseable call never raises: the part gets its
+stated fallback with a reason, and ``failures`` counts it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from groundrl.judges import prompts
+from groundrl.judges.base import Generation, JudgeBackend, SamplingParams
+from groundrl.parse.answers import extract_answer
+from groundrl.parse.grounding import extract_temporal_mentions
+from groundrl.parse.scores import parse_pairwise_verdict, parse_score, parse_unit_score
+from groundrl.rewards.planning import DEFAULT_ATOMIC_ACTIONS
+from groundrl.rewards.preference import rubric_text
+from groundrl.rubric import Part
+from groundrl.types import Score
+
+_YES_RE = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
+
+
+def parse_yes_no(text: str | None) -> bool | None:
+    """``True``/``False`` for an answer starting with yes/no (after a ``<think>`` block
+    if any), else ``None``."""
+    if not isinstance(text, str):
+        return None
+    t = re.sub(r"(?is)<think>.*?</think>", "", text).strip()
+    m = _YES_RE.match(t)
+    return None if m is None else m.group(1).lower() == "yes"
+
+
+class PaperJudge:
+    """Shared plumbing: a backend, sampling parameters and a failure counter."""
+
+    def __init__(self, backend: JudgeBackend, params: SamplingParams | None = None) -> None:
+        self.backend = backend
+        self.params = params or SamplingParams(temperature=0.0, max_tokens=512)
+        self.failures = 0
+        self.calls = 0
+
+    def _generate(self, requests: Sequence[Any], params: SamplingParams | None = None) -> list[Generation]:
+        if not requests:
+            return []
+        self.calls += len(requests)
+        try:
+            gens = self.backend.generate(list(requests), params or self.params)
+        except Exception as e:  # a backend bug must not crash a training step
+            gens = [Generation(error=f"{type(e).__name__}: {e}") for _ in requests]
+        self.failures += sum(1 for g in gens if not g.ok)
+        return gens
+
+
+# ---------------------------------------------------------------------------
+# EQA-RM evaluator
+# ---------------------------------------------------------------------------
+
+
+class EQARMEvaluator(PaperJudge):
+    """Frames + question + reasoning + answer → ``<critique>…</critique><score>1-10</score>``.
+    With ``reference`` in an item, the ground-truth-score variant (for labelling data)."""
+
+    @staticmethod
+    def _requests(items: Sequence[dict[str, Any]]) -> list[Any]:
+        return [
+            prompts.eqa_rm_request(
+                str(it.get("question", "")),
+                str(it.get("reasoning", "")),
+                str(it.get("answer", "")),
+                it.get("frames"),
+                it.get("reference"),
+            )
+            for it in items
+        ]
+
+    def raw(self, items: Sequence[dict[str, Any]], params: SamplingParams | None = None) -> list[Generation]:
+        """The judge's outputs, one :class:`Generation` (``n`` samples) per item."""
+        return self._generate(self._requests(items), params)
+
+    def evaluate(
+        self, items: Sequence[dict[str, Any]], params: SamplingParams | None = None
+    ) -> list[list[float | None]]:
+        """Scores of each item's samples (``None`` for an unparseable sample; an empty
+        list when the call failed)."""
+        return [[parse_score(t, 0, 10).value for t in g.texts] for g in self.raw(items, params)]
+
+
+# ---------------------------------------------------------------------------
+# Proxy-GRM: policy and proxy agent
+# ---------------------------------------------------------------------------
+
+PAIR_FIELDS = ("query", "response_1", "response_2")
+
+
+class ProxyAgent(PaperJudge):
+    """Given query, image, both responses and an external rubric only, answers
+    ``<think>…</think><answer>1|2</answer>``.
+
+    Proxy reward: +1 if it picks the preferred response, −1 if it picks the other, 0 if
+    the call fails or its answer names neither/both (we count an unparseable answer as a
+    failed call: the rubric did not let the proxy decide, but nor did it mislead it)."""
+
+    def verdicts(
+        self, items: Sequence[dict[str, Any]], rubrics: Sequence[str]
+    ) -> list[tuple[int | None, str]]:
+        reqs = [
+            prompts.proxy_agent_request(
+                str(it["query"]), str(it["response_1"]), str(it["response_2"]), rub, it.get("image")
+            )
+            for it, rub in zip(items, rubrics, strict=True)
+        ]
+        out = []
+        for g in self._generate(reqs):
+            if not g.ok:
+                out.append((None, f"proxy call failed: {g.error}"))
+                continue
+            v = parse_pairwise_verdict(g.text)
+            out.append((v.value, "" if v.ok else f"proxy answer unparseable: {v.error}"))
+        return out
+
+    def reward_batch(self, completions: Sequence[Any], samples: Sequence[dict[str, Any]]) -> list[Score]:
+        scores: list[Score | None] = [None] * len(completions)
+        todo = []
+        for i, s in enumerate(samples):
+            missing = [f for f in PAIR_FIELDS if not isinstance(s.get(f), str)]
+            if missing:
+                scores[i] = Score(
+                    "proxy", None, f"needs fields {', '.join(PAIR_FIELDS)} (missing {missing[0]})"
+                )
+            else:
+                todo.append(i)
+        results = self.verdicts([samples[i] for i in todo], [rubric_text(completions[i]) for i in todo])
+        for i, (verdict, why) in zip(todo, results, strict=True):
+            if verdict is None:
+                scores[i] = Score("proxy", 0.0, why)
+                continue
+            try:
+                pref = int(str(samples[i].get("preferred")).strip())
+            except ValueError:
+                pref = 0
+            if pref not in (1, 2):
+                scores[i] = Score("proxy", None, "preferred must be 1 or 2")
+            else:
+                scores[i] = Score("proxy", 1.0 if verdict == pref else -1.0, f"proxy picked {verdict}")
+        return scores  # type: ignore[return-value]
+
+    def as_part(self, name: str = "proxy", weight: float = 1.0) -> Part:
+        return Part(name, self.reward_batch, weight=weight, batched=True, fallback=0.0)
+
+
+class ProxyGRMPolicy(PaperJudge):
+    """The policy GRM: rubric → eval → answer for a pair of responses."""
+
+    def judge(self, items: Sequence[dict[str, Any]]) -> list[Generation]:
+        reqs = [
+            prompts.proxy_policy_request(
+                str(it["query"]), str(it["response_1"]), str(it["response_2"]), it.get("image")
+            )
+            for it in items
+        ]
+        return self._generate(reqs)
+
+
+def proxy_verified(
+    policy: ProxyGRMPolicy, proxy: ProxyAgent, items: Sequence[dict[str, Any]]
+) -> list[dict[str, Any]]:
+    """Proxy-verified inference: the policy's verdict is kept; the proxy, given the
+    policy's rubric, votes too, and their agreement is reported."""
+    gens = policy.judge(items)
+    rubrics = [rubric_text(g.text or "") for g in gens]
+    proxy_out = proxy.verdicts(items, rubrics)
+    out = []
+    for g, (pv, _) in zip(gens, proxy_out, strict=True):
+        v = parse_pairwise_verdict(g.text) if g.ok else None
+        verdict = v.value if v is not None else None
+        out.append(
+            {
+                "output": g.text,
+                "verdict": verdict,
+                "proxy_verdict": pv,
+                "agree": verdict is not None and verdict == pv,
+                "error": g.error,
+            }
+        )
+    return out
+
+
+# ---------------------------------------------------------------------------
+# EmbodiedBrain planning GRM
+# ---------------------------------------------------------------------------
+
+
+class PlanningGRM(PaperJudge):
+    """Question + reference answer + atomic action set + completion →
+    ``<think>…</think><score>0.00-1.00</score>``; the first ``<score>`` number clamped to
+    [0, 1], 0 when unparseable or when the call fails (the paper's fallback)."""
+
+    def __init__(
+        self,
+        backend: JudgeBackend,
+        params: SamplingParams | None = None,
+        atomic_actions: Sequence[str] = tuple(DEFAULT_ATOMIC_ACTIONS),
+    ) -> None:
+        super().__init__(backend, params)
+        self.atomic_actions = tuple(atomic_actions)
+
+    def reward_batch(self, completions: Sequence[Any], samples: Sequence[dict[str, Any]]) -> list[Score]:
+        reqs = [
+            prompts.planning_grm_request(
+                str(s.get("question", s.get("task", ""))),
+                str(s.get("gold", "")),
+                self.atomic_actions,
+                c if isinstance(c, str) else "",
+                s.get("images"),
+            )
+            for c, s in zip(completions, samples, strict=True)
+        ]
+        out = []
+        for g in self._generate(reqs):
+            if not g.ok:
+                out.append(Score("grm", 0.0, f"judge call failed: {g.error}"))
+            else:
+                v = parse_unit_score(g.text)
+                out.append(
+                    Score(
+                        "grm", v, "" if "<score>" in (g.text or "").lower() else "no <score> in judge output"
+                    )
+                )
+        return out
+
+    def as_part(self, name: str = "grm", weight: float = 0.8) -> Part:
+        return Part(name, self.reward_batch, weight=weight, batched=True, fallback=0.0)
+
+
+# ---------------------------------------------------------------------------
+# Argos teachers
+# ---------------------------------------------------------------------------
+
+
+def _strip_answer(text: str) -> str:
+    return re.sub(r"(?is)<answer>.*?</answer>", "", text).strip()
+
+
+class ArgosTeachers(PaperJudge):
+    """Argos' teacher judges: semantic equivalence, frame- and segment-level grounding
+    (binary, the judge answers yes/no), and reasoning quality = mean per-token
+    probability ``mean_t exp(log p(a_t | question, reasoning, image, a_<t))`` of the
+    predicted answer (the normalisation we chose: a length-normalised probability in
+    [0, 1], comparable across answer lengths)."""
+
+    # -- semantic equivalence (the outcome part's hook) --------------------------
+
+    def semantic(self, prediction: str, reference: str) -> float | None:
+        g = self._generate([prompts.semantic_request(None, prediction, reference)])[0]
+        v = parse_yes_no(g.text) if g.ok else None
+        return None if v is None else float(v)
+
+    # -- grounding ----------------------------------------------------------------
+
+    def _grounding(
+        self, completions: Sequence[Any], samples: Sequence[dict[str, Any]], kind: str
+    ) -> list[Score]:
+        name = f"{kind}_grounding"
+        reqs, owners = [], []
+        scores: list[Score | None] = [None] * len(completions)
+        for i, (c, s) in enumerate(zip(completions, samples, strict=True)):
+            frames = s.get("frames")
+            mentions = extract_temporal_mentions(c)[0 if kind == "frame" else 1]
+            mentions = [m for m in mentions if m.unit == "frame"]
+            if not mentions:
+                scores[i] = Score(name, None, f"no {kind}-level frame mentions")
+                continue
+            if not isinstance(frames, (list, tuple)) or not frames:
+                scores[i] = Score(name, None, "no frames in the sample")
+                continue
+            for m in mentions:
+                if kind == "frame":
+                    idx = int(m.at)
+                    if 0 <= idx < len(frames):
+                        reqs.append(prompts.frame_request(m.context, frames[idx]))
+                        owners.append(i)
+                    else:
+                        owners.append((i, "out of range"))
+                else:
+                    a, b = int(m.start), int(m.end)
+                    if 0 <= a <= b < len(frames):
+                        reqs.append(prompts.segment_request(m.context, frames[a : b + 1]))
+                        owners.append(i)
+                    else:
+                        owners.append((i, "out of range"))
+        gens = iter(self._generate(reqs))
+        tally: dict[int, list[float]] = {}
+        failed: dict[int, int] = {}
+        for o in owners:
+            if isinstance(o, tuple):
+                tally.setdefault(o[0], []).append(0.0)  # citing a frame that does not exist is wrong
+                continue
+            g = next(gens)
+            v = parse_yes_no(g.text) if g.ok else None
+            if v is None:
+                failed[o] = failed.get(o, 0) + 1
+                continue
+            tally.setdefault(o, []).append(float(v))
+        for i in range(len(completions)):
+            if scores[i] is not None:
+                continue
+            vals = tally.get(i, [])
+            if not vals:
+                scores[i] = Score(name, None, f"judge failed on all {failed.get(i, 0)} mentions")
+            else:
+                why = f"{sum(vals):g}/{len(vals)} mentions confirmed" + (
+                    f"; {failed[i]} judge failures" if i in failed else ""
+                )
+                scores[i] = Score(name, sum(vals) / len(vals), why)
+        return scores  # type: ignore[return-value]
+
+    def frame_grounding(self, completions: Sequence[Any], samples: Sequence[dict[str, Any]]) -> list[Score]:
+        return self._grounding(completions, samples, "frame")
+
+    def segment_grounding(self, completions: Sequence[Any], samples: Sequence[dict[str, Any]]) -> list[Score]:
+        return self._grounding(completions, samples, "segment")
+
+    # -- reasoning quality -------------------------------------------------------
+
+    def reasoning(self, completions: Sequence[Any], samples: Sequence[dict[str, Any]]) -> list[Score]:
+        scores: list[Score | None] = [None] * len(completions)
+        reqs, conts, idx = [], [], []
+        for i, (c, s) in enumerate(zip(completions, samples, strict=True)):
+            ans = extract_answer(c)
+            reasoning = _strip_answer(c) if isinstance(c, str) else ""
+            if not ans.ok or not reasoning:
+                scores[i] = Score("reasoning", None, "needs reasoning text and a final answer")
+                continue
+            image = s.get("image") or (s.get("frames") or [None])[0]
+            reqs.append(prompts.reasoning_request(str(s.get("question", "")), reasoning, image))
+            conts.append(" " + ans.value)
+            idx.append(i)
+        if reqs:
+            self.calls += len(reqs)
+            try:
+                res = self.backend.logprob(reqs, conts)
+            except Exception as e:
+                from groundrl.judges.base import LogProbResult
+
+                res = [LogProbResult(None, f"{type(e).__name__}: {e}") for _ in reqs]
+            for i, r in zip(idx, res, strict=True):
+                p = r.mean_token_prob
+                if p is None:
+                    self.failures += 1
+                    scores[i] = Score("reasoning", None, f"log-prob scoring failed: {r.error}")
+                else:
+                    scores[i] = Score("reasoning", p, "mean token probability of the answer")
+        return scores  # type: ignore[return-value]
+
+    def argos_parts(self, weights: dict[str, float] | None = None) -> list[Part]:
+        w = {"frame_grounding": 1.0, "segment_grounding": 1.0, "reasoning": 1.0, **(weights or {})}
+        return [
+            Part(
+                "frame_grounding",
+                self.frame_grounding,
+                weight=w["frame_grounding"],
+                batched=True,
+                fallback=None,
+            ),
+            Part(
+                "segment_grounding",
+                self.segment_grounding,
+                weight=w["segment_grounding"],
+                batched=True,
+                fallback=None,
+            ),
+            Part("reasoning", self.reasoning, weight=w["reasoning"], batched=True, fallback=None),
+        ]

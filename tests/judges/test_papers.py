@@ -1,0 +1,208 @@
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from groundrl.cli.main import app
+from groundrl.judges import make_backend
+from groundrl.judges.papers import (
+    ArgosTeachers,
+    EQARMEvaluator,
+    PlanningGRM,
+    ProxyAgent,
+    ProxyGRMPolicy,
+    parse_yes_no,
+    proxy_verified,
+)
+from groundrl.recipes import get_recipe
+
+
+def backend(srv):
+    return make_backend("openai", "judge", srv.base_url, backoff=0.01, max_retries=1)
+
+
+def last_user_text(msgs):
+    parts = msgs[-1]["content"]
+    return (
+        parts
+        if isinstance(parts, str)
+        else " ".join(p.get("text", "") for p in parts if p.get("type") == "text")
+    )
+
+
+def test_parse_yes_no():
+    assert parse_yes_no("Yes.") is True and parse_yes_no("<think>hmm yes</think> no") is False
+    assert parse_yes_no("maybe") is None and parse_yes_no(None) is None
+
+
+def test_eqa_rm_evaluator_scores_and_reference_variant(chat_server):
+    chat_server.responder = lambda m, b: (
+        "<critique>fine</critique><score>8</score>"
+        if "Reference answer" in last_user_text(m)
+        else "<critique>x</critique><score>eleven</score>"
+    )
+    ev = EQARMEvaluator(backend(chat_server))
+    items = [
+        {"question": "q", "reasoning": "r", "answer": "a"},
+        {"question": "q", "reasoning": "r", "answer": "a", "reference": "a"},
+    ]
+    assert ev.evaluate(items) == [[None], [8.0]]
+
+
+def test_proxy_part_rewards_and_failures(chat_server):
+    seen = []
+
+    def responder(msgs, body):
+        text = last_user_text(msgs)
+        seen.append(text)
+        return (
+            "<think>rubric says 2</think><answer>2</answer>"
+            if "prefer-two" in text
+            else "<answer>1 or 2</answer>"
+        )
+
+    chat_server.responder = responder
+    proxy = ProxyAgent(backend(chat_server))
+    rubric = get_recipe("proxy_grm").rubric(judge=proxy)
+    pair = {"query": "How many chairs?", "response_1": "three", "response_2": "four"}
+    out = rubric.score_batch(
+        [
+            "<rubric>prefer-two</rubric><eval>e</eval><answer>2</answer>",
+            "<rubric>vague</rubric><eval>e</eval><answer>2</answer>",
+            "x",
+        ],
+        [{**pair, "preferred": 2}, {**pair, "preferred": 2}, {"preferred": 1}],
+    )
+    assert [v.parts["proxy"].value for v in out] == [1.0, 0.0, None]
+    # the proxy saw the rubric text only up to </rubric>, after the query and both responses, in that order
+    shown = next(t for t in seen if "prefer-two" in t)
+    assert (
+        shown.index("How many chairs?")
+        < shown.index("three")
+        < shown.index("four")
+        < shown.index("prefer-two")
+    )
+    assert "<eval>" not in shown
+    # total = acc + 0.5·format + proxy
+    assert out[0].total == pytest.approx(1 + 0.5 + 1)
+    chat_server.fail_next = [500, 500]
+    v = rubric.score("<rubric>prefer-two</rubric><eval>e</eval><answer>2</answer>", **pair, preferred=2)
+    assert v.parts["proxy"].value == 0.0 and "failed" in v.parts["proxy"].reason
+
+
+def test_proxy_verified_inference(chat_server):
+    chat_server.responder = lambda m, b: (
+        "<rubric>r</rubric><eval>e</eval><answer>1</answer>"
+        if "[Rubric]" not in last_user_text(m)
+        else "<answer>2</answer>"
+    )
+    out = proxy_verified(
+        ProxyGRMPolicy(backend(chat_server)),
+        ProxyAgent(backend(chat_server)),
+        [{"query": "q", "response_1": "a", "response_2": "b"}],
+    )
+    assert out[0]["verdict"] == 1 and out[0]["proxy_verdict"] == 2 and out[0]["agree"] is False
+
+
+def test_planning_grm_part(chat_server):
+    answers = {"a": "<think>t</think><score>0.75</score>", "b": "<score>1.4</score>", "c": "no score at all"}
+    chat_server.responder = lambda m, b: answers[last_user_text(m).rsplit("Plan to grade:\n", 1)[1]]
+    rubric = get_recipe("embodied_brain").rubric(judge=PlanningGRM(backend(chat_server)))
+    assert rubric.weights == [0.2, 0.0, 0.0, 0.8]
+    out = rubric.score_batch(["a", "b", "c"], [{}, {}, {}])
+    assert [v.parts["grm"].value for v in out] == [0.75, 1.0, 0.0]
+    assert out[0].total == pytest.approx(0.8 * 0.75)
+    chat_server.fail_next = [500, 500]
+    v = rubric.score("a")
+    assert v.parts["grm"].value == 0.0 and "failed" in v.parts["grm"].reason
+
+
+def test_argos_teachers(chat_server):
+    from PIL import Image
+
+    red, blue = Image.new("RGB", (8, 8), (255, 0, 0)), Image.new("RGB", (8, 8), (0, 0, 255))
+
+    def responder(msgs, body):
+        text = last_user_text(msgs)
+        if "Do the two answers mean the same" in text:
+            return "yes" if "cooking room" in text else "no"
+        return "yes" if "red" in text else "no"
+
+    chat_server.responder = responder
+    teachers = ArgosTeachers(backend(chat_server))
+    rubric = get_recipe("argos").rubric(judge=teachers)
+    assert rubric.names == ["outcome", "spatial", "frame_grounding", "segment_grounding", "reasoning"]
+    completion = "In frame 0 a red cup is visible. In frame 1 a green cup. Frames 0 to 1 show red things. <answer>the cooking room</answer>"
+    v = rubric.score(completion, answer="kitchen", frames=[red, blue], question="Where?")
+    assert v.parts["outcome"].value == 1.0 and "semantic" in v.parts["outcome"].reason
+    assert v.parts["frame_grounding"].value == 0.5
+    assert v.parts["segment_grounding"].value == 1.0
+    r = v.parts["reasoning"].value
+    assert 0 < r <= 1
+    # gate open: mean of outcome, frame, segment, reasoning (spatial not applicable)
+    assert v.total == pytest.approx((1 + 0.5 + 1 + r) / 4)
+    # out-of-range frame reference is wrong, not skipped
+    v2 = rubric.score("frame 7 shows red. <answer>kitchen</answer>", answer="kitchen", frames=[red])
+    assert v2.parts["frame_grounding"].value == 0.0
+
+
+def test_cli_score_with_judge_and_unreachable_judge(chat_server, tmp_path):
+    chat_server.responder = lambda m, b: "<score>0.5</score>"
+    src = tmp_path / "in.jsonl"
+    src.write_text(json.dumps({"id": "a", "completion": "<response>x</response>"}) + "\n")
+    out = tmp_path / "out.jsonl"
+    runner = CliRunner()
+    r = runner.invoke(
+        app,
+        [
+            "score",
+            "embodied_brain",
+            str(src),
+            "-o",
+            str(out),
+            "--judge-backend",
+            "openai",
+            "--judge-model",
+            "j",
+            "--judge-url",
+            chat_server.base_url,
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    assert json.loads(out.read_text())["parts"]["grm"] == 0.5
+    # a port nobody listens on: the run still finishes, the part falls back to 0 and the failure is counted
+    r = runner.invoke(
+        app,
+        [
+            "score",
+            "embodied_brain",
+            str(src),
+            "-o",
+            str(out),
+            "--judge-backend",
+            "openai",
+            "--judge-model",
+            "j",
+            "--judge-url",
+            "http://127.0.0.1:9/v1",
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    row = json.loads(out.read_text())
+    assert row["parts"]["grm"] == 0.0 and "failed" in row["reasons"]["grm"]
+    assert "1 failed" in r.output
+    r = runner.invoke(
+        app,
+        [
+            "score",
+            "eqa_rm",
+            str(src),
+            "--judge-backend",
+            "openai",
+            "--judge-model",
+            "j",
+            "--judge-url",
+            chat_server.base_url,
+        ],
+    )
+    assert r.exit_code != 0 and "no model-based parts" in r.output
