@@ -15,6 +15,7 @@ rendered messages: token ``w`` gets log-prob ``-0.1 · (1 + len(w) % 5)``.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -46,9 +47,14 @@ def fake_logprob(word: str) -> float:
     return -0.1 * (1 + len(word) % 5)
 
 
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    request_queue_size = 256  # a burst of 64+ new connections must not be refused
+
+
 class ChatServer:
     def __init__(
-        self, responder: Responder | None = None, delay: float = 0.0, host: str = "127.0.0.1"
+        self, responder: Responder | None = None, delay: float = 0.0, host: str = "127.0.0.1", port: int = 0
     ) -> None:
         self.responder: Responder = responder or (lambda msgs, body: "ok")
         self.delay = delay
@@ -63,6 +69,9 @@ class ChatServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # headers and body go out as separate small writes: without TCP_NODELAY,
+            # Nagle + delayed ACK add ~40 ms to every response.
+            disable_nagle_algorithm = True
 
             def log_message(self, *args: Any) -> None:  # keep test output clean
                 pass
@@ -147,8 +156,7 @@ class ChatServer:
                 ]
                 self._send(200, json.dumps(out).encode())
 
-        self._httpd = ThreadingHTTPServer((host, 0), Handler)
-        self._httpd.daemon_threads = True
+        self._httpd = _Server((host, port), Handler)
         self._thread = threading.Thread(target=self._httpd.serve_forever, name="chat-server", daemon=True)
 
     @property
@@ -173,3 +181,25 @@ class ChatServer:
 
     def __exit__(self, *exc: Any) -> None:
         self.stop()
+
+
+def main() -> None:
+    """``python -m groundrl.testing.chat_server --delay 0.05``: serve until killed, printing
+    the base URL first (benchmarks run it in a second process)."""
+    import argparse
+
+    ap = argparse.ArgumentParser(description=main.__doc__)
+    ap.add_argument("--delay", type=float, default=0.0, help="seconds before each answer")
+    ap.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: any free one)")
+    ap.add_argument(
+        "--answer", default="<critique>ok</critique><score>7</score>", help="the text every answer carries"
+    )
+    args = ap.parse_args()
+    srv = ChatServer(responder=lambda m, b: args.answer, delay=args.delay, port=args.port)
+    print(srv.base_url, flush=True)
+    with contextlib.suppress(KeyboardInterrupt):
+        srv._httpd.serve_forever()
+
+
+if __name__ == "__main__":
+    main()
