@@ -11,25 +11,11 @@ from pathlib import Path
 from typing import Any
 
 from groundrl.judges.base import Request, SamplingParams
-from groundrl.judges.images import image_digest, image_of
+from groundrl.judges.images import image_digest, map_content
 
 
 def _canonical(request: Request) -> list[dict[str, Any]]:
-    out = []
-    for m in request:
-        c = m.get("content", "")
-        if isinstance(c, list):
-            parts = []
-            for p in c:
-                img = image_of(p)
-                parts.append(
-                    {"image": image_digest(img)}
-                    if img is not None
-                    else {"text": p.get("text", "") if isinstance(p, dict) else str(p)}
-                )
-            c = parts
-        out.append({"role": m.get("role", "user"), "content": c})
-    return out
+    return map_content(request, lambda img: {"image": image_digest(img)}, lambda t: {"text": t})
 
 
 def cache_key(model: str, request: Request, params: SamplingParams, index: int) -> str:

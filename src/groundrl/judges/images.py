@@ -23,6 +23,29 @@ def image_of(part: dict[str, Any]) -> Any | None:
     return None
 
 
+def map_content(
+    request: list[dict[str, Any]], image_part: Any, text_part: Any = None
+) -> list[dict[str, Any]]:
+    """A request with each list-content part mapped: images through ``image_part(image)``,
+    text through ``text_part(text)`` (default: kept as a text part). String contents and
+    roles pass through. Every backend and the cache read requests through this."""
+    text_part = text_part or (lambda t: {"type": "text", "text": t})
+    out = []
+    for m in request:
+        c = m.get("content", "")
+        if isinstance(c, list):
+            parts = []
+            for p in c:
+                img = image_of(p)
+                if img is not None:
+                    parts.append(image_part(img))
+                elif isinstance(p, dict) and p.get("type") == "text":
+                    parts.append(text_part(p.get("text", "")))
+            c = parts
+        out.append({"role": m.get("role", "user"), "content": c})
+    return out
+
+
 def to_pil(image: Any) -> Any:
     """PIL image from a PIL image, a path, a data URL, base64 text or bytes. Remote
     URLs are not fetched (no network here): they raise ``ValueError``."""

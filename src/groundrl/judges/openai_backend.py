@@ -41,7 +41,7 @@ from groundrl.judges.base import (
     SamplingParams,
 )
 from groundrl.judges.cache import ResponseCache, cache_key
-from groundrl.judges.images import image_of, to_data_url
+from groundrl.judges.images import map_content, to_data_url
 
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 
@@ -54,20 +54,7 @@ class JudgeHTTPError(Exception):
 
 
 def _wire_messages(request: Request) -> list[dict[str, Any]]:
-    out = []
-    for m in request:
-        c = m.get("content", "")
-        if isinstance(c, list):
-            parts = []
-            for p in c:
-                img = image_of(p)
-                if img is not None:
-                    parts.append({"type": "image_url", "image_url": {"url": to_data_url(img)}})
-                elif isinstance(p, dict) and p.get("type") == "text":
-                    parts.append({"type": "text", "text": p.get("text", "")})
-            c = parts
-        out.append({"role": m.get("role", "user"), "content": c})
-    return out
+    return map_content(request, lambda img: {"type": "image_url", "image_url": {"url": to_data_url(img)}})
 
 
 class OpenAIBackend(JudgeBackend):

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from groundrl.judges.base import Generation, JudgeBackend, LogProbResult, Request, SamplingParams
-from groundrl.judges.images import image_of, to_pil
+from groundrl.judges.images import map_content, to_pil
 
 
 class TransformersBackend(JudgeBackend):
@@ -53,20 +53,17 @@ class TransformersBackend(JudgeBackend):
     # -- inputs --------------------------------------------------------------
 
     def _prepare(self, request: Request) -> tuple[list[dict[str, Any]], list[Any]]:
-        msgs, images = [], []
-        for m in request:
-            c = m.get("content", "")
-            if isinstance(c, list):
-                parts = []
-                for p in c:
-                    img = image_of(p)
-                    if img is not None:
-                        images.append(to_pil(img))
-                        parts.append({"type": "image"})
-                    elif isinstance(p, dict) and p.get("type") == "text":
-                        parts.append({"type": "text", "text": p.get("text", "")})
-                c = parts if self._is_vlm else "".join(p.get("text", "") for p in parts)
-            msgs.append({"role": m.get("role", "user"), "content": c})
+        images: list[Any] = []
+
+        def image_part(img: Any) -> dict[str, Any]:
+            images.append(to_pil(img))
+            return {"type": "image"}
+
+        msgs = map_content(request, image_part)
+        if not self._is_vlm:  # a text-only model gets plain strings
+            for m in msgs:
+                if isinstance(m["content"], list):
+                    m["content"] = "".join(p.get("text", "") for p in m["content"])
         return msgs, images
 
     def _prompt(self, msgs: list[dict[str, Any]]) -> str:
