@@ -118,3 +118,33 @@ def test_openrlhf_tensors():
     torch = pytest.importorskip("torch")
     out = make_reward_func(RUBRIC, label="gold")(["x"], [""], ["x"])
     assert isinstance(out["rewards"], torch.Tensor) and out["rewards"].tolist() == [1.0]
+
+
+def test_trl_batched_parts_are_async_and_overlap():
+    import asyncio
+    import inspect
+    import time
+
+    def slow_judge(completions, samples):
+        time.sleep(0.2)
+        return [1.0] * len(completions)
+
+    r = Rubric(
+        [
+            Part("rule", lambda c: 0.5),
+            Part("j1", slow_judge, batched=True),
+            Part("j2", slow_judge, batched=True),
+        ]
+    )
+    funcs, weights = reward_funcs(r)
+    assert [inspect.iscoroutinefunction(f) for f in funcs] == [False, True, True]
+    assert [f.__name__ for f in funcs] == ["rule", "j1", "j2"]
+
+    async def gather():
+        return await asyncio.gather(*(f(prompts=["p"], completions=["c"]) for f in funcs[1:]))
+
+    t = time.perf_counter()
+    assert asyncio.run(gather()) == [[1.0], [1.0]]
+    assert time.perf_counter() - t < 0.35  # two 0.2 s judges overlapped
+    sync_funcs, _ = reward_funcs(r, async_judges=False)
+    assert not any(inspect.iscoroutinefunction(f) for f in sync_funcs)

@@ -7,6 +7,9 @@ logs ``rewards/<function name>/mean``. So:
 
 * an additive rubric (``aggregate="sum"``) becomes **one function per part**, named after
   the part, with the part's weight (zero-weight metrics are logged but not summed);
+  batched (judge-backed) parts become **async** functions (run in a worker thread), so
+  TRL's ``asyncio.gather`` overlaps several judges instead of waiting on each in turn
+  (``async_judges=False`` turns that off);
 * a gated rubric (Argos) cannot be expressed as a weighted sum, so it becomes one
   function ``reward`` (weight 1) returning the gated total, plus every part as a
   zero-weight function for logging. The batch is scored once and shared.
@@ -22,11 +25,12 @@ Usage::
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from typing import Any
 
 from groundrl.integrations.common import completion_text, resolve_rubric
-from groundrl.rubric import Rubric
+from groundrl.rubric import Part, Rubric
 from groundrl.types import Verdict
 
 # Keys TRL adds to the reward kwargs that are not dataset columns.
@@ -78,33 +82,59 @@ class _BatchScorer:
         return self._verdicts
 
 
-def _part_func(scorer: _BatchScorer, name: str | None) -> Callable[..., list[float | None]]:
+def _check(out: list[Any], completions: list[Any]) -> list[Any]:
+    if len(out) != len(completions):  # guard TRL's own check with a clearer message
+        raise RuntimeError(f"groundrl produced {len(out)} rewards for {len(completions)} completions")
+    return out
+
+
+def _total_func(scorer: _BatchScorer, name: str | None) -> Callable[..., list[float | None]]:
+    """Reads a shared, once-per-batch scoring (gated rubrics: the total needs every part)."""
+
     def reward(prompts=None, completions=None, completion_ids=None, **kwargs):
         if completions is None:
             raise ValueError("TRL reward function called without completions")
         verdicts = scorer.verdicts(prompts, completions, kwargs)
-        if name is None:
-            out = [v.total for v in verdicts]
-        else:
-            out = [v.parts[name].value for v in verdicts]
-        if len(out) != len(completions):  # guard TRL's own check with a clearer message
-            raise RuntimeError(f"groundrl produced {len(out)} rewards for {len(completions)} completions")
-        return out
+        return _check([v.total if name is None else v.parts[name].value for v in verdicts], completions)
 
-    reward.__name__ = name or "reward"
-    reward.__qualname__ = reward.__name__
+    reward.__name__ = reward.__qualname__ = name or "reward"
+    return reward
+
+
+def _score_part(part: Part, prompts, completions, kwargs) -> list[float | None]:
+    if completions is None:
+        raise ValueError("TRL reward function called without completions")
+    texts = [completion_text(c) for c in completions]
+    scores = part.score_batch(texts, _samples(prompts, len(texts), kwargs))
+    log_extra = kwargs.get("log_extra")
+    if callable(log_extra):
+        log_extra(f"{part.name}_reason", [sc.reason for sc in scores])
+    return _check([sc.value for sc in scores], completions)
+
+
+def _part_func(part: Part, async_judges: bool) -> Callable[..., Any]:
+    if part.batched and async_judges:
+
+        async def reward(prompts=None, completions=None, completion_ids=None, **kwargs):
+            return await asyncio.to_thread(_score_part, part, prompts, completions, kwargs)
+
+    else:
+
+        def reward(prompts=None, completions=None, completion_ids=None, **kwargs):
+            return _score_part(part, prompts, completions, kwargs)
+
+    reward.__name__ = reward.__qualname__ = part.name
     return reward
 
 
 def reward_funcs(
-    recipe_or_rubric: str | Rubric, **options: Any
+    recipe_or_rubric: str | Rubric, async_judges: bool = True, **options: Any
 ) -> tuple[list[Callable[..., Any]], list[float]]:
     """``(funcs, weights)`` for ``GRPOTrainer(reward_funcs=funcs)`` and
     ``GRPOConfig(reward_weights=weights)``. See the module docstring."""
     rubric = resolve_rubric(recipe_or_rubric, **options)
-    scorer = _BatchScorer(rubric)
     if rubric.aggregate == "sum":
-        funcs = [_part_func(scorer, name) for name in rubric.names]
-        return funcs, rubric.weights
-    funcs = [_part_func(scorer, None)] + [_part_func(scorer, name) for name in rubric.names]
+        return [_part_func(p, async_judges) for p in rubric.parts], rubric.weights
+    scorer = _BatchScorer(rubric)
+    funcs = [_total_func(scorer, None)] + [_total_func(scorer, name) for name in rubric.names]
     return funcs, [1.0] + [0.0] * len(rubric.names)
