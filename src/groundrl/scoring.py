@@ -51,6 +51,7 @@ def score_records(
     items: Iterable[tuple[int, dict[str, Any] | None, str]],
     progress: bool = False,
     batch_size: int = BATCH_SIZE,
+    unit: str = "line",
 ) -> Iterator[dict[str, Any]]:
     """Yield one result per item, in input order: ``{id, line, reward, parts, reasons}``
     or ``{id, line, error}``."""
@@ -76,7 +77,7 @@ def score_records(
         if not err:
             missing = recipe.missing_fields(rec)  # type: ignore[arg-type]
             if missing:
-                err = f"line {line}: missing field {missing[0]!r} (recipe {recipe.name} needs {', '.join(('completion', *recipe.required))})"
+                err = f"{unit} {line}: missing field {missing[0]!r} (recipe {recipe.name} needs {', '.join(('completion', *recipe.required))})"
         order.append((line, rec, err))
         if not err:
             pending.append((line, rec))  # type: ignore[arg-type]
@@ -93,4 +94,4 @@ def score_samples(recipe: Recipe, rubric: Rubric, samples: Sequence[dict[str, An
         (i, s if isinstance(s, dict) else None, "" if isinstance(s, dict) else f"sample {i} is not an object")
         for i, s in enumerate(samples, start=1)
     ]
-    return list(score_records(recipe, rubric, items))
+    return list(score_records(recipe, rubric, items, batch_size=max(1, len(items)), unit="sample"))
