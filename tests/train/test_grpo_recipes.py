@@ -92,3 +92,27 @@ def test_train_cli_with_bundled_cpu_config(tmp_path):
     bad.write_text("modle: tiny\n")
     r = CliRunner().invoke(app, ["train", "reinforced_planning", "--config", str(bad)])
     assert r.exit_code != 0 and "unknown key" in r.output
+
+
+def test_step_grpo_hints_shorten_gold_and_extend_prompt():
+    from groundrl.train.grpo import apply_step_hints
+
+    recs = [
+        {"prompt": "Put the apple away.", "gold": ["find a Apple", "pick up the Apple", "find a Fridge"]}
+        for _ in range(200)
+    ]
+    recs.append(
+        {"prompt": "EB", "gold": "<actions>[['Pick', 'Apple'], ['Place', 'Apple', 'Fridge']]</actions>"}
+    )
+    out = apply_step_hints(recs, p=0.5, seed=1)
+    hinted = [r for r in out[:200] if r["prompt"] != "Put the apple away."]
+    # hinted with p = 0.5, and k uniform over 0..2: prompts visibly change for k ≥ 1 (≈ 200·0.5·2/3)
+    assert 45 < len(hinted) < 90
+    for r in hinted:
+        k = 3 - len(r["gold"])
+        assert r["gold"] == recs[0]["gold"][k:] and "Guided precursors" in r["prompt"]
+        assert all(f"{i + 1}. {s}" in r["prompt"] for i, s in enumerate(recs[0]["gold"][:k]))
+    assert apply_step_hints(recs, p=0.0) == recs
+    eb = apply_step_hints([recs[-1]], p=1.0, seed=3)[0]
+    assert eb["gold"].startswith("<actions>[") and eb["gold"].endswith("]</actions>")
+    assert "['Place', 'Apple', 'Fridge']" in eb["gold"]  # the last step always remains

@@ -7,7 +7,8 @@ from the YAML's ``grpo:`` section on top of CPU-safe defaults.
 
 YAML keys: ``model`` (a local path, or ``tiny`` to build the tiny random Qwen2.5-VL),
 ``data`` (JSONL path), ``recipe_options`` (e.g. ``action_map``), ``output_dir``,
-``grpo`` (any ``GRPOConfig`` field). The same file with a real checkpoint path and GPU
+``grpo`` (any ``GRPOConfig`` field), ``step_grpo`` (``{p: 0.5, seed: 0}``: EmbodiedBrain's
+Step-GRPO guided precursors, see :func:`apply_step_hints`). The same file with a real checkpoint path and GPU
 settings runs unchanged on a GPU (see ``configs/``).
 """
 
@@ -55,15 +56,54 @@ def load_config(path: str | Path) -> dict[str, Any]:
     return cfg
 
 
-def load_dataset_records(path: str | Path) -> list[dict[str, Any]]:
+def apply_step_hints(records: list[dict[str, Any]], p: float = 0.5, seed: int = 0) -> list[dict[str, Any]]:
+    """Step-GRPO (EmbodiedBrain): with probability ``p`` a record's prompt gets a random
+    prefix (0 … T−1 steps, uniform) of its gold plan as guided precursors and its ``gold``
+    becomes the remaining steps, so the reward scores the completion of what is left.
+    ``gold`` may be a list of steps (reinforced planning) or a completion with
+    ``<actions>`` (EmbodiedBrain); records without a usable gold are left as they are."""
+    import random
+
+    from groundrl.curate.step_hints import hinted_prompt, step_hint
+    from groundrl.parse.plans import extract_actions
+    from groundrl.parse.structured import parse_literal_list
+
+    rng = random.Random(seed)
+    out = []
+    for rec in records:
+        gold = rec.get("gold")
+        steps, wrap = None, None
+        if isinstance(gold, list):
+            steps = gold
+        elif isinstance(gold, str) and "<actions>" in gold:
+            acts = extract_actions(gold)
+            steps, wrap = (acts.value, "actions") if acts.ok else (None, None)
+        elif isinstance(gold, str):
+            lit = parse_literal_list(gold)
+            steps = lit.value if lit.ok else None
+        if not steps:
+            out.append(rec)
+            continue
+        prefix, rest, hinted = step_hint(steps, rng, p)
+        if not hinted:
+            out.append(rec)
+            continue
+        new = dict(rec)
+        new["prompt"] = hinted_prompt(rec["prompt"], [s if isinstance(s, str) else repr(s) for s in prefix])
+        new["gold"] = f"<actions>{rest!r}</actions>" if wrap else rest
+        out.append(new)
+    return out
+
+
+def load_dataset_records(path: str | Path, step_grpo: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     from PIL import Image
 
     rows = []
     base = Path(path).parent
-    for k, line in enumerate(Path(path).read_text().splitlines(), start=1):
-        if not line.strip():
-            continue
-        rec = json.loads(line)
+    raw = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+    if step_grpo:
+        raw = apply_step_hints(raw, float(step_grpo.get("p", 0.5)), int(step_grpo.get("seed", 0)))
+    for k, rec in enumerate(raw, start=1):
         if "prompt" not in rec:
             raise ValueError(f"{path}:{k}: every record needs a `prompt`")
         images = [
@@ -115,7 +155,7 @@ def build_trainer(
     model, processor = load_tiny_vlm(model_path)
     if "data" not in cfg:
         raise ValueError("the config needs `data:` (a JSONL of prompts and the recipe's fields)")
-    rows = load_dataset_records(cfg["data"])
+    rows = load_dataset_records(cfg["data"], cfg.get("step_grpo"))
     missing = [f for f in rec.required if f not in rows[0]]
     if missing:
         raise ValueError(f"{cfg['data']}: recipe {recipe} needs field(s) {missing}")
