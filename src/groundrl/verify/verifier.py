@@ -1,0 +1,238 @@
+"""The Argos agentic verifier.
+
+Per sample the response is parsed once (:class:`ParsedResponse`: final answer, 2-D
+points, frame-level and segment-level mentions, reasoning text); each registered
+:class:`Tool` declares whether it applies (and why) from that parse and the sample's
+fields, and its cost. The applicable tools run once per batch on the samples they apply
+to — so judge calls are batched across samples — and the result is aggregated with the
+Argos gate: ``R = R_acc if R_acc < τ else Σ_k w_k R_k / Σ_k w_k`` over the applicable,
+scored parts (a tool that fails on a sample is left out, with its reason).
+
+Default tools: ``outcome`` (exact / MCQ / numeric 5%, and the semantic judge for
+free-form answers when a judge is given), ``spatial`` (points in masks from a
+:mod:`mask provider <groundrl.verify.masks>`), and with a judge ``frame_grounding``,
+``segment_grounding`` and ``reasoning`` (:class:`groundrl.judges.papers.ArgosTeachers`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from groundrl.parse.answers import extract_answer
+from groundrl.parse.grounding import Point, extract_points, extract_temporal_mentions
+from groundrl.rewards.grounding import spatial
+from groundrl.rewards.outcome import answer_type, outcome
+from groundrl.rubric import Part
+from groundrl.types import Score
+from groundrl.verify.masks import BoxMaskProvider
+
+
+@dataclass
+class ParsedResponse:
+    answer: str | None
+    points: list[Point]
+    frames: list[Any]
+    segments: list[Any]
+    reasoning: str
+
+    @classmethod
+    def of(cls, text: Any) -> ParsedResponse:
+        t = text if isinstance(text, str) else ""
+        ans = extract_answer(t)
+        frames, segments = extract_temporal_mentions(t)
+        reasoning = re.sub(r"(?is)<answer>.*?</answer>", "", t).strip()
+        return cls(ans.value if ans.ok else None, extract_points(t), frames, segments, reasoning)
+
+
+Applies = Callable[[ParsedResponse, dict[str, Any]], "tuple[bool, str]"]
+Run = Callable[[list[str], list[dict[str, Any]], list[ParsedResponse]], list[Score]]
+
+
+@dataclass
+class Tool:
+    name: str
+    applies: Applies
+    run: Run
+    cost: float = 1.0
+    weight: float = 1.0
+
+
+@dataclass
+class VerifierResult:
+    total: float
+    parts: dict[str, Score]
+    chosen: dict[str, str]  # tool → why it applied
+    skipped: dict[str, str] = field(default_factory=dict)  # tool → why not
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "score": self.total,
+            "parts": {k: s.value for k, s in self.parts.items()},
+            "reasons": {k: s.reason for k, s in self.parts.items() if s.reason},
+            "tools": self.chosen,
+            "skipped": self.skipped,
+        }
+
+
+def _outcome_tool(judge: Any) -> Tool:
+    def applies(p: ParsedResponse, s: dict[str, Any]) -> tuple[bool, str]:
+        if s.get("answer") is None:
+            return False, "no gold answer"
+        return True, f"answer type {answer_type(s['answer'])}"
+
+    def run(texts: list[str], samples: list[dict[str, Any]], parsed: list[ParsedResponse]) -> list[Score]:
+        first = [outcome(t, s["answer"]) for t, s in zip(texts, samples, strict=True)]
+        if judge is None:
+            return first
+        # free-form misses go to the semantic judge in one batch
+        todo = [
+            i
+            for i, (sc, s) in enumerate(zip(first, samples, strict=True))
+            if sc.value < 1.0 and answer_type(s["answer"]) == "free" and parsed[i].answer
+        ]
+        if todo:
+            from groundrl.judges import prompts
+
+            gens = judge._generate(
+                [
+                    prompts.semantic_request(
+                        samples[i].get("question"), parsed[i].answer, str(samples[i]["answer"])
+                    )
+                    for i in todo
+                ]
+            )
+            from groundrl.judges.papers import parse_yes_no
+
+            for i, g in zip(todo, gens, strict=True):
+                v = parse_yes_no(g.text) if g.ok else None
+                if v is not None:
+                    first[i] = Score("outcome", float(v), "free: semantic judge")
+                else:
+                    first[i] = Score("outcome", first[i].value, first[i].reason + "; semantic judge failed")
+        return first
+
+    return Tool("outcome", applies, run, cost=0.0 if judge is None else 1.0)
+
+
+def _spatial_tool(provider: Callable[[str, dict[str, Any]], Any]) -> Tool:
+    def applies(p: ParsedResponse, s: dict[str, Any]) -> tuple[bool, str]:
+        if not p.points:
+            return False, "no points cited"
+        return True, f"{len(p.points)} point(s) cited"
+
+    def run(texts: list[str], samples: list[dict[str, Any]], parsed: list[ParsedResponse]) -> list[Score]:
+        return [
+            spatial(t, lambda label, s=s: provider(label, s)) for t, s in zip(texts, samples, strict=True)
+        ]
+
+    return Tool("spatial", applies, run, cost=0.1)
+
+
+def _teacher_tool(name: str, teachers: Any) -> Tool:
+    def applies(p: ParsedResponse, s: dict[str, Any]) -> tuple[bool, str]:
+        if name == "reasoning":
+            return (
+                bool(p.reasoning and p.answer),
+                "reasoning and an answer" if p.reasoning and p.answer else "no reasoning text",
+            )
+        mentions = [m for m in (p.frames if name == "frame_grounding" else p.segments) if m.unit == "frame"]
+        if not mentions:
+            return False, f"no {name.split('_')[0]}-level mentions"
+        if not s.get("frames"):
+            return False, "no frames in the sample"
+        return True, f"{len(mentions)} {name.split('_')[0]}-level mention(s)"
+
+    fn = getattr(teachers, name)
+
+    def run(texts: list[str], samples: list[dict[str, Any]], parsed: list[ParsedResponse]) -> list[Score]:
+        return fn(texts, samples)
+
+    return Tool(name, applies, run, cost=2.0)
+
+
+class AgenticVerifier:
+    def __init__(
+        self,
+        judge_backend: Any = None,
+        mask_provider: Callable[[str, dict[str, Any]], Any] | None = None,
+        weights: dict[str, float] | None = None,
+        tau: float = 0.5,
+        tools: Sequence[str] | None = None,
+    ) -> None:
+        teachers = None
+        if judge_backend is not None:
+            from groundrl.judges.papers import ArgosTeachers
+
+            teachers = ArgosTeachers(judge_backend)
+        self.teachers = teachers
+        registry = [_outcome_tool(teachers), _spatial_tool(mask_provider or BoxMaskProvider())]
+        if teachers is not None:
+            registry += [
+                _teacher_tool(n, teachers) for n in ("frame_grounding", "segment_grounding", "reasoning")
+            ]
+        names = [t.name for t in registry]
+        if tools is not None:
+            unknown = set(tools) - set(names)
+            if unknown:
+                raise ValueError(
+                    f"unknown tool(s) {sorted(unknown)}; available: {names} (judge tools need a judge backend)"
+                )
+            if "outcome" not in tools:
+                raise ValueError("the outcome tool is the gate and cannot be left out")
+            registry = [t for t in registry if t.name in tools]
+        for t in registry:
+            t.weight = float((weights or {}).get(t.name, 1.0))
+        self.tools = registry
+        self.tau = tau
+
+    def verify(self, completions: Sequence[Any], samples: Sequence[dict[str, Any]]) -> list[VerifierResult]:
+        texts = [c if isinstance(c, str) else "" for c in completions]
+        parsed = [ParsedResponse.of(t) for t in texts]
+        chosen: list[dict[str, str]] = [{} for _ in texts]
+        skipped: list[dict[str, str]] = [{} for _ in texts]
+        parts: list[dict[str, Score]] = [{} for _ in texts]
+        for tool in sorted(self.tools, key=lambda t: t.cost):
+            idx = []
+            for i, (p, s) in enumerate(zip(parsed, samples, strict=True)):
+                ok, why = tool.applies(p, s)
+                (chosen if ok else skipped)[i][tool.name] = why
+                if ok:
+                    idx.append(i)
+            if not idx:
+                continue
+            try:
+                scores = tool.run(
+                    [texts[i] for i in idx], [samples[i] for i in idx], [parsed[i] for i in idx]
+                )
+            except Exception as e:  # a tool failure leaves its part out, never the sample
+                scores = [Score(tool.name, None, f"tool failed: {type(e).__name__}: {e}") for _ in idx]
+            for i, sc in zip(idx, scores, strict=True):
+                parts[i][tool.name] = Score(tool.name, sc.value, sc.reason)
+        weights = {t.name: t.weight for t in self.tools}
+        out = []
+        for i in range(len(texts)):
+            acc = parts[i].get("outcome")
+            scored = {k: v for k, v in parts[i].items() if v.value is not None}
+            if acc is None or acc.value is None:
+                total = 0.0
+            elif acc.value < self.tau:
+                total = acc.value
+            else:
+                wsum = sum(weights[k] for k in scored)
+                total = sum(weights[k] * v.value for k, v in scored.items()) / wsum if wsum else 0.0
+            out.append(VerifierResult(total, parts[i], chosen[i], skipped[i]))
+        return out
+
+    def as_part(self, name: str = "verifier", weight: float = 1.0) -> Part:
+        """The verifier's gated score as one batched rubric part (for RL rewards)."""
+
+        def run(completions: list[Any], samples: list[dict[str, Any]]) -> list[Score]:
+            return [
+                Score(name, r.total, ", ".join(f"{k}={v.value}" for k, v in r.parts.items()))
+                for r in self.verify(completions, samples)
+            ]
+
+        return Part(name, run, weight=weight, batched=True)
