@@ -28,6 +28,16 @@ def _backend(kind: str, model: str, url: str | None):
         raise typer.BadParameter(str(e)) from e
 
 
+def _read(data: Path, required: tuple[str, ...]) -> tuple[list, list]:
+    """Items and the bad ones (reported here, skipped, and listed in metrics.json)."""
+    from groundrl.benchmarks.runner import read_items
+
+    items, bad = read_items(data, required)
+    for b in bad:
+        typer.echo(f"skipped line {b['line']}: {b['error']}", err=True)
+    return items, bad
+
+
 def _summary(metrics: dict, keys: tuple[str, ...], out: Path) -> None:
     shown = ", ".join(
         f"{k} {metrics[k]:.3f}" if isinstance(metrics.get(k), float) else f"{k} {metrics.get(k)}"
@@ -51,12 +61,9 @@ def score_rm_cmd(
     k: int = typer.Option(1, "--k", help="Samples per item (K > 1: test-time-scaling curves)."),
 ) -> None:
     from groundrl.benchmarks import score_rm
-    from groundrl.benchmarks.runner import read_items
     from groundrl.judges.papers import EQARMEvaluator
 
-    items, bad = read_items(data, score_rm.REQUIRED)
-    for b in bad:
-        typer.echo(f"skipped line {b['line']}: {b['error']}", err=True)
+    items, bad = _read(data, score_rm.REQUIRED)
     m = score_rm.run(
         items, EQARMEvaluator(_backend(judge_backend, judge_model, judge_url)), output, k=k, bad=bad
     )
@@ -82,12 +89,9 @@ def pairwise_rm_cmd(
     ),
 ) -> None:
     from groundrl.benchmarks import pairwise_rm
-    from groundrl.benchmarks.runner import read_items
     from groundrl.judges.papers import ProxyAgent, ProxyGRMPolicy
 
-    items, bad = read_items(data, pairwise_rm.REQUIRED)
-    for b in bad:
-        typer.echo(f"skipped line {b['line']}: {b['error']}", err=True)
+    items, bad = _read(data, pairwise_rm.REQUIRED)
     backend = _backend(judge_backend, judge_model, judge_url)
     judge = ProxyAgent(backend) if rubrics_from else ProxyGRMPolicy(backend)
     m = pairwise_rm.run(items, judge, output, seed=seed, rubrics_from=rubrics_from, bad=bad)
@@ -110,12 +114,11 @@ def planning_cmd(
 ) -> None:
     from groundrl.benchmarks import planning
     from groundrl.benchmarks.loaders import embodiedbrain_planning_items
-    from groundrl.benchmarks.runner import read_items
 
     if data.suffix == ".json":
         items, bad = embodiedbrain_planning_items(data), []
     else:
-        items, bad = read_items(data, ("gold",))
+        items, bad = _read(data, ("gold",))
     if predictions:
         preds = {
             str(json.loads(line)["id"]): json.loads(line).get("prediction", "")

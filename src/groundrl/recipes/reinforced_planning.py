@@ -17,6 +17,7 @@ from typing import Any
 from groundrl.recipes.base import Recipe
 from groundrl.rewards.planning import load_action_map, reinforced_accuracy, reinforced_format
 from groundrl.rubric import Part, Rubric
+from groundrl.types import Score
 
 
 @lru_cache(maxsize=64)
@@ -37,8 +38,6 @@ def build(action_map: Any = None, lenient: bool = False) -> Rubric:
                     else load_action_map(action_map)
                 )
             except (OSError, ValueError) as e:
-                from groundrl.types import Score
-
                 return Score("format", 0.0, f"sample action_map unusable: {e}")
         return reinforced_format(completion, amap, lenient=lenient)
 

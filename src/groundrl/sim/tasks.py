@@ -162,7 +162,8 @@ def task_from_traj(d: dict[str, Any], task_id: str) -> Task:
     for r in ROOM_RECEPTACLES[room]:
         if r not in ("Bowl", "Box", "Cup", "Mug", "Pan", "Plate", "Pot"):
             b.add(r)
-    b.ensure("Faucet") if room in ("kitchen", "bathroom") else None
+    if room in ("kitchen", "bathroom"):
+        b.ensure("Faucet")
     actions = [a["discrete_action"] for a in d["plan"]["high_pddl"]]
     loc = None
     placed: set[str] = set()

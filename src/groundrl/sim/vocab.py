@@ -196,8 +196,6 @@ def _eb_brain(item: Any) -> Intent:
         return Intent(raw, None, error=f"verb {item[0]!r} has no household skill")
     obj = item[1] if len(item) > 1 else None
     target = item[2] if len(item) > 2 else None
-    if verb == "put" and target is None:
-        target = None
     return Intent(raw, verb, obj, target, walk=verb != "find")
 
 
@@ -457,8 +455,6 @@ def render_plan(skills: Sequence[Skill], vocab: str, scene: Scene) -> list[Any]:
         res = env.step(Skill(s.verb, s.target) if s.verb != "put" else Skill("put", s.target))
         if not res.ok:
             raise ValueError(f"skill {s} is invalid when replayed: {res.feedback}")
-    if vocab == "embodied_brain":
-        return out
     return out
 
 
