@@ -86,6 +86,14 @@ def test_pairwise_accuracy_macro_accplus_and_unparseable(chat_server, tmp_path):
             "group": "g2",
         },
         {"id": "e", "query": "q5"},
+        {
+            "id": "f",
+            "query": "q6",
+            "response_1": "GOOD",
+            "response_2": "bad",
+            "preferred": 1,
+            "image": "missing.png",
+        },
     ]
     out = tmp_path / "out"
     r = runner.invoke(
@@ -109,7 +117,8 @@ def test_pairwise_accuracy_macro_accplus_and_unparseable(chat_server, tmp_path):
         0.5,
         1,
     )
-    assert m["n_bad_items"] == 1 and "missing field 'response_1'" in m["bad_items"][0]["error"]
+    assert m["n_bad_items"] == 2 and "missing field 'response_1'" in m["bad_items"][0]["error"]
+    assert "unreadable image 'missing.png'" in m["bad_items"][1]["error"]
     res = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     assert all(isinstance(x["swapped"], bool) for x in res)
     for x in res:

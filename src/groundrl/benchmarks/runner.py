@@ -28,9 +28,42 @@ def read_items(
         if missing:
             bad.append({"line": k, "id": item.get("id"), "error": f"missing field {missing[0]!r}"})
             continue
+        unreadable = _unreadable_image(item, Path(path).parent)
+        if unreadable:
+            bad.append({"line": k, "id": item.get("id"), "error": f"unreadable image {unreadable[:80]!r}"})
+            continue
         item.setdefault("id", f"line{k}")
         good.append(item)
     return good, bad
+
+
+def _unreadable_image(item: dict[str, Any], base: Path) -> str | None:
+    """The first image reference (``image``, ``images``, ``frames``) that cannot be opened;
+    relative paths are resolved against the data file's folder (and rewritten so)."""
+    from groundrl.judges.images import to_pil
+
+    for key in ("image", "images", "frames"):
+        refs = item.get(key)
+        if refs is None:
+            continue
+        many = isinstance(refs, list)
+        fixed = []
+        for ref in refs if many else [refs]:
+            if (
+                isinstance(ref, str)
+                and not ref.startswith(("http://", "https://", "data:"))
+                and not Path(ref).is_absolute()
+                and (base / ref).is_file()
+            ):
+                ref = str(base / ref)
+            try:
+                if not (isinstance(ref, str) and ref.startswith(("http://", "https://"))):
+                    to_pil(ref)
+            except Exception:
+                return str(ref)
+            fixed.append(ref)
+        item[key] = fixed if many else fixed[0]
+    return None
 
 
 def write_outputs(out: Path, results: list[dict[str, Any]], metrics: dict[str, Any], report: str) -> None:
