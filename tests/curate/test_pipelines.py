@@ -195,3 +195,19 @@ def test_verifier_filter_on_tiny_vlm_rollouts(tiny_vlm_dir, tmp_path):
     res = {x["id"]: x for x in read(out)}
     assert res["tiny"]["kept"] is False  # a random model does not answer "blue"
     assert res["hand"]["kept"] is True
+
+
+def test_verifier_as_the_argos_rubric_part():
+    from groundrl.integrations.trl import reward_funcs
+    from groundrl.recipes import get_recipe
+
+    rubric = get_recipe("argos").rubric(verifier=AgenticVerifier())
+    assert rubric.names == ["verifier"]
+    funcs, weights = reward_funcs(rubric, async_judges=False)
+    out = funcs[0](
+        prompts=["q", "q"],
+        completions=['<points x1="1" y1="1">cup</points><answer>cup</answer>', "<answer>mug</answer>"],
+        answer=["cup", "cup"],
+        boxes=[{"cup": [[0, 0, 5, 5]]}] * 2,
+    )
+    assert out == [1.0, 0.0] and weights == [1.0]

@@ -19,7 +19,12 @@ from groundrl.rewards.outcome import outcome
 from groundrl.rubric import Part, Rubric
 
 
-def build(tau: float = 0.5, weights: dict[str, float] | None = None, judge: Any = None) -> Rubric:
+def build(
+    tau: float = 0.5, weights: dict[str, float] | None = None, judge: Any = None, verifier: Any = None
+) -> Rubric:
+    if verifier is not None:
+        # the agentic verifier picks the tools per sample and applies the gate itself
+        return Rubric([verifier.as_part("verifier")], name="argos")
     w = {"outcome": 1.0, "spatial": 1.0, **(weights or {})}
     semantic = getattr(judge, "semantic", None) if judge is not None else None
 
@@ -46,5 +51,10 @@ RECIPE = Recipe(
     required=("answer",),
     optional=("points_masks",),
     label_field="answer",
-    options={"tau": "accuracy gate (default 0.5)", "weights": "{part: weight}", "judge": "teacher judges"},
+    options={
+        "tau": "accuracy gate (default 0.5)",
+        "weights": "{part: weight}",
+        "judge": "teacher judges",
+        "verifier": "an AgenticVerifier used as the one part",
+    },
 )
