@@ -211,3 +211,53 @@ def test_verifier_as_the_argos_rubric_part():
         boxes=[{"cup": [[0, 0, 5, 5]]}] * 2,
     )
     assert out == [1.0, 0.0] and weights == [1.0]
+
+
+def test_consensus_and_mask_difficulty_through_the_cli(tmp_path, chat_server):
+    import base64
+    import io
+
+    rows = [
+        {"id": "a", "gold": "cup", "answers": ["cup", "cup"]},
+        {"id": "b", "gold": "cup", "answers": ["mug"], "strong_answer": "cup"},
+        {"id": "c", "gold": "cup", "answers": ["mug"]},
+    ]
+    out = tmp_path / "c.jsonl"
+    r = runner.invoke(
+        app,
+        ["curate", "consensus", str(write(tmp_path / "c_in.jsonl", rows)), "-o", str(out), "--keep-a", "1.0"],
+    )
+    assert r.exit_code == 0, r.output
+    assert [(x["category"], x["kept"]) for x in read(out)] == [("A", True), ("C", True), ("D", False)]
+
+    def honest(msgs, body):
+        # the answering model sees the pixels it is sent: right while ≥ 55% survive masking
+        url = next(p["image_url"]["url"] for p in msgs[-1]["content"] if p["type"] == "image_url")
+        arr = np.array(Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1]))).convert("L"))
+        return "<answer>white</answer>" if (arr > 0).mean() >= 0.55 else "<answer>dark</answer>"
+
+    chat_server.responder = honest
+    Image.new("RGB", (16, 16), (255, 255, 255)).save(tmp_path / "w.png")
+    rows = [{"id": "s", "image": str(tmp_path / "w.png"), "question": "What colour?", "answer": "white"}]
+    out = tmp_path / "m.jsonl"
+    r = runner.invoke(
+        app,
+        [
+            "curate",
+            "mask-difficulty",
+            str(write(tmp_path / "m_in.jsonl", rows)),
+            "-o",
+            str(out),
+            "--k",
+            "2",
+            "--judge-backend",
+            "openai",
+            "--judge-model",
+            "m",
+            "--judge-url",
+            chat_server.base_url,
+        ],
+    )
+    assert r.exit_code == 0, r.output
+    res = read(out)[0]
+    assert res["lambda_star"] == 0.5 and res["curve"][4]["accuracy"] == 1.0
