@@ -252,3 +252,67 @@ def test_custom_matcher_and_failing_matcher():
         "<actions>[['Pick','Apple']]</actions>", "<actions>[['Pick','Apple']]</actions>", matcher=boom
     )
     assert s.value == 0.0 and "judge down" in s.reason
+
+
+# ---- configuration, choices where the spec is open, totality --------------
+
+
+def test_action_map_with_string_keys_is_looked_up():
+    str_keys = {str(k): v for k, v in AMAP.items()}  # as json.load gives it
+    assert reinforced_format(plan([step(0), step(1)]), str_keys).value == 0.5
+
+
+def test_id_missing_from_map_and_empty_names_do_not_match():
+    c = plan([{"action_id": 99, "action_name": ""}])
+    # 0.125 + 0.125·1/1 + 0
+    assert reinforced_format(c, {0: ""}).value == 0.25
+
+
+def test_atomic_actions_as_one_string_is_a_config_error():
+    with pytest.raises(ValueError, match="not one string"):
+        embodied_format(EB, "Pick")
+
+
+def test_embodied_format_custom_atomic_set():
+    # Navigate no longer atomic: actions 0 + 1 → 1/2
+    assert embodied_format(EB, ["Pick"]).value == pytest.approx(0.2 + 0.3 + 0.5 * 0.5)
+
+
+def test_malformed_predicted_items_lower_precision():
+    gold = [["Pick", "Apple"], ["Place", "Apple", "Table"]]
+    pred = [["Pick", "Apple"], ["Place", 3], "Pick Apple", ["Find", 1], ["Place", "Apple", "Table"]]
+    s = planning_scores(pred, gold)
+    # 2 matches; |pred| = 2 good + 2 malformed (the Find item is locomotion, dropped)
+    assert s["quantity"].precision == pytest.approx(2 / 4)
+    assert s["quantity"].recall == 1.0
+    assert s["order"].precision == pytest.approx(2 / 4)
+    # malformed gold items are dropped: R = 1/1
+    assert planning_scores([["Pick", "Apple"]], [["Pick", "Apple"], ["Pick", None]])["quantity"].recall == 1.0
+
+
+def test_plan_scores_reasons():
+    gold = "<actions>[['Pick','Apple'], ['Cut','Bread']]</actions>"
+    s = plan_order_f1("<actions>[['Cut','Bread'], ['Pick','Apple']]</actions>", gold)
+    # LCS 1 of 2 each side: P = R = F1 = 0.5
+    assert s.value == 0.5 and s.reason == "P=0.500 R=0.500"
+    none = plan_f1("I will pick the apple.", gold)
+    assert none.value == 0.0 and none.reason == "completion has no (non-locomotion) actions"
+    assert plan_f1(None, gold).value == 0.0
+    assert plan_f1(gold, None).value is None
+
+
+def test_adversarial_inputs_give_scores():
+    huge = [
+        "{" * 1_000_000,
+        "<actions>" + "[" * 200_000 + "</actions>",
+        "<plans>" + "1.[Navigate] x\n" * 70_000 + "</plans>",
+        json.dumps({"executable_plan": [[1]] * 100_000}),
+    ]
+    for text in huge:
+        for s in (
+            reinforced_format(text, AMAP),
+            reinforced_accuracy(text, GOLD3),
+            embodied_format(text),
+            plan_f1(text, EB),
+        ):
+            assert s.value is not None and -0.25 <= s.value <= 1.0

@@ -20,6 +20,10 @@ REINFORCED_PLAN_KEYS: tuple[str, ...] = (
 
 _PLAN_LINE_RE = re.compile(r"\d+\.\s*\[(\w+)\]")
 _WS_RE = re.compile(r"\s+")
+# The cache keeps its keys (the texts) alive: longer texts are parsed uncached so that
+# 4096 adversarial megabyte completions cannot pin gigabytes. ~8k tokens is far above
+# a real plan, so ordinary completions are always cached.
+_CACHE_MAX_CHARS = 32_768
 
 
 @lru_cache(maxsize=4096)
@@ -31,12 +35,15 @@ def parse_reinforced_plan(text: Any, lenient: bool = False) -> Parsed:
     """The completion's JSON object (strict by default, see
     :func:`groundrl.parse.structured.parse_json_object`).
 
-    Results are cached on ``(text, lenient)`` so the format and accuracy parts of one
-    completion cost one ``json.loads``. **The returned dict is shared: treat it as
-    read-only.**
+    Results are cached on ``(text, lenient)`` (the last 4096 texts up to 32,768
+    characters) so the format and accuracy parts of one completion cost one
+    ``json.loads``. **The returned dict is shared between callers: treat it as
+    read-only** (copy it before changing it).
     """
     if not isinstance(text, str):
         return fail(f"completion is {type(text).__name__}, not text")
+    if len(text) > _CACHE_MAX_CHARS:
+        return parse_json_object(text, lenient=bool(lenient))
     return _parse_plan_cached(text, bool(lenient))
 
 

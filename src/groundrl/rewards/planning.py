@@ -76,6 +76,13 @@ def _valid_step(step: Any) -> bool:
     )
 
 
+def _map_name(action_map: Mapping[Any, Any], action_id: int) -> Any:
+    name = action_map.get(action_id)
+    if name is None:  # a map read straight from JSON has string keys
+        name = action_map.get(str(action_id))
+    return name
+
+
 def reinforced_format(
     completion: Any, action_map: Mapping[int, str] | None = None, lenient: bool = False
 ) -> Score:
@@ -92,8 +99,10 @@ def reinforced_format(
     object (strict ``json.loads``; ``lenient=True`` also accepts a fenced block or an
     object in prose); unparseable → 0 with the reason.
 
-    Our choice where the paper is silent: with no action map the map term is 0 and the
-    reason says so (the maximum is then 0.25).
+    Our choices where the paper is silent: with no action map the map term is 0 and the
+    reason says so (the maximum is then 0.25). ``action_map`` is best built with
+    :func:`load_action_map` (int keys); a map with the ids as decimal strings (straight
+    from ``json.load``) is also looked up correctly.
     """
     parsed = parse_reinforced_plan(completion, lenient=lenient)
     if not parsed.ok:
@@ -119,8 +128,9 @@ def reinforced_format(
         matched = sum(
             1
             for s in valid
-            if s["action_id"] in action_map
-            and normalize_action_name(action_map[s["action_id"]]) == normalize_action_name(s["action_name"])
+            if normalize_action_name(_map_name(action_map, s["action_id"]))
+            == normalize_action_name(s["action_name"])
+            != ""
         )
         map_term = 0.25 * matched / n
         if matched < n:
@@ -227,8 +237,12 @@ def embodied_format(
     * if both the plan-line count and the action count are > 0 and differ, the plan and
       action parts are halved.
 
-    Verbs match the atomic set exactly (case-sensitive, as in the released code).
+    Verbs match the atomic set exactly (case-sensitive, as in the released code), so
+    ``'pick'`` or ``'Find'`` score 0. Passing a single string as ``atomic_actions`` is a
+    configuration error (``ValueError``).
     """
+    if isinstance(atomic_actions, str):
+        raise ValueError("atomic_actions must be a collection of verbs, not one string")
     if not isinstance(completion, str):
         return Score("format", 0.0, f"completion is {type(completion).__name__}, not text")
     verbs = atomic_actions if isinstance(atomic_actions, frozenset) else frozenset(atomic_actions)
@@ -290,22 +304,35 @@ def _norm_object(s: str) -> str:
     return s
 
 
-def canonical_actions(items: Any, synonyms: Mapping[str, str] | None = None) -> list[Action]:
-    """Parsed ``<actions>`` items → canonical tuples ``(verb, obj, …)``: verbs
-    lower-cased and mapped through ``synonyms``, objects case-folded with leading
-    articles dropped; locomotion verbs (find / search / navigate …) removed; items that
-    are not non-empty lists of strings dropped."""
+def _canonical(items: Any, synonyms: Mapping[str, str] | None) -> tuple[list[Action], int]:
+    """Canonical actions and the number of malformed (non-locomotion) items."""
     syn = DEFAULT_VERB_SYNONYMS if synonyms is None else synonyms
     out: list[Action] = []
+    bad = 0
     for it in items if isinstance(items, list) else []:
-        if not isinstance(it, (list, tuple)) or not it or not all(isinstance(x, str) for x in it):
+        if not isinstance(it, (list, tuple)) or not it or not isinstance(it[0], str):
+            bad += 1
             continue
         verb = normalize_action_name(it[0])
         verb = syn.get(verb, verb)
         if verb in LOCOMOTION_VERBS:
             continue
+        if not all(isinstance(x, str) for x in it[1:]):
+            bad += 1
+            continue
         out.append((verb, *(_norm_object(x) for x in it[1:])))
-    return out
+    return out, bad
+
+
+def canonical_actions(items: Any, synonyms: Mapping[str, str] | None = None) -> list[Action]:
+    """Parsed ``<actions>`` items → canonical tuples ``(verb, obj, …)``: verbs
+    case-folded, whitespace collapsed and mapped through ``synonyms``
+    (:data:`DEFAULT_VERB_SYNONYMS` when ``None``; a given map replaces it), objects
+    case-folded, whitespace collapsed, one leading article (the / a / an) dropped;
+    items whose verb is in :data:`LOCOMOTION_VERBS` removed; items that are not
+    non-empty lists of strings dropped. Plurals are kept (``apples`` ≠ ``apple``):
+    stripping a trailing ``s`` would merge ``glass`` with ``glas``."""
+    return _canonical(items, synonyms)[0]
 
 
 def default_matcher(pred: Action, gold: Action) -> bool:
@@ -318,6 +345,9 @@ class PlanningPRF:
     precision: float
     recall: float
     f1: float
+
+
+_ZERO = PlanningPRF(0.0, 0.0, 0.0)  # identity marks "no predicted actions" for the reason
 
 
 def _prf(score: float, n_pred: int, n_gold: int) -> PlanningPRF:
@@ -353,28 +383,48 @@ def planning_scores(
     """EmbodiedBrain's planning P/R/F1 over ``<actions>``, ``{"quantity": …, "order": …}``.
 
     ``pred`` / ``gold`` are completion texts with ``<actions>`` (or bare action-list
-    literals) or parsed lists. Both sides go through :func:`canonical_actions`. A
-    pred×gold 0/1 matrix comes from ``matcher`` (default: canonical verb and objects
-    equal). **Quantity** = size of the maximum one-to-one matching
-    (``scipy.optimize.linear_sum_assignment``); **order** = LCS length with the matrix as
-    equality. ``P = score/|pred|``, ``R = score/|gold|``, ``F1 = 2PR/(P+R)`` (0 if P+R=0).
-    No predicted actions → all 0. No gold actions → ``None`` (undefined).
+    literals) or parsed lists. Both sides go through :func:`canonical_actions`:
+
+    * verbs case-folded and mapped through ``synonyms`` (default
+      :data:`DEFAULT_VERB_SYNONYMS`: pick up / pickup / grasp / take → pick;
+      pick and place / put / put down → place; catch / hand over / give → handover;
+      slide → drag; turn / rotate → twist; chop / slice → cut; rinse / clean → wash);
+    * locomotion (:data:`LOCOMOTION_VERBS`: find, search, navigate, and our additions
+      goto, go to, move to, walk) dropped from both sides;
+    * objects case-folded, whitespace collapsed, one leading article dropped, plurals
+      kept.
+
+    A pred×gold 0/1 matrix comes from ``matcher(pred_action, gold_action) -> bool``
+    (default :func:`default_matcher`: canonical verb and all objects equal).
+    **Quantity** = size of the maximum one-to-one matching
+    (``scipy.optimize.linear_sum_assignment``); **order** = LCS length with the matrix
+    as equality. ``P = score/|pred|``, ``R = score/|gold|``, ``F1 = 2PR/(P+R)`` (0 if
+    P+R = 0).
+
+    Our choices: a malformed predicted item (not a non-empty list of strings, e.g.
+    ``['Pick', 1]`` or ``'Pick Apple'``) counts in ``|pred|`` and never matches, so
+    junk lowers precision; malformed gold items are dropped. No predicted actions →
+    all 0. No gold actions → ``None`` (undefined).
     """
     from scipy.optimize import linear_sum_assignment
 
     g = canonical_actions(_as_items(gold), synonyms)
     if not g:
         return None
-    p = canonical_actions(_as_items(pred), synonyms)
+    p, n_bad = _canonical(_as_items(pred), synonyms)
     if not p:
-        zero = PlanningPRF(0.0, 0.0, 0.0)
-        return {"quantity": zero, "order": zero}
+        return {"quantity": _ZERO, "order": _ZERO}
     match = matcher or default_matcher
     m = np.array([[bool(match(a, b)) for b in g] for a in p], dtype=bool)
     rows, cols = linear_sum_assignment(m.astype(np.int8), maximize=True)
     quantity = int(m[rows, cols].sum())
-    order = _lcs(m)
-    return {"quantity": _prf(quantity, len(p), len(g)), "order": _prf(order, len(p), len(g))}
+    order = _lcs(m)  # malformed items are all-False rows: they change neither score
+    n_pred = len(p) + n_bad
+    return {"quantity": _prf(quantity, n_pred, len(g)), "order": _prf(order, n_pred, len(g))}
+
+
+# Cached pairs keep their texts alive; longer pairs are scored uncached.
+_CACHE_MAX_PAIR_CHARS = 65_536
 
 
 @lru_cache(maxsize=1024)
@@ -386,7 +436,12 @@ def _planning_scores_text(pred: str, gold: str) -> dict[str, PlanningPRF] | None
 def _f1_part(name: str, key: str) -> Callable[..., Score]:
     def part(completion: Any, gold: Any, matcher: Matcher | None = None) -> Score:
         try:
-            if matcher is None and isinstance(completion, str) and isinstance(gold, str):
+            if (
+                matcher is None
+                and isinstance(completion, str)
+                and isinstance(gold, str)
+                and len(completion) + len(gold) <= _CACHE_MAX_PAIR_CHARS
+            ):
                 scores = _planning_scores_text(completion, gold)
             else:
                 scores = planning_scores(completion, gold, matcher=matcher)
@@ -395,6 +450,8 @@ def _f1_part(name: str, key: str) -> Callable[..., Score]:
         if scores is None:
             return Score(name, None, "gold has no (non-locomotion) actions")
         prf = scores[key]
+        if prf is _ZERO:
+            return Score(name, 0.0, "completion has no (non-locomotion) actions")
         return Score(name, prf.f1, f"P={prf.precision:.3f} R={prf.recall:.3f}")
 
     part.__name__ = name
