@@ -28,6 +28,8 @@ def _metric(fn, name):
 
 
 def build(atomic_actions: Any = None, judge: Any = None) -> Rubric:
+    if isinstance(atomic_actions, str):
+        raise ValueError("atomic_actions must be a collection of verbs, not one string")
     verbs = frozenset(atomic_actions) if atomic_actions is not None else DEFAULT_ATOMIC_ACTIONS
     parts = [
         Part("format", lambda completion: embodied_format(completion, verbs), weight=0.2 if judge else 1.0),
