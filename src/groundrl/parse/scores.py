@@ -1,41 +1,97 @@
-"""Scores and verdicts written by generative reward models."""
+"""Scores and pairwise verdicts written by generative reward models.
+
+Every function here is total: any input (``None``, bytes, a megabyte of ``<``) gives a
+value or a reason, never an exception. Only bad *configuration* (``lo > hi``, an unknown
+``which``) raises, with a message saying what to change.
+
+Choices where the papers are silent:
+
+* **Which ``<score>``** (:func:`parse_score`): the **last** complete pair by default.
+  Judges restate or revise a score inside their critique ("I first thought <score>2</score>
+  …") and end with the final one, so the last pair is the judge's decision. Pairs are read
+  by :mod:`groundrl.parse.tags` (tag names case-insensitive, non-nesting, content stripped).
+* **What a score is**: a plain decimal and nothing else, ``"7"``, ``"7.5"``, ``" 7 "``,
+  ``"10.0"``, ``"+7"``, ``"7."``, ``".5"``; optionally followed by ``/hi`` ("7/10" → 7 on a
+  0–10 scale), since judges often restate the scale. A different denominator ("7/5",
+  "8/100") is a different scale and is rejected rather than silently misread; so are
+  exponents ("1e1"), words ("seven") and extra text ("7, maybe 8").
+* **Range**: a score outside ``[lo, hi]`` is not a score (value ``None``, reason
+  ``"score out of range: …"``); callers turn that into format 0 and accuracy 0.
+
+:func:`parse_number` is the project's number reader (:mod:`groundrl.parse.numbers`),
+re-exported here: the first number in the text as a float, accepting ``"7"``, ``"-3"``,
+``"7.5"``, ``".5"``, ``"1e2"`` (= 100.0) and ``"1,234"``; ``"7/10"`` gives 7; ``inf``/``nan``
+are never numbers.
+"""
 
 from __future__ import annotations
 
+import math
 import re
+import reprlib
+from numbers import Integral, Real
 from typing import Any
 
 from groundrl.parse.numbers import parse_number
 from groundrl.parse.result import Parsed, fail
 from groundrl.parse.tags import find_tag
 
-# "7", "7.5", " 7 ", "7/10", "7 / 10", "+7": a score and nothing else (an optional
-# "/ max" suffix is tolerated because judges often write "8/10").
-_SCORE_RE = re.compile(r"\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+))\s*(?:/\s*\d+(?:\.\d+)?)?\s*")
-_ALNUM_RE = re.compile(r"[^0-9A-Za-z]+")
+__all__ = [
+    "answer_alnum",
+    "parse_number",
+    "parse_pairwise_verdict",
+    "parse_preferred",
+    "parse_score",
+    "parse_unit_score",
+]
+
+# A decimal, then optionally "/ denominator". Applied with fullmatch to stripped tag
+# content; no nested quantifiers, so it is linear on any content.
+_SCORE_RE = re.compile(r"([-+]?(?:\d+(?:\.\d*)?|\.\d+))(?:\s*/\s*(\d+(?:\.\d+)?))?")
+_NON_ALNUM_RE = re.compile(r"[^0-9A-Za-z]+")
 
 
 def parse_score(
     text: Any, lo: float = 0.0, hi: float = 10.0, tag: str = "score", which: str = "last"
 ) -> Parsed:
-    """The number inside ``<tag>…</tag>`` (the last complete pair by default: judges that
-    restate a score end with their final one). The content must be a number, optionally
-    followed by ``/max``; it must lie in ``[lo, hi]``."""
-    inner = find_tag(text, tag, which="last" if which == "last" else "first")
+    """The number inside ``<tag>…</tag>``: the ``which`` (``"last"`` or ``"first"``)
+    complete pair; its content must be a decimal, optionally followed by ``/hi``, that
+    lies in ``[lo, hi]`` (both ends included).
+
+    Returns ``Parsed(float)``, or ``Parsed(None, reason)`` when the tag is absent, its
+    content is not a number, or the number is out of range.
+
+    Raises ``ValueError`` for bad configuration: non-finite or inverted bounds, an empty
+    tag, ``which`` not ``"first"``/``"last"``.
+    """
+    if which not in ("first", "last"):
+        raise ValueError(f"which must be 'first' or 'last', got {which!r}")
+    if not (isinstance(tag, str) and tag.strip()):
+        raise ValueError(f"tag must be a non-empty tag name such as 'score', got {tag!r}")
+    lo, hi = float(lo), float(hi)
+    if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
+        raise ValueError(f"need finite bounds with lo <= hi, got lo={lo!r}, hi={hi!r}")
+    inner = find_tag(text, tag, which=which)
     if inner is None:
         return fail(f"no <{tag}>…</{tag}>")
     m = _SCORE_RE.fullmatch(inner)
     if m is None:
         return fail(f"<{tag}> is not a number: {inner[:40]!r}")
     v = float(m.group(1))
+    if m.group(2) is not None and float(m.group(2)) != hi:
+        return fail(f"<{tag}> is on another scale: {inner[:40]!r} (expected out of {hi:g})")
     if not lo <= v <= hi:
-        return fail(f"score {v:g} outside [{lo:g}, {hi:g}]")
+        return fail(f"score out of range: {v:g} not in [{lo:g}, {hi:g}]")
     return Parsed(v)
 
 
 def parse_unit_score(text: Any) -> float:
-    """EmbodiedBrain planning-GRM score: the first number inside the first ``<score>``,
-    clamped to ``[0, 1]``; ``0.0`` when there is no tag or no number."""
+    """EmbodiedBrain planning-GRM score from ``<think>…</think><score>0.00-1.00</score>``.
+
+    Rule: the first number inside the **first** ``<score>`` pair, clamped to ``[0, 1]``
+    (``1.7`` → 1.0, ``-2`` → 0.0); ``0.0`` when there is no pair or no number in it. The
+    number is read by :func:`parse_number`, so ``"0.85 (good)"`` → 0.85 and ``"1e2"`` → 1.0.
+    """
     inner = find_tag(text, "score")
     if inner is None:
         return 0.0
@@ -46,19 +102,51 @@ def parse_unit_score(text: Any) -> float:
 
 
 def answer_alnum(text: Any) -> str:
-    """Alphanumerics of the first ``<answer>`` content (of the whole text if none)."""
+    """The ASCII alphanumerics of the first ``<answer>`` content, or of the whole text
+    when there is no complete ``<answer>`` pair; ``""`` for non-text."""
     if not isinstance(text, str):
         return ""
     inner = find_tag(text, "answer")
-    return _ALNUM_RE.sub("", text if inner is None else inner)
+    return _NON_ALNUM_RE.sub("", text if inner is None else inner)
 
 
 def parse_pairwise_verdict(text: Any) -> Parsed:
-    """Which of two responses a judge prefers, by Proxy-GRM's rule: take the
-    alphanumerics of the first ``<answer>`` content (the whole text when there is none);
-    the verdict is 1 or 2 when exactly one of the characters '1' and '2' occurs there."""
+    """Which of two responses a judge prefers, by Proxy-GRM's rule.
+
+    Take the alphanumerics of the first ``<answer>`` content (the whole text when there
+    is no ``<answer>`` pair, as in the paper's code). The verdict is ``1`` or ``2`` when
+    exactly one of the characters ``'1'`` and ``'2'`` occurs there: ``"Response 1"`` → 1,
+    ``"2"`` → 2; ``"12"``, ``"1 or 2"``, ``""`` and ``"neither"`` → ``None`` with a reason.
+    Other digits are ignored (``"Response 1 (score 9)"`` → 1).
+    """
     chars = answer_alnum(text)
     has1, has2 = "1" in chars, "2" in chars
-    if has1 == has2:
-        return fail("both '1' and '2' in the answer" if has1 else "no '1' or '2' in the answer")
+    if has1 and has2:
+        return fail("both '1' and '2' in the answer")
+    if not (has1 or has2):
+        return fail("no '1' or '2' in the answer")
     return Parsed(1 if has1 else 2)
+
+
+def parse_preferred(value: Any) -> Parsed:
+    """A pairwise label (which response is preferred) as ``1`` or ``2``.
+
+    Accepts the ints ``1``/``2`` (numpy integers too), the integral floats ``1.0``/``2.0``
+    (dataset columns holding a missing value turn into floats) and the strings ``"1"``/
+    ``"2"`` with surrounding whitespace. Anything else, ``True`` included, is
+    ``Parsed(None, "preferred must be 1 or 2, got …")``.
+    """
+    if isinstance(value, bool):
+        v: Any = None
+    elif isinstance(value, Integral):
+        v = int(value)
+    elif isinstance(value, Real):
+        f = float(value)
+        v = int(f) if f in (1.0, 2.0) else None
+    elif isinstance(value, str):
+        v = int(value.strip()) if value.strip() in ("1", "2") else None
+    else:
+        v = None
+    if v not in (1, 2):
+        return fail(f"preferred must be 1 or 2, got {reprlib.repr(value)}")
+    return Parsed(v)

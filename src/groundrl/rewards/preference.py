@@ -1,11 +1,16 @@
-"""Proxy-GRM: rewards for a pairwise generative reward model writing
-``<rubric>…</rubric><eval>…</eval><answer>1|2</answer>``."""
+"""Proxy-GRM: rule rewards for a pairwise generative reward model writing
+``<rubric>…</rubric><eval>…</eval><answer>1|2</answer>``.
+
+The paper's policy reward is ``accuracy (±1) + proxy (±1) + 0.5 · format (0/1)``; the
+proxy part is a judge call (:class:`groundrl.judges.papers.ProxyAgent`) given
+:func:`rubric_text`, and the weighted sum lives in :mod:`groundrl.recipes.proxy_grm`.
+"""
 
 from __future__ import annotations
 
 from typing import Any
 
-from groundrl.parse.scores import parse_pairwise_verdict
+from groundrl.parse.scores import parse_pairwise_verdict, parse_preferred
 from groundrl.types import Score
 
 _LAYOUTS = (("rubric", "eval", "answer"), ("think", "summary", "answer"))
@@ -28,36 +33,55 @@ def _full_match(s: str, tags: tuple[str, str, str]) -> bool:
 
 
 def proxy_format(completion: Any) -> Score:
-    """Proxy-GRM format reward (0/1): after removing newlines the text fully matches
-    ``<rubric>.*?</rubric><eval>.*?</eval><answer>.*?</answer>`` (or
-    ``<think>…</think><summary>…</summary><answer>…</answer>``) with exactly one
-    opening tag of each. Tags are matched case-sensitively, as in the paper's regex."""
+    """Proxy-GRM format reward (0/1), the paper's check::
+
+        s = completion.replace("\n", "")
+        1 if re.fullmatch(r"<rubric>.*?</rubric><eval>.*?</eval><answer>.*?</answer>", s)
+             and s.count("<rubric>") == s.count("<eval>") == s.count("<answer>") == 1
+        else 0
+
+    or the same with ``<think>…</think><summary>…</summary><answer>…</answer>``. So the text
+    must start with the first opening tag and end with ``</answer>``, nothing (not even a
+    space) may sit between a closing tag and the next opening tag, and line breaks are
+    ignored. Tags are case-sensitive, as in the paper's regex. Decided without a
+    backtracking regex (:func:`_full_match`), linear on adversarial megabytes.
+    """
     if not isinstance(completion, str):
         return Score("format", 0.0, f"completion is {type(completion).__name__}, not text")
     s = completion.replace("\n", "")
     for tags in _LAYOUTS:
         if all(s.count(f"<{t}>") == 1 for t in tags) and _full_match(s, tags):
             return Score("format", 1.0)
+    counts = {t: s.count(f"<{t}>") for t in _LAYOUTS[0]}
+    repeated = [f"<{t}>" for t, k in counts.items() if k > 1]
+    if repeated:
+        return Score("format", 0.0, f"opening tag {repeated[0]} occurs more than once")
     return Score("format", 0.0, "not exactly <rubric>…</rubric><eval>…</eval><answer>…</answer>")
 
 
 def proxy_accuracy(completion: Any, preferred: Any) -> Score:
-    """±1 verdict accuracy: +1 when exactly one of '1'/'2' occurs in the alphanumerics of
-    the first ``<answer>`` (whole text if none) and it is ``preferred``; else −1.
-    ``preferred`` must be 1 or 2 (int or string): anything else is a data error and the
-    part does not apply (``None`` with the reason)."""
-    try:
-        pref = int(str(preferred).strip())
-    except ValueError:
-        pref = 0
-    if pref not in (1, 2) or isinstance(preferred, bool):
-        return Score("accuracy", None, f"preferred must be 1 or 2, got {preferred!r}")
+    """Proxy-GRM verdict accuracy (±1).
+
+    ``+1`` when exactly one of the characters '1'/'2' occurs in the alphanumerics of the
+    first ``<answer>`` content (the whole text when there is no ``<answer>`` pair, as in
+    the paper's code) and it is ``preferred``; ``−1`` otherwise, including both or neither
+    digit (``"12"``, ``""``) and non-text completions. See
+    :func:`groundrl.parse.scores.parse_pairwise_verdict`.
+
+    ``preferred`` may be ``1``, ``2``, ``"1"``, ``"2"`` (or ``1.0``/``2.0``). Anything else
+    is a *data* error, not the policy's: ``−1`` would punish the policy for it and ``0``
+    would still pull the group's mean, so the part does not apply (``value=None``, TRL's
+    "ignore this reward", with reason ``"preferred must be 1 or 2, got …"``).
+    """
+    pref = parse_preferred(preferred)
+    if not pref.ok:
+        return Score("accuracy", None, pref.error)
     v = parse_pairwise_verdict(completion)
     if not v.ok:
         return Score("accuracy", -1.0, v.error)
-    if v.value != pref:
-        return Score("accuracy", -1.0, f"picked {v.value}, preferred {pref}")
-    return Score("accuracy", 1.0)
+    if v.value != pref.value:
+        return Score("accuracy", -1.0, f"picked {v.value}, preferred {pref.value}")
+    return Score("accuracy", 1.0, f"picked {v.value}")
 
 
 def rubric_text(completion: Any) -> str:
