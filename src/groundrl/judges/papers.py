@@ -12,7 +12,7 @@ from groundrl.judges import prompts
 from groundrl.judges.base import Generation, JudgeBackend, SamplingParams
 from groundrl.parse.answers import extract_answer
 from groundrl.parse.grounding import extract_temporal_mentions
-from groundrl.parse.scores import parse_pairwise_verdict, parse_score, parse_unit_score
+from groundrl.parse.scores import parse_pairwise_verdict, parse_preferred, parse_score, parse_unit_score
 from groundrl.rewards.planning import DEFAULT_ATOMIC_ACTIONS
 from groundrl.rewards.preference import rubric_text
 from groundrl.rubric import Part
@@ -135,10 +135,7 @@ class ProxyAgent(PaperJudge):
             if verdict is None:
                 scores[i] = Score("proxy", 0.0, why)
                 continue
-            try:
-                pref = int(str(samples[i].get("preferred")).strip())
-            except ValueError:
-                pref = 0
+            pref = parse_preferred(samples[i].get("preferred")).value
             if pref not in (1, 2):
                 scores[i] = Score("proxy", None, "preferred must be 1 or 2")
             else:

@@ -20,8 +20,7 @@ from typing import Any
 
 from groundrl.augment import mask_patches, shuffle_frames, shuffle_reasoning
 from groundrl.integrations.common import completion_text
-from groundrl.parse.scores import parse_score
-from groundrl.rewards.scoring import combine_boosts, contrastive_boost, score_accuracy
+from groundrl.rewards.scoring import combine_boosts, contrastive_boost, eqa_accuracy
 
 PERTURBATIONS = ("temporal", "spatial", "reasoning")
 
@@ -48,11 +47,8 @@ def expand(
 
 
 def _acc(completion: Any, gt: Any) -> float:
-    s = parse_score(completion_text(completion), 0, 10)
-    try:
-        return score_accuracy(s.value, float(gt)) if s.ok else 0.0
-    except (TypeError, ValueError):
-        return 0.0
+    # the same accuracy (and the same handling of bad or out-of-range gold) as the recipe
+    return eqa_accuracy(completion_text(completion), gt).value or 0.0
 
 
 def contrastive_reward(delta: float = 0.95, mu: float = 0.3, min_acc: float = 0.1):
