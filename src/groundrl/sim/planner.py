@@ -145,6 +145,21 @@ def _candidates(env: Env, types: set[str], goal: Goal, macros: bool = False) -> 
     return list(dict.fromkeys(out))
 
 
+def _nav_lower_bound(env: Env, goal: Goal, objs: list[str]) -> int:
+    """Finds the final placement still needs: reaching an object's spot (unless there or
+    holding it) and then a target receptacle's spot (unless the object is already at
+    one). Each is a distinct ``find`` step, so the bound stays admissible."""
+    here = env.spot(env.at) if env.at else None
+    targets = {env.spot(r) for r in env.ids_of_type(goal.recep)}
+    if env.held in objs:
+        return 0 if here in targets else 1
+    best = 2
+    for o in objs:
+        so = env.spot(o)
+        best = min(best, (0 if so == here else 1) + (0 if so in targets else 1))
+    return best
+
+
 def _h(env: Env, goal: Goal) -> int:
     """Admissible lower bound on the steps left: distinct steps every completion needs."""
     from groundrl.sim.goals import conditions
@@ -159,6 +174,8 @@ def _h(env: Env, goal: Goal) -> int:
     placed_ok = conds[-2] if goal.sliced else conds[-1]
     if not placed_ok:
         h += 1 if env.held in objs else 2  # (pickup +) put
+        if goal.mrecep is None and goal.task_type != "pick_two_obj_and_place":
+            h += _nav_lower_bound(env, goal, objs)
     state = {
         "pick_clean_then_place_in_recep": env.clean,
         "pick_heat_then_place_in_recep": env.hot,
