@@ -47,3 +47,28 @@ def test_sft_trainer_runs_on_tiny_vlm_with_images(tiny_vlm_dir, tmp_path):
     changed = [n for n, p in trainer.model.named_parameters() if not torch.equal(before[n], p.detach())]
     assert changed and any("visual" in n for n in changed)
     assert any("loss" in h for h in trainer.state.log_history)
+
+
+@pytest.mark.slow
+def test_sft_cli_cold_start(tmp_path):
+    import json
+
+    from typer.testing import CliRunner
+
+    from groundrl.cli.main import app
+
+    Image.new("RGB", (40, 40), (9, 9, 200)).save(tmp_path / "f.png")
+    data = tmp_path / "d.jsonl"
+    data.write_text(
+        "".join(
+            json.dumps({"prompt": "Plan.", "target": "find a Apple", "images": ["f.png"]}) + "\n"
+            for _ in range(4)
+        )
+    )
+    r = CliRunner().invoke(
+        app, ["sft", str(data), "-o", str(tmp_path / "out"), "--max-steps", "3", "--lr", "1e-3"]
+    )
+    assert r.exit_code == 0, r.output
+    assert "saved to" in r.output and (tmp_path / "out" / "final").is_dir()
+    r = CliRunner().invoke(app, ["sft", str(data), "--model", str(tmp_path / "nope")], env={"COLUMNS": "250"})
+    assert r.exit_code != 0 and "not a local path" in r.output
