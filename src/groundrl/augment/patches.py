@@ -1,5 +1,4 @@
-"""Spatial perturbations: 16×16 patches set to 0 (EQA-RM, 15%), and random pixel masking
-(EmbodiedBrain's masking-sensitivity difficulty)."""
+"""Spatial perturbation (EQA-RM C-GRPO): 15% of the 16×16 patches of a frame set to 0."""
 
 from __future__ import annotations
 
@@ -8,55 +7,49 @@ from typing import Any
 
 import numpy as np
 
-
-def _as_array(image: Any) -> tuple[np.ndarray, Any]:
-    from PIL import Image
-
-    if isinstance(image, Image.Image):
-        return np.array(image), image.mode
-    arr = np.asarray(image)
-    if arr.ndim not in (2, 3):
-        raise ValueError(f"expected an H×W or H×W×C image, got shape {arr.shape}")
-    return arr.copy(), None
+from groundrl.augment.masking import (
+    check_image,
+    check_ratio,
+    check_rng,
+    image_hw,
+    round_half_up,
+    zero_pixels,
+)
 
 
-def _back(arr: np.ndarray, mode: Any) -> Any:
-    from PIL import Image
-
-    return Image.fromarray(arr, mode=mode) if mode is not None else arr
+def patch_grid(height: int, width: int, patch: int = 16) -> tuple[int, int]:
+    """``(rows, cols)`` of the patch grid: ``ceil(H / patch) × ceil(W / patch)``."""
+    return -(-height // patch), -(-width // patch)
 
 
 def mask_patches(
     image: Any, rng: random.Random, ratio: float = 0.15, patch: int = 16
 ) -> tuple[Any, list[int]]:
-    """Set ``round(ratio · n_patches)`` patches of ``patch × patch`` pixels to 0, chosen
-    uniformly without replacement; patches tile the image from the top-left, and partial
-    patches at the right/bottom edges count as patches (their in-image pixels are zeroed).
-    Returns the new image (PIL in → PIL out, same mode) and the masked patch indices
-    (row-major)."""
-    if not 0 <= ratio <= 1:
-        raise ValueError(f"ratio must be in [0, 1], got {ratio}")
-    if patch < 1:
-        raise ValueError(f"patch must be ≥ 1, got {patch}")
-    arr, mode = _as_array(image)
-    h, w = arr.shape[:2]
-    rows, cols = -(-h // patch), -(-w // patch)
+    """Zero ``k = round_half_up(ratio · n_patches)`` of the image's ``patch × patch``
+    patches, chosen uniformly without replacement (EQA-RM: ratio 0.15, patch 16).
+
+    Patches tile the image from the top-left corner; patch ``i`` is at grid row
+    ``i // cols``, column ``i % cols`` (row-major). Edge rule (the paper is silent): when
+    ``H`` or ``W`` is not a multiple of ``patch``, the partial patches along the right and
+    bottom edges are patches too, and masking one zeroes the pixels it has (a 40×40 image
+    has 3×3 = 9 patches, the last row and column 8 pixels deep). Halves round up
+    (``0.15 · 10 = 1.5`` → 2 patches).
+
+    Returns ``(new_image, masked_patch_indices)`` with the indices ascending; PIL in → PIL
+    out (same mode and palette), array in → array out (same dtype). ``image`` is not
+    modified.
+    """
+    check_rng(rng, "mask_patches(image, rng, ratio=0.15, patch=16)")
+    ratio = check_ratio(ratio)
+    if isinstance(patch, bool) or not isinstance(patch, int) or patch < 1:
+        raise ValueError(f"patch must be an int ≥ 1 (pixels per patch side), got {patch!r}")
+    check_image(image)
+    h, w = image_hw(image)
+    rows, cols = patch_grid(h, w, patch)
     n = rows * cols
-    chosen = sorted(rng.sample(range(n), round(ratio * n)))
-    for k in chosen:
-        r, c = divmod(k, cols)
-        arr[r * patch : (r + 1) * patch, c * patch : (c + 1) * patch] = 0
-    return _back(arr, mode), chosen
-
-
-def mask_pixels(image: Any, rng: random.Random, ratio: float) -> Any:
-    """Set ``round(ratio · H · W)`` pixel positions (all channels) to 0, uniformly without
-    replacement."""
-    if not 0 <= ratio <= 1:
-        raise ValueError(f"ratio must be in [0, 1], got {ratio}")
-    arr, mode = _as_array(image)
-    h, w = arr.shape[:2]
-    k = round(ratio * h * w)
-    idx = np.array(rng.sample(range(h * w), k), dtype=np.int64)
-    arr.reshape(h * w, -1)[idx] = 0
-    return _back(arr, mode)
+    chosen = sorted(rng.sample(range(n), round_half_up(ratio * n)))
+    mask = np.zeros((h, w), dtype=bool)
+    for i in chosen:
+        r, c = divmod(i, cols)
+        mask[r * patch : (r + 1) * patch, c * patch : (c + 1) * patch] = True
+    return zero_pixels(image, mask), chosen
