@@ -1,42 +1,78 @@
-"""EQA-RM rejective fine-tuning data (Eq. 1): keep the auxiliary evaluations that are
-correct, ``|s_gt − s_aux| < τ`` (strict, τ = 2 by default), unless all N of the instance
-are correct — such an instance is too easy to teach anything."""
+"""EQA-RM rejective fine-tuning data (Eq. 1).
+
+For an instance with ground-truth score ``s_gt`` and N auxiliary evaluations
+``(c_i, s_i)``, evaluation i is *correct* when ``|s_gt − s_i| < τ`` (strict; τ = 2 by
+default, so on the 0–10 scale a score off by 2 is wrong; differences within 1e-9 of
+τ count as equal to τ, so float rounding cannot flip the boundary). The correct evaluations are
+kept for supervised fine-tuning — unless all N are correct: such an instance is too easy
+to teach anything and contributes nothing.
+"""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 from groundrl.parse.numbers import parse_exact_number
 from groundrl.parse.tags import find_tag
 
+# |7.1 − 9.1| is 1.9999999999999991 in floats: a difference that equals τ up to rounding
+# is not below τ.
+_EPS = 1e-9
 
-def _score(value: Any) -> float | None:
+
+def read_score(value: Any) -> float | None:
+    """A score given as a number, a numeric string (``"7"``, ``" 7.5 "``) or a text with a
+    ``<score>`` tag (the last tag's content, which must itself be a plain number); ``None``
+    when missing or unparseable. Booleans, NaN and infinities are not scores."""
     if isinstance(value, str) and "<score" in value.lower():
         value = find_tag(value, "score", which="last")
-    r = parse_exact_number(value)
-    return r.value if r.ok else None
+    parsed = parse_exact_number(value)
+    return parsed.value if parsed.ok else None
+
+
+def _eval_score(ev: Any) -> float | None:
+    # The `score` field decides when present; without it, a <score> tag in the critique
+    # (EQA-RM evaluations are "<critique>…</critique><score>s</score>" texts) is used.
+    if not isinstance(ev, dict):
+        return read_score(ev)
+    if ev.get("score") is not None:
+        return read_score(ev["score"])
+    crit = ev.get("critique")
+    return read_score(crit) if isinstance(crit, str) and "<score" in crit.lower() else None
 
 
 def rejective_filter(record: dict[str, Any], tau: float = 2.0) -> dict[str, Any]:
     """``{id, gt_score, evaluations: [{critique, score}, …]}`` → ``{id, kept, reason}``.
 
-    An evaluation whose score is missing or unparseable (a number, a numeric string, or
-    text with a ``<score>`` tag; the critique is searched when ``score`` is absent) is
-    incorrect. ``reason``: ``kept``, ``too_easy`` (all correct: nothing kept) or
-    ``none_correct``."""
-    if tau <= 0:
-        raise ValueError(f"tau must be > 0, got {tau}")
-    gt = _score(record.get("gt_score"))
-    evals = record.get("evaluations") or []
+    ``kept`` lists the indices (ascending) of the evaluations to train on. ``reason``:
+
+    * ``"kept"`` — at least one evaluation is correct and at least one is not;
+    * ``"too_easy"`` — all N (N ≥ 1) are correct: nothing is kept;
+    * ``"none_correct"`` — no evaluation is correct (also: no evaluations, or a missing or
+      unparseable ``gt_score``, against which nothing can be correct).
+
+    An evaluation's score is its ``score`` field (a number, a numeric string or a text
+    with a ``<score>`` tag); when that field is absent or null, the last ``<score>`` tag
+    of its ``critique``; an evaluation given as a bare string or number is read the same
+    way. A missing or unparseable score makes the evaluation incorrect. Total on malformed
+    records; only ``tau`` is validated (``ValueError`` unless a finite number > 0).
+    """
+    if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not math.isfinite(tau) or tau <= 0:
+        raise ValueError(f"tau must be a finite number > 0 (EQA-RM uses 2), got {tau!r}")
+    if not isinstance(record, dict):
+        return {"id": None, "kept": [], "reason": "none_correct"}
+    gt = read_score(record.get("gt_score"))
+    evals = record.get("evaluations")
+    if not isinstance(evals, (list, tuple)):
+        evals = []
     correct = []
     for i, ev in enumerate(evals):
-        s = _score(ev.get("score")) if isinstance(ev, dict) and ev.get("score") is not None else None
-        if s is None and isinstance(ev, dict):
-            s = _score(ev.get("critique"))
-        if gt is not None and s is not None and abs(gt - s) < tau:
+        s = _eval_score(ev)
+        if gt is not None and s is not None and abs(gt - s) < tau - _EPS:
             correct.append(i)
-    if evals and len(correct) == len(evals):
-        return {"id": record.get("id"), "kept": [], "reason": "too_easy"}
     if not correct:
         return {"id": record.get("id"), "kept": [], "reason": "none_correct"}
+    if len(correct) == len(evals):
+        return {"id": record.get("id"), "kept": [], "reason": "too_easy"}
     return {"id": record.get("id"), "kept": correct, "reason": "kept"}
