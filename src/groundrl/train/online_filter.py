@@ -7,31 +7,17 @@ the accuracy reward function records each batch's values; after TRL scores a gen
 batch we **zero the advantages of rejected groups** (a subclass of ``GRPOTrainer``
 overriding ``_generate_and_score_completions``), so they add nothing to the loss, and log
 ``online_filter/kept_frac``. Not done: the paper's buffer that refills rejected groups
-before an optimisation step — each step here trains on the kept groups only.
+before an optimisation step — each step here trains on the kept groups only
+(:class:`groundrl.curate.online_filter.OnlineFilterBuffer` holds the buffer logic, not yet
+wired into TRL's loop).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
-
-def group_keep_mask(
-    accuracies: Sequence[float], group_size: int, lo: float = 0.1, hi: float = 0.9, full: float = 1.0
-) -> list[bool]:
-    """Per completion: is its group kept? Groups are consecutive runs of ``group_size``."""
-    if group_size < 1:
-        raise ValueError(f"group_size must be ≥ 1, got {group_size}")
-    if not 0 <= lo <= hi <= 1:
-        raise ValueError(f"need 0 ≤ lo ≤ hi ≤ 1, got lo={lo}, hi={hi}")
-    if len(accuracies) % group_size:
-        raise ValueError(f"{len(accuracies)} completions do not split into groups of {group_size}")
-    keep: list[bool] = []
-    for g in range(0, len(accuracies), group_size):
-        group = accuracies[g : g + group_size]
-        frac = sum(1 for a in group if a is not None and a >= full - 1e-9) / group_size
-        keep.extend([lo <= frac <= hi] * group_size)
-    return keep
+from groundrl.curate.online_filter import group_keep_mask
 
 
 class AccuracyRecorder:
