@@ -1,73 +1,323 @@
-"""EB-ALFRED's evaluation loop: the policy plans, steps run until one fails, then it
-re-plans from the current state with the feedback, up to the step budget."""
+"""EB-ALFRED's evaluation protocol on the simulator.
+
+For each task the policy sees the instruction, the textual observation, optionally a
+rendered image, and the feedback so far, and answers a multi-step plan in any
+vocabulary. The steps run in order until one fails (or the episode ends); then the
+policy re-plans from the current state with the feedback. As in EmbodiedBench's
+``EB_AlfredEvaluator``:
+
+* the episode ends on success, after ``max_steps`` environment steps (30) or
+  ``max_invalid`` invalid actions (10), or when the policy answers an empty plan;
+* an answer no plan can be read from (e.g. malformed JSON) is an invalid action that
+  takes no environment step, and the policy is asked again;
+* a step that cannot be parsed or resolved is an invalid environment step (with the
+  resolver's reason as feedback), like a failed action.
+
+Where EmbodiedBench is silent we chose: a plan whose steps are all no-ops (ALFRED
+``NoOp``) ends the episode like an empty one; and the policy is asked at most
+``max_steps + max_invalid`` times, so a policy that answers non-empty plans that never
+step cannot loop forever.
+
+Metrics per group (:func:`summarise`), each a mean over its episodes:
+``success_rate`` = mean [all goal conditions met]; ``progress_rate`` = mean
+(satisfied goal conditions / all goal conditions) (ALFRED's goal-condition success);
+``env_steps`` = mean environment steps; ``invalid_steps`` = mean invalid actions
+(environment + unreadable answers); ``planner_calls`` = mean times the policy was asked.
+"""
 
 from __future__ import annotations
 
+import json
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from groundrl.sim.execute import run_steps
 from groundrl.sim.goals import progress, satisfied
-from groundrl.sim.policies import Policy
+from groundrl.sim.policies import Feedback, PlanRequest
+from groundrl.sim.render import render_scene
 from groundrl.sim.tasks import Task
+from groundrl.sim.vocab import VOCABS, action_space, intent_to_skills, split_plan, to_intent
+from groundrl.sim.world import Env, invalid
 
 
-def run_episode(
-    task: Task, policy: Policy, max_steps: int = 30, max_invalid: int = 10, max_replans: int = 10
-) -> dict[str, Any]:
-    env = task.env(max_steps, max_invalid)
-    feedback: list[str] = []
-    for _ in range(max_replans + 1):
-        if env.done or satisfied(task.goal, env):
+@dataclass
+class EpisodeResult:
+    id: str
+    subset: str
+    task_type: str
+    instruction: str
+    success: bool
+    progress: float
+    conditions: tuple[int, int]
+    env_steps: int
+    invalid_steps: int
+    output_errors: int
+    planner_calls: int
+    end: str
+    vocab: str | None = None
+    history: list[Feedback] = field(default_factory=list)
+
+    def to_dict(self, history: bool = True) -> dict[str, Any]:
+        d = asdict(self)
+        d["conditions"] = list(self.conditions)
+        if not history:
+            d.pop("history")
+        return d
+
+
+def _label(step: Any) -> str:
+    if isinstance(step, str):
+        return step
+    try:
+        return json.dumps(step, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return repr(step)[:200]
+
+
+Episode = Generator[PlanRequest, Any, EpisodeResult]
+
+
+def episode(
+    task: Task,
+    env: Env,
+    *,
+    vocab: Callable[[], str] | str = "auto",
+    needs_image: bool = False,
+    max_calls: int | None = None,
+) -> Episode:
+    """One episode as a generator: it yields a :class:`PlanRequest` whenever it needs a
+    plan, is sent the policy's answer, and returns the :class:`EpisodeResult`.
+    ``env`` must be fresh (``task.env(max_steps, max_invalid)``); ``vocab`` is the
+    plans' vocabulary (or a callable read at every answer)."""
+    history: list[Feedback] = []
+    actions: dict[int, str] | None = None
+    errors = calls = 0
+    end = ""
+    found: str | None = None
+    max_calls = env.max_steps + env.max_invalid if max_calls is None else max_calls
+    while True:
+        if satisfied(task.goal, env):
+            end = "success"
             break
-        plan = policy.plan(task, env, feedback)
-        if not plan:
+        if env.done:
+            end = "step budget" if env.steps >= env.max_steps else "invalid budget"
             break
-        fb, _, err, _ = run_steps(env, task, plan, stop_on_failure=True)
-        feedback.extend(fb or ([f"Last action is invalid. {err}"] if err else []))
-        if err and not fb:
+        if env.invalid_steps + errors >= env.max_invalid:
+            end = "invalid budget"
+            break
+        if calls >= max_calls:
+            end = "planner call limit"
+            break
+        image = render_scene(env) if needs_image else None
+        plan = yield PlanRequest(task, task.instruction, env.observation(), image, tuple(history))
+        calls += 1
+        if plan is None:
+            end = "empty plan"
+            break
+        want = vocab() if callable(vocab) else vocab
+        if want not in VOCABS:
+            want = "auto"
+        if actions is None and _may_use_ids(plan):
+            actions = action_space(task.scene)
+        steps, found_now, err = split_plan(plan, want, actions)
+        # nothing in any vocabulary (prose, malformed JSON): EB-ALFRED's "invalid output"
+        if err or (steps and found_now is None):
+            errors += 1
+            history.append(
+                Feedback(_label(plan)[:200], invalid(f"No plan could be read: {err or 'no known actions'}"))
+            )
+            continue
+        if not steps:
+            end = "empty plan"
+            break
+        found = found_now
+        if found == "reinforced":
+            env.auto_open = True  # as execute(): that vocabulary has no open/close
+        stepped = _run_until_failure(env, steps, found, history)
+        if not stepped:
+            end = "empty plan"
             break
     done, total = progress(task.goal, env)
-    return {
-        "id": task.id,
-        "subset": task.subset,
-        "task_type": task.task_type,
-        "success": done == total,
-        "progress": done / total if total else 0.0,
-        "env_steps": env.steps,
-        "invalid_steps": env.invalid_steps,
-        "feedback": feedback[-3:],
-    }
+    return EpisodeResult(
+        task.id,
+        task.subset,
+        task.task_type,
+        task.instruction,
+        done == total,
+        done / total if total else 0.0,
+        (done, total),
+        env.steps,
+        env.invalid_steps + errors,
+        errors,
+        calls,
+        end,
+        found,
+        history,
+    )
 
 
-def summarise(results: Sequence[dict[str, Any]], by: str = "subset") -> dict[str, Any]:
-    def agg(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
-        n = len(rows)
-        return {
-            "n_tasks": n,
-            "success_rate": sum(r["success"] for r in rows) / n if n else 0.0,
-            "progress_rate": sum(r["progress"] for r in rows) / n if n else 0.0,
-            "env_steps": sum(r["env_steps"] for r in rows) / n if n else 0.0,
-        }
+def _may_use_ids(plan: Any) -> bool:
+    return isinstance(plan, (str, dict, list)) and "action_id" in str(plan)[:100_000]
 
-    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for r in results:
-        groups[r[by]].append(r)
-    return {**agg(results), "by_subset": {k: agg(v) for k, v in sorted(groups.items())}, "grouped_by": by}
+
+def _run_until_failure(env: Env, steps: Sequence[Any], vocab: str | None, history: list[Feedback]) -> int:
+    """Run steps until one fails or the episode ends; returns how many env steps ran."""
+    before = env.steps
+    for raw in steps:
+        if env.done:
+            break
+        label = _label(raw)
+        skills, why = intent_to_skills(to_intent(raw, vocab), env)
+        if why == "noop":
+            continue
+        if not skills:
+            res = env.step(None, why_unparsed=why)
+            history.append(Feedback(label, res.feedback))
+            break
+        failed = False
+        for sk in skills:
+            res = env.step(sk)
+            history.append(Feedback(label, res.feedback, str(sk)))
+            if not res.ok:
+                failed = True
+                break
+            if res.done:
+                break
+        if failed:
+            break
+    return env.steps - before
+
+
+def run_episode(task: Task, policy: Any, max_steps: int = 30, max_invalid: int = 10) -> EpisodeResult:
+    """One episode of ``policy`` on ``task`` (calls ``policy.reset(task, env)`` first
+    when the policy has it)."""
+    env = task.env(max_steps, max_invalid)
+    reset = getattr(policy, "reset", None)
+    if callable(reset):
+        reset(task, env)
+    gen = episode(task, env, vocab=lambda: getattr(policy, "vocab", "auto"), needs_image=_needs_image(policy))
+    try:
+        req = next(gen)
+        while True:
+            req = gen.send(policy.plan(req.instruction, req.observation, req.image, req.feedback_history))
+    except StopIteration as stop:
+        return stop.value
+
+
+def _needs_image(policy: Any) -> bool:
+    return bool(getattr(policy, "needs_image", False))
 
 
 def evaluate(
     tasks: Iterable[Task],
-    policy: Policy,
+    policy: Any,
     max_steps: int = 30,
     max_invalid: int = 10,
-    progress_bar: bool = False,
-) -> list[dict[str, Any]]:
+    *,
+    batch_size: int = 32,
+    on_result: Callable[[EpisodeResult], None] | None = None,
+) -> list[EpisodeResult]:
+    """Run ``policy`` on every task; results in task order. ``on_result`` is called as
+    each episode ends (the CLI's progress bar). A policy with ``plan_batch`` runs up to
+    ``batch_size`` episodes in lockstep, asked once per round for all of them."""
+    if max_steps < 1 or max_invalid < 1:
+        raise ValueError(f"max_steps and max_invalid must be ≥ 1, got {max_steps} and {max_invalid}")
+    if not callable(getattr(policy, "plan", None)) and not callable(getattr(policy, "plan_batch", None)):
+        raise ValueError(f"{type(policy).__name__} is not a policy: it has no plan() method")
     tasks = list(tasks)
-    it: Iterable[Task] = tasks
-    if progress_bar:
-        from tqdm import tqdm
+    if callable(getattr(policy, "plan_batch", None)):
+        return _evaluate_batched(tasks, policy, max_steps, max_invalid, batch_size, on_result)
+    out = []
+    for t in tasks:
+        r = run_episode(t, policy, max_steps, max_invalid)
+        out.append(r)
+        if on_result:
+            on_result(r)
+    return out
 
-        it = tqdm(tasks, desc=f"sim eval ({policy.name})", unit="task")
-    return [run_episode(t, policy, max_steps, max_invalid) for t in it]
+
+def _evaluate_batched(
+    tasks: list[Task],
+    policy: Any,
+    max_steps: int,
+    max_invalid: int,
+    batch_size: int,
+    on_result: Callable[[EpisodeResult], None] | None,
+) -> list[EpisodeResult]:
+    if batch_size < 1:
+        raise ValueError(f"batch_size must be ≥ 1, got {batch_size}")
+    results: list[EpisodeResult | None] = [None] * len(tasks)
+    pending = iter(range(len(tasks)))
+    live: dict[int, tuple[Episode, PlanRequest]] = {}
+    vocab = lambda: getattr(policy, "vocab", "auto")  # noqa: E731
+
+    def start(i: int) -> None:
+        t = tasks[i]
+        gen = episode(t, t.env(max_steps, max_invalid), vocab=vocab, needs_image=_needs_image(policy))
+        _advance(i, gen, lambda g: next(g))
+
+    def _advance(i: int, gen: Episode, step: Callable[[Episode], PlanRequest]) -> None:
+        try:
+            live[i] = (gen, step(gen))
+        except StopIteration as stop:
+            live.pop(i, None)
+            results[i] = stop.value
+            if on_result:
+                on_result(stop.value)
+
+    def refill() -> None:
+        while len(live) < batch_size:
+            i = next(pending, None)
+            if i is None:
+                return
+            start(i)
+
+    refill()
+    while live:
+        ids = sorted(live)
+        plans = policy.plan_batch([live[i][1] for i in ids])
+        if len(plans) != len(ids):
+            raise RuntimeError(f"plan_batch answered {len(plans)} plans for {len(ids)} requests")
+        for i, plan in zip(ids, plans, strict=True):
+            _advance(i, live[i][0], lambda g, p=plan: g.send(p))
+        refill()
+    return [r for r in results if r is not None]
+
+
+def _agg(rows: Sequence[EpisodeResult]) -> dict[str, Any]:
+    n = len(rows)
+
+    def mean(xs: Iterable[float]) -> float:
+        return sum(xs) / n if n else 0.0
+
+    return {
+        "n_tasks": n,
+        "success_rate": mean(float(r.success) for r in rows),
+        "progress_rate": mean(r.progress for r in rows),
+        "env_steps": mean(r.env_steps for r in rows),
+        "invalid_steps": mean(r.invalid_steps for r in rows),
+        "planner_calls": mean(r.planner_calls for r in rows),
+    }
+
+
+def summarise(results: Sequence[EpisodeResult]) -> dict[str, Any]:
+    """Overall metrics plus ``by_subset`` (the task's EB-ALFRED subset; ALFRED
+    trajectories use their task type as subset) and ``by_task_type``, each sorted by
+    name. See the module docstring for the definitions."""
+    by_subset: dict[str, list[EpisodeResult]] = defaultdict(list)
+    by_type: dict[str, list[EpisodeResult]] = defaultdict(list)
+    ends: dict[str, int] = defaultdict(int)
+    for r in results:
+        by_subset[r.subset].append(r)
+        by_type[r.task_type].append(r)
+        ends[r.end] += 1
+    return {
+        **_agg(results),
+        "by_subset": {k: _agg(v) for k, v in sorted(by_subset.items())},
+        "by_task_type": {k: _agg(v) for k, v in sorted(by_type.items())},
+        "episode_ends": dict(sorted(ends.items())),
+    }
+
+
+__all__ = ["EpisodeResult", "episode", "evaluate", "run_episode", "summarise"]

@@ -1,55 +1,151 @@
-"""``metrics.json``, ``report.md`` and a PNG bar chart for a simulator evaluation."""
+"""Files of a simulator evaluation: ``metrics.json``, ``results.jsonl`` (one episode per
+line, with its step-by-step feedback), ``report.md`` and ``success.png`` (success and
+progress rates per subset and per task type)."""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from groundrl.sim.evaluate import EpisodeResult
 
-def write_report(out: Path, metrics: dict[str, Any], results: list[dict[str, Any]], title: str) -> None:
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
-    with (out / "results.jsonl").open("w") as f:
-        for r in results:
-            f.write(json.dumps(r) + "\n")
+METRIC_NOTES = [
+    "success rate: share of episodes whose goal conditions are all met;",
+    "progress rate: mean share of goal conditions met (ALFRED goal-condition success);",
+    "env steps: mean environment steps per episode; invalid: mean invalid actions "
+    "(failed or unreadable steps, and answers no plan could be read from);",
+    "planner calls: mean number of times the policy was asked for a plan (1 + re-plans).",
+]
+
+
+def _table(title: str, groups: dict[str, dict[str, Any]], overall: dict[str, Any] | None) -> list[str]:
     lines = [
-        f"# {title}",
-        "",
-        f"{metrics['n_tasks']} tasks: success {metrics['success_rate']:.3f}, progress {metrics['progress_rate']:.3f}, env steps {metrics['env_steps']:.1f}",
-        "",
-        f"| {metrics.get('grouped_by', 'subset')} | n | success | progress | env steps |",
-        "|---|---|---|---|---|",
+        f"| {title} | n | success | progress | env steps | invalid | planner calls |",
+        "|---|---:|---:|---:|---:|---:|---:|",
     ]
-    for k, m in metrics["by_subset"].items():
+    rows = list(groups.items()) + ([("**overall**", overall)] if overall is not None else [])
+    for k, m in rows:
         lines.append(
-            f"| {k} | {m['n_tasks']} | {m['success_rate']:.3f} | {m['progress_rate']:.3f} | {m['env_steps']:.1f} |"
+            f"| {k} | {m['n_tasks']} | {m['success_rate']:.3f} | {m['progress_rate']:.3f} | "
+            f"{m['env_steps']:.1f} | {m['invalid_steps']:.2f} | {m['planner_calls']:.2f} |"
         )
-    (out / "report.md").write_text("\n".join(lines) + "\n")
+    return lines
+
+
+def markdown(
+    metrics: dict[str, Any], results: Sequence[EpisodeResult], title: str, n_failures: int = 5
+) -> str:
+    """The ``report.md`` text: settings, overall / per-subset / per-task-type tables,
+    how episodes ended, and the last feedback of the first failed episodes."""
+    cfg = metrics.get("config", {})
+    lines = [f"# {title}", ""]
+    if cfg:
+        lines += ["| setting | value |", "|---|---|", *[f"| {k} | `{v}` |" for k, v in cfg.items()], ""]
+    lines += [
+        f"**{metrics['n_tasks']} tasks**: success rate **{metrics['success_rate']:.3f}**, "
+        f"progress rate **{metrics['progress_rate']:.3f}**, {metrics['env_steps']:.1f} env steps per task"
+        + (f", {metrics['wall_seconds']:.2f} s wall." if "wall_seconds" in metrics else "."),
+        "",
+        "## By subset",
+        "",
+        *_table("subset", metrics["by_subset"], metrics),
+        "",
+        "## By task type",
+        "",
+        *_table("task type", metrics["by_task_type"], None),
+        "",
+        "## How episodes ended",
+        "",
+        ", ".join(f"{k}: {v}" for k, v in metrics.get("episode_ends", {}).items()) or "(none)",
+        "",
+    ]
+    failed = [r for r in results if not r.success][:n_failures]
+    if failed:
+        lines += ["## First failures", ""]
+        for r in failed:
+            last = r.history[-1].feedback if r.history else "(no step)"
+            lines.append(
+                f"- `{r.id}` ({r.task_type}, {r.end}, progress {r.progress:.2f}): {r.instruction!r} — "
+                f"last feedback: {last}"
+            )
+        lines.append("")
+    lines += ["## Definitions", "", *[f"- {n}" for n in METRIC_NOTES], ""]
+    return "\n".join(lines)
+
+
+_SHORT = {
+    "pick_and_place_simple": "pick & place",
+    "look_at_obj_in_light": "look at in light",
+    "pick_clean_then_place_in_recep": "clean & place",
+    "pick_heat_then_place_in_recep": "heat & place",
+    "pick_cool_then_place_in_recep": "cool & place",
+    "pick_two_obj_and_place": "two objects",
+    "pick_and_place_with_movable_recep": "movable recep.",
+}
+
+
+def bar_chart(metrics: dict[str, Any], path: Path, title: str) -> None:
+    """Success and progress rate per subset (left) and per task type (right), the
+    overall rates as dashed lines. Matplotlib's Agg backend: no display needed."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    names = list(metrics["by_subset"])
-    fig, ax = plt.subplots(figsize=(max(5, 1.2 * len(names)), 3.5))
-    xs = range(len(names))
-    ax.bar(
-        [x - 0.2 for x in xs],
-        [metrics["by_subset"][n]["success_rate"] for n in names],
-        width=0.4,
-        label="success",
+    panels = [("subset", metrics["by_subset"]), ("task type", metrics["by_task_type"])]
+    widths = [max(2, len(g)) for _, g in panels]
+    fig, axes = plt.subplots(
+        1, 2, figsize=(max(8.0, 0.9 * sum(widths) + 2), 4.2), gridspec_kw={"width_ratios": widths}
     )
-    ax.bar(
-        [x + 0.2 for x in xs],
-        [metrics["by_subset"][n]["progress_rate"] for n in names],
-        width=0.4,
-        label="progress",
-    )
-    ax.set_xticks(list(xs), names, rotation=20, ha="right")
-    ax.set_ylim(0, 1.05)
-    ax.legend()
-    ax.set_title(title)
+    for ax, (name, groups) in zip(axes, panels, strict=True):
+        keys = list(groups)
+        xs = list(range(len(keys)))
+        for off, key, label, color in (
+            (-0.2, "success_rate", "success", "#2b8a3e"),
+            (0.2, "progress_rate", "progress", "#1971c2"),
+        ):
+            vals = [groups[k][key] for k in keys]
+            bars = ax.bar([x + off for x in xs], vals, width=0.4, label=label, color=color)
+            ax.bar_label(bars, labels=[f"{v:.2f}" for v in vals], fontsize=7, padding=1)
+            ax.axhline(metrics[key], color=color, linestyle="--", linewidth=0.8)
+        ax.set_xticks(
+            xs,
+            [f"{_SHORT.get(k, k)}\n(n={groups[k]['n_tasks']})" for k in keys],
+            rotation=30,
+            ha="right",
+            fontsize=8,
+        )
+        ax.set_ylim(0, 1.12)
+        ax.set_title(f"by {name}", fontsize=10)
+    axes[0].set_ylabel("rate")
+    axes[0].legend(loc="upper left", fontsize=8)
+    fig.suptitle(title, fontsize=11)
     fig.tight_layout()
-    fig.savefig(out / "success.png", dpi=100)
+    fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def write_report(
+    out: str | Path, metrics: dict[str, Any], results: Sequence[EpisodeResult], title: str
+) -> dict[str, Path]:
+    """Write the four files into ``out`` (created if needed); returns their paths."""
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = {
+        "metrics": out / "metrics.json",
+        "results": out / "results.jsonl",
+        "report": out / "report.md",
+        "chart": out / "success.png",
+    }
+    paths["metrics"].write_text(json.dumps(metrics, indent=2) + "\n", encoding="utf-8")
+    with paths["results"].open("w", encoding="utf-8") as f:
+        for r in results:
+            f.write(json.dumps(r.to_dict(), ensure_ascii=False) + "\n")
+    paths["report"].write_text(markdown(metrics, results, title), encoding="utf-8")
+    bar_chart(metrics, paths["chart"], title)
+    return paths
+
+
+__all__ = ["bar_chart", "markdown", "write_report"]
