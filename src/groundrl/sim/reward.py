@@ -101,7 +101,7 @@ def sim_reward(
         NAME,
         value,
         f"progress {r.progress:.2f}{' + success bonus' if r.success else ''}; "
-        f"{r.steps} steps ({r.invalid_steps} invalid, vocab {r.vocab}); last: {last}",
+        f"{r.steps} step{'' if r.steps == 1 else 's'} ({r.invalid_steps} invalid, vocab {r.vocab}); last: {last}",
     )
 
 
