@@ -5,6 +5,8 @@ numbers."""
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from groundrl.sim.evaluate import EpisodeResult, evaluate, run_episode, summarise
 from groundrl.sim.execute import execute
@@ -293,3 +295,21 @@ def test_results_serialise_with_their_history():
     ]
     assert d["conditions"] == [0, 1] and "history" not in r.to_dict(history=False)
     assert isinstance(r.history[0], Feedback)
+
+
+_ANSWER = st.recursive(
+    st.one_of(st.none(), st.integers(), st.text(max_size=60), st.sampled_from(FRIDGE_PLAN)),
+    lambda inner: st.one_of(
+        st.lists(inner, max_size=6),
+        st.dictionaries(st.sampled_from(["executable_plan", "action_id", "x"]), inner),
+    ),
+    max_leaves=12,
+)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_ANSWER, max_size=6))
+def test_any_answers_end_in_a_result_within_the_budgets(answers):
+    r = run_episode(cool_apple(), Scripted(*answers), max_steps=12, max_invalid=4)
+    assert r.env_steps <= 12 and r.invalid_steps <= 4 and r.planner_calls <= len(answers) + 1
+    assert 0.0 <= r.progress <= 1.0 and r.end in {"success", "empty plan", "step budget", "invalid budget"}

@@ -7,6 +7,8 @@ import json
 import time
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from groundrl.sim.goals import Goal
 from groundrl.sim.reward import sim_reward
@@ -134,3 +136,22 @@ def test_bad_settings_raise():
 def test_the_step_budget_applies():
     # 5 steps needed, 4 allowed: the apple is held, not placed
     assert sim_reward("\n".join(FRIDGE_PLAN), APPLE_IN_FRIDGE, max_steps=4).value == 0.0
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.one_of(
+        st.text(max_size=400),
+        st.lists(
+            st.sampled_from(FRIDGE_PLAN + ["close the Fridge", "goto fridge", "NoOp", "}{", "[["]),
+            max_size=12,
+        ).map("\n".join),
+        st.none(),
+        st.integers(),
+        st.lists(st.dictionaries(st.sampled_from(["role", "content"]), st.text(max_size=30)), max_size=3),
+    )
+)
+def test_total_on_any_completion(completion):
+    s = sim_reward(completion, APPLE_IN_FRIDGE)
+    assert s.name == "sim" and isinstance(s.reason, str)
+    assert s.value is not None and 0.0 <= s.value <= 2.0

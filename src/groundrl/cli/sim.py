@@ -257,7 +257,12 @@ def eval_cmd(
             wins[1] += 1
             bar.update(job, advance=1, rate=f"{wins[0] / wins[1]:.2f}")
 
-        results = evaluate(task_list, pol, max_steps, max_invalid, batch_size=batch_size, on_result=tick)
+        try:
+            results = evaluate(task_list, pol, max_steps, max_invalid, batch_size=batch_size, on_result=tick)
+        finally:
+            close = getattr(pol, "close", None)
+            if callable(close):
+                close()
     wall = time.perf_counter() - t0
     metrics = summarise(results)
     metrics["wall_seconds"] = round(wall, 3)

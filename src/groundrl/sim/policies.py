@@ -363,6 +363,12 @@ class ModelPolicy:
                 out.append(text)
         return out
 
+    def close(self) -> None:
+        """Release the backend (HTTP sessions, background loops)."""
+        close = getattr(self.backend, "close", None)
+        if callable(close):
+            close()
+
 
 _UNREADABLE = {"unreadable": "the model backend returned no text"}
 
