@@ -1,49 +1,151 @@
-"""``groundrl serve``: the reward server (FastAPI + uvicorn)."""
+"""``groundrl serve``: the reward server (FastAPI + uvicorn, the ``serve`` extra)."""
 
 from __future__ import annotations
 
+import ipaddress
+import json
+import os
 from pathlib import Path
+from typing import Any
 
 import typer
 
 from groundrl.recipes import RECIPE_NAMES
 
 
+def _is_loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def command(
     host: str = typer.Option("127.0.0.1", "--host", help="Interface to bind (loopback by default)."),
-    port: int = typer.Option(8000, "--port", help="TCP port."),
+    port: int = typer.Option(8000, "--port", min=0, max=65535, help="TCP port."),
     recipe: str | None = typer.Option(
-        None, "--recipe", help=f"Recipe for /get_reward (OpenRLHF): {', '.join(RECIPE_NAMES)}."
+        None,
+        "--recipe",
+        help=f"Default recipe of /score and the recipe of /get_reward (OpenRLHF): {', '.join(RECIPE_NAMES)}.",
     ),
     token: str | None = typer.Option(
         None,
         "--token",
         envvar="GROUNDRL_TOKEN",
-        help="Require `Authorization: Bearer TOKEN` (all routes but /health).",
+        help="Require `Authorization: Bearer TOKEN` on every route but /health (or set GROUNDRL_TOKEN).",
     ),
     action_map: Path | None = typer.Option(
-        None, "--action-map", exists=True, dir_okay=False, help="reinforced_planning: {id: name} action map."
+        None,
+        "--action-map",
+        exists=True,
+        dir_okay=False,
+        help="reinforced_planning: {id: name} JSON action map.",
     ),
-    max_batch: int = typer.Option(64, "--max-batch", help="Samples per scoring batch."),
-    max_wait_ms: float = typer.Option(5.0, "--max-wait-ms", help="How long a batch waits for more requests."),
-    max_queue: int = typer.Option(4096, "--max-queue", help="Queued samples before 503 + Retry-After."),
-    workers: int = typer.Option(1, "--workers", help="uvicorn worker processes."),
+    lenient: bool = typer.Option(
+        False, "--lenient", help="reinforced_planning: also accept fenced JSON / prose."
+    ),
+    tau: float | None = typer.Option(None, "--tau", help="argos: accuracy gate threshold (default 0.5)."),
+    judge_backend: str | None = typer.Option(
+        None, "--judge-backend", help="openai | transformers: run the model-based parts of --recipe."
+    ),
+    judge_model: str | None = typer.Option(
+        None, "--judge-model", help="Judge model name (openai) or local path (transformers)."
+    ),
+    judge_url: str | None = typer.Option(
+        None, "--judge-url", help="Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8001/v1."
+    ),
+    max_batch: int = typer.Option(64, "--max-batch", min=1, help="Samples per scoring call (micro-batch)."),
+    max_wait_ms: float = typer.Option(
+        5.0, "--max-wait-ms", min=0.0, help="Longest a judge-backed batch waits to fill (rule-only: no wait)."
+    ),
+    max_queue: int = typer.Option(
+        4096, "--max-queue", min=1, help="Samples held (queued or scoring) before 503 + Retry-After."
+    ),
+    max_samples: int = typer.Option(
+        4096, "--max-samples", min=1, help="Samples (queries) per request (422 above)."
+    ),
+    max_body_mb: float = typer.Option(
+        16.0, "--max-body-mb", min=0.001, help="Request body limit in MiB (413 above)."
+    ),
+    batch_concurrency: int = typer.Option(
+        1, "--batch-concurrency", min=1, help="Batches scored at once per recipe (raise for a judge server)."
+    ),
+    limit_concurrency: int | None = typer.Option(
+        None,
+        "--limit-concurrency",
+        min=1,
+        help="Open connections before uvicorn answers 503 (default: no limit).",
+    ),
+    graceful_timeout: float = typer.Option(
+        30.0,
+        "--graceful-timeout",
+        min=0.0,
+        help="Seconds to let in-flight requests finish on SIGTERM/SIGINT.",
+    ),
+    workers: int = typer.Option(
+        1, "--workers", min=1, help="uvicorn worker processes (each builds its own app)."
+    ),
 ) -> None:
     """Serve rewards over HTTP: POST /score, POST /get_reward (OpenRLHF), GET /health, GET /metrics."""
-    import uvicorn
-
-    from groundrl.serve.app import create_app
-
-    options = {"action_map": str(action_map)} if action_map else None
     try:
-        app = create_app(recipe, token, max_batch, max_wait_ms, max_queue, recipe_options=options)
-    except ValueError as e:
-        raise typer.BadParameter(str(e)) from e
-    uvicorn.run(
-        app,
-        host=host,
-        port=port,
-        workers=workers if workers > 1 else None,
-        timeout_graceful_shutdown=30,
-        log_level="warning",
-    )
+        import uvicorn
+
+        from groundrl.serve.factory import ENV, build_app
+    except ModuleNotFoundError as e:
+        typer.echo(
+            f"error: the reward server needs the serve extra: pip install 'groundrl[serve]' ({e})", err=True
+        )
+        raise typer.Exit(2) from e
+
+    options: dict[str, Any] = {}
+    if action_map is not None:
+        options["action_map"] = str(action_map.resolve())
+    if lenient:
+        options["lenient"] = True
+    if tau is not None:
+        options["tau"] = tau
+    config: dict[str, Any] = {
+        "recipe": recipe,
+        "token": token,
+        "max_batch": max_batch,
+        "max_wait_ms": max_wait_ms,
+        "max_queue": max_queue,
+        "max_samples": max_samples,
+        "max_body_bytes": max(1, int(max_body_mb * 1024 * 1024)),
+        "batch_concurrency": batch_concurrency,
+        "options": options,
+    }
+    if judge_backend is not None:
+        if recipe is None:
+            raise typer.BadParameter(
+                "--judge-backend runs the model-based parts of --recipe: give --recipe",
+                param_hint="--judge-backend",
+            )
+        config["judge"] = {"backend": judge_backend, "model": judge_model, "url": judge_url}
+    elif judge_model or judge_url:
+        raise typer.BadParameter(
+            "--judge-model/--judge-url need --judge-backend", param_hint="--judge-backend"
+        )
+    try:
+        app = build_app(config)  # configuration errors surface here, before binding
+    except (ValueError, TypeError, OSError) as e:
+        typer.echo(f"error: {e}", err=True)
+        raise typer.Exit(2) from e
+    if not _is_loopback(host) and token is None:
+        typer.echo(
+            f"warning: serving on {host} without --token: anyone who can reach it can use it", err=True
+        )
+    common: dict[str, Any] = {
+        "host": host,
+        "port": port,
+        "log_level": "warning",
+        "timeout_graceful_shutdown": graceful_timeout,
+        "limit_concurrency": limit_concurrency,
+    }
+    if workers == 1:
+        uvicorn.run(app, **common)
+    else:  # uvicorn's workers import the app themselves: hand them the configuration
+        os.environ[ENV] = json.dumps(config)
+        uvicorn.run("groundrl.serve.factory:app_from_env", factory=True, workers=workers, **common)

@@ -1,34 +1,227 @@
-"""The FastAPI app behind ``groundrl serve``.
+"""The FastAPI app behind ``groundrl serve``: :func:`create_app`.
 
-Protocol choices: a malformed envelope (not JSON, ``samples`` not a list of objects,
-unknown recipe, too many samples, body over the limit) is rejected whole (400 / 413 /
-422 with a message naming the field); a sample that lacks a recipe field gets an
-``{"error": …}`` entry in ``results`` and the other samples are scored, as in
-``groundrl score``. ``/get_reward`` uses the ``--recipe`` given at start. Every route
-but ``/health`` needs ``Authorization: Bearer <token>`` when a token is set. Under load
-beyond ``max_queue`` queued samples, requests get 503 with ``Retry-After``.
+Routes:
+
+* ``POST /score`` — ``{"recipe": NAME, "samples": [{completion, …recipe fields}]}`` →
+  ``{"results": [{id, reward, parts, reasons} | {id, error}]}``, one result per sample in
+  order, exactly what ``groundrl score`` writes per line (without ``line``). ``recipe`` may
+  be left out when the server has a default (``recipe=``). Any recipe may be named; its
+  rubric is built once (with the server's options for it) and cached.
+* ``POST /get_reward`` — OpenRLHF: ``{"query": [...], "prompts": [...], "labels": [...]}``
+  → ``{"rewards", "scores", "extra_logs"}`` for the server's ``recipe`` (422 without one);
+  the completion is the query minus its prompt prefix, the label fills the recipe's label
+  field (:func:`groundrl.integrations.openrlhf.score_queries`). ``prompts`` may be left
+  out (the whole query is the completion) and ``labels`` may be null.
+* ``GET /health`` — ``{"status": "ok", …}``; the only route without the token.
+* ``GET /metrics`` — Prometheus text (:mod:`groundrl.serve.metrics`).
+
+Errors (our choices where the issue is open): a body that is not JSON is a 400; a body
+over ``max_body_bytes`` a 413 (read no further); a malformed envelope (not an object, an
+unknown top-level field in ``/score``, ``recipe`` unknown, ``samples`` not a list or over
+``max_samples``, ``query``/``prompts``/``labels`` of the wrong shape) a 422 whose
+``detail`` names the field. A *sample* that is not an object or lacks a recipe field is
+not a request error: it gets ``{"id", "error"}`` in ``results`` and the other samples are
+scored. A missing or wrong bearer token is a 401 (``WWW-Authenticate: Bearer``). When
+accepting a request would hold more than ``max_queue`` samples in the server, it gets a
+503 with ``Retry-After``. Non-finite rewards (NaN/inf from a user part) are sent as
+``null``: JSON has no NaN.
+
+Execution: every request goes through a per-(route, recipe) :class:`MicroBatcher` that
+scores in a worker thread; judge-backed rubrics (a ``Part(batched=True)``) wait up to
+``max_wait_ms`` for company, rule-only ones do not wait. On shutdown the batchers finish
+the work they accepted before the worker threads stop (uvicorn first waits for in-flight
+requests).
 """
 
 from __future__ import annotations
 
-import asyncio
 import hmac
 import json
+import logging
+import math
 import time
+from collections.abc import Mapping
 from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse, PlainTextResponse
+from fastapi.responses import Response
 
 from groundrl.integrations.openrlhf import score_queries
 from groundrl.recipes import RECIPE_NAMES, get_recipe
+from groundrl.recipes.base import Recipe
 from groundrl.rubric import Rubric
-from groundrl.scoring import score_samples
-from groundrl.serve.batching import MicroBatcher, Overloaded
+from groundrl.scoring import score_records
+from groundrl.serve.batching import Admission, MicroBatcher, Overloaded
 from groundrl.serve.metrics import Metrics
 
+log = logging.getLogger("groundrl.serve")
+
+ROUTES = ("/score", "/get_reward", "/health", "/metrics")
 MAX_SAMPLES = 4096
+MiB = 1024 * 1024
+
+
+class _Bad(Exception):
+    """A request error: status + a message naming what to fix."""
+
+    def __init__(self, status: int, msg: str) -> None:
+        super().__init__(msg)
+        self.status, self.msg = status, msg
+
+
+# ---------------------------------------------------------------------------- JSON
+
+
+def _finite(obj: Any) -> Any:
+    if isinstance(obj, float):
+        return obj if math.isfinite(obj) else None
+    if isinstance(obj, dict):
+        return {k: _finite(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return [_finite(v) for v in obj]
+    return obj
+
+
+def _default(obj: Any) -> Any:
+    item = getattr(obj, "item", None)  # numpy / torch scalars a user part may return in info
+    if callable(item):
+        try:
+            return item()
+        except (TypeError, ValueError):
+            pass
+    return str(obj)
+
+
+def dumps(obj: Any) -> bytes:
+    """Compact JSON; non-finite floats become null (strict JSON has no NaN)."""
+    kw: dict[str, Any] = {
+        "ensure_ascii": False,
+        "allow_nan": False,
+        "separators": (",", ":"),
+        "default": _default,
+    }
+    try:
+        return json.dumps(obj, **kw).encode()
+    except ValueError:
+        return json.dumps(_finite(json.loads(json.dumps(obj, default=_default))), **kw).encode()
+
+
+def _response(obj: Any, status: int = 200, headers: Mapping[str, str] | None = None) -> Response:
+    return Response(dumps(obj), status_code=status, media_type="application/json", headers=headers)
+
+
+def _error(status: int, msg: str, headers: Mapping[str, str] | None = None) -> Response:
+    return _response({"detail": msg}, status, headers)
+
+
+def _type(x: Any) -> str:
+    names = {dict: "object", list: "list", str: "string", bool: "boolean", type(None): "null"}
+    return names.get(type(x), "number" if isinstance(x, (int, float)) else type(x).__name__)
+
+
+# ---------------------------------------------------------------------------- ASGI guard
+
+
+class _Guard:
+    """Pure ASGI middleware (cheaper than ``@app.middleware``): bearer token, body size
+    limit (Content-Length checked first, chunked bodies counted as they arrive), and one
+    metrics observation per request."""
+
+    def __init__(self, app: Any, metrics: Metrics, token: str | None, max_body_bytes: int) -> None:
+        self.app = app
+        self.metrics = metrics
+        self.expected = b"Bearer " + token.encode() if token is not None else None
+        self.max_body = max_body_bytes
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        t0 = time.perf_counter()
+        path = scope.get("path", "")
+        status = 500
+
+        async def send_status(message: dict) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            await send(message)
+
+        try:
+            if self.expected is not None and path != "/health" and not self._authorized(scope):
+                await _send(send_status, 401, "missing or wrong bearer token", {"WWW-Authenticate": "Bearer"})
+                return
+            if scope.get("method") in ("POST", "PUT", "PATCH"):
+                body = await self._read_body(scope, receive, send_status)
+                if body is None:
+                    return
+                receive = _replay(body, receive)
+            await self.app(scope, receive, send_status)
+        finally:
+            self.metrics.observe(path, status, time.perf_counter() - t0)
+
+    def _authorized(self, scope: dict) -> bool:
+        got = b""
+        for name, value in scope.get("headers", ()):
+            if name == b"authorization":
+                got = value
+                break
+        return hmac.compare_digest(got, self.expected)  # type: ignore[arg-type]
+
+    async def _read_body(self, scope: dict, receive: Any, send: Any) -> bytes | None:
+        """The whole body, or None after answering 413/400 (or on a client disconnect)."""
+        for name, value in scope.get("headers", ()):
+            if name == b"content-length":
+                if not value.isdigit():
+                    await _send(send, 400, "Content-Length is not a number")
+                    return None
+                if int(value) > self.max_body:
+                    await _send(send, 413, f"body over {self.max_body} bytes")
+                    return None
+        chunks, size = [], 0
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return None
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body:  # chunked upload past the limit: stop reading here
+                await _send(send, 413, f"body over {self.max_body} bytes")
+                return None
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+
+def _replay(body: bytes, receive: Any) -> Any:
+    sent = False
+
+    async def replay() -> dict:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return replay
+
+
+async def _send(send: Any, status: int, msg: str, headers: Mapping[str, str] | None = None) -> None:
+    payload = dumps({"detail": msg})
+    raw = [(b"content-type", b"application/json"), (b"content-length", str(len(payload)).encode())]
+    raw += [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": payload})
+
+
+# ---------------------------------------------------------------------------- app
+
+
+def _check_int(name: str, value: Any, low: int = 1) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < low:
+        raise ValueError(f"{name} must be an int ≥ {low}, got {value!r}")
+    return value
 
 
 def create_app(
@@ -37,136 +230,259 @@ def create_app(
     max_batch: int = 64,
     max_wait_ms: float = 5.0,
     max_queue: int = 4096,
-    max_body_bytes: int = 16 * 1024 * 1024,
-    recipe_options: dict[str, Any] | None = None,
-    rubric_overrides: dict[str, Rubric] | None = None,
-):
-    if recipe is not None and recipe not in RECIPE_NAMES:
-        raise ValueError(f"unknown recipe {recipe!r}; choose one of {', '.join(RECIPE_NAMES)}")
-    metrics = Metrics()
+    max_body_bytes: int = 16 * MiB,
+    rubric_overrides: Mapping[str, Rubric] | None = None,
+    *,
+    recipe_options: Mapping[str, Mapping[str, Any]] | None = None,
+    recipes: Mapping[str, Recipe] | None = None,
+    max_samples: int = MAX_SAMPLES,
+    batch_concurrency: int = 1,
+    retry_after_s: int = 1,
+) -> FastAPI:
+    """The reward server as an ASGI app (no server is started; run it with uvicorn).
+
+    ``recipe``: the default for ``/score`` and the recipe of ``/get_reward``.
+    ``token``: require ``Authorization: Bearer <token>`` on every route but ``/health``.
+    ``max_batch`` samples per scoring call; ``max_wait_ms`` the longest a judge-backed
+    batch waits to fill (rule-only rubrics never wait). ``max_queue``: samples accepted and
+    not yet answered, across all recipes, before 503. ``max_body_bytes``: request body
+    limit (413). ``max_samples``: samples (or queries) per request (422 above), capped at
+    ``max_queue`` so every valid request can be admitted. ``batch_concurrency``: batches
+    scored at once per recipe and route (raise it for a judge server that batches
+    requests itself). ``retry_after_s``: the ``Retry-After`` of a 503.
+
+    ``recipe_options``: ``{recipe: {option: value}}`` passed to ``Recipe.rubric``.
+    ``rubric_overrides``: ``{recipe: Rubric}`` used instead of building one (tests, custom
+    judges); the recipe still validates the samples. ``recipes``: extra or replacement
+    :class:`Recipe` objects by name. Bad configuration raises ``ValueError``/``TypeError``
+    here; the default recipe's rubric is built here too, so its errors surface at start.
+    """
+    _check_int("max_batch", max_batch)
+    _check_int("max_queue", max_queue)
+    _check_int("max_body_bytes", max_body_bytes)
+    _check_int("max_samples", max_samples)
+    _check_int("batch_concurrency", batch_concurrency)
+    _check_int("retry_after_s", retry_after_s, low=0)
+    if not (isinstance(max_wait_ms, (int, float)) and 0 <= max_wait_ms < float("inf")):
+        raise ValueError(f"max_wait_ms must be a finite number ≥ 0, got {max_wait_ms!r}")
+    if token is not None and (not isinstance(token, str) or not token.strip()):
+        raise ValueError("token must be a non-empty string (or None for no authentication)")
+    extra = dict(recipes or {})
+    for name, rec in extra.items():
+        if not isinstance(rec, Recipe):
+            raise TypeError(f"recipes[{name!r}] must be a groundrl Recipe, got {type(rec).__name__}")
+    names = tuple(dict.fromkeys((*RECIPE_NAMES, *extra)))
+    options = {k: dict(v) for k, v in (recipe_options or {}).items()}
     overrides = dict(rubric_overrides or {})
+    for what, mapping in (("recipe_options", options), ("rubric_overrides", overrides)):
+        for name in mapping:
+            if name not in names:
+                raise ValueError(f"{what} names unknown recipe {name!r}; choose one of {', '.join(names)}")
+    for name, rub in overrides.items():
+        if not isinstance(rub, Rubric):
+            raise TypeError(f"rubric_overrides[{name!r}] must be a Rubric, got {type(rub).__name__}")
+    if recipe is not None and recipe not in names:
+        raise ValueError(f"unknown recipe {recipe!r}; choose one of {', '.join(names)}")
+    max_samples = min(max_samples, max_queue)
+
+    metrics = Metrics(ROUTES)
+    admission = Admission(max_queue)
+    rubrics: dict[str, tuple[Recipe, Rubric]] = {}
     batchers: dict[str, MicroBatcher] = {}
+    retry = {"Retry-After": str(retry_after_s)}
+
+    def resolve(name: str) -> tuple[Recipe, Rubric]:
+        """The recipe and its rubric, built once (per recipe; options are per server)."""
+        if name not in rubrics:
+            rec = extra[name] if name in extra else get_recipe(name)
+            rub = overrides[name] if name in overrides else rec.rubric(**options.get(name, {}))
+            rubrics[name] = (rec, rub)
+        return rubrics[name]
+
+    for name in dict.fromkeys([*([recipe] if recipe else []), *options, *overrides]):
+        resolve(name)  # configuration errors surface now, not at the first request
+
+    def batcher(route: str, name: str) -> MicroBatcher:
+        key = f"{route}:{name}"
+        if key not in batchers:
+            rec, rub = resolve(name)
+            if route == "score":
+
+                def score(items: list, rec: Recipe = rec, rub: Rubric = rub) -> list:
+                    # items are (index in its request, sample or None, error); one rubric call
+                    return list(score_records(rec, rub, items, batch_size=len(items), unit="sample"))
+
+            else:
+                field = rec.label_field
+
+                def score(items: list, rub: Rubric = rub, field: str | None = field) -> list:
+                    q, p, lab = zip(*items, strict=True)
+                    out = score_queries(rub, field, q, p, lab)
+                    logs = out["extra_logs"]
+                    return [
+                        (out["rewards"][i], out["scores"][i], {k: v[i] for k, v in logs.items()})
+                        for i in range(len(items))
+                    ]
+
+            judged = any(p.batched for p in rub.parts)
+            batchers[key] = MicroBatcher(
+                score,
+                max_batch=max_batch,
+                max_wait=max_wait_ms / 1000 if judged else 0.0,
+                admission=admission,
+                concurrency=batch_concurrency,
+                name=key,
+            )
+        return batchers[key]
 
     @asynccontextmanager
-    async def lifespan(_app):
+    async def lifespan(_app: FastAPI):
         yield
-        for b in batchers.values():  # in-flight requests have finished: stop the workers
+        # uvicorn has let in-flight requests finish; let the batchers finish too
+        for b in list(batchers.values()):
             await b.close()
+        batchers.clear()
 
-    app = FastAPI(title="groundrl reward server", lifespan=lifespan)
+    app = FastAPI(
+        title="groundrl reward server",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+    )
+    app.add_middleware(_Guard, metrics=metrics, token=token, max_body_bytes=max_body_bytes)
 
-    def rubric_for(name: str) -> Rubric:
-        if name in overrides:
-            return overrides[name]
-        opts = recipe_options if (recipe_options and name == recipe) else {}
-        overrides[name] = get_recipe(name).rubric(**(opts or {}))
-        return overrides[name]
-
-    def batcher_for(name: str) -> MicroBatcher:
-        if name not in batchers:
-            rec = get_recipe(name)
-            rub = rubric_for(name)
-
-            def score(samples: list[dict[str, Any]], rec=rec, rub=rub) -> list[dict[str, Any]]:
-                out = score_samples(rec, rub, samples)
-                metrics.samples += len(samples)
-                return out
-
-            # rule-only rubrics gain nothing from waiting for company: no wait for them
-            wait = max_wait_ms / 1000 if any(p.batched for p in rub.parts) else 0.0
-            batchers[name] = MicroBatcher(score, max_batch, wait, max_queue)
-        return batchers[name]
-
-    def error(status: int, msg: str, **headers: str) -> JSONResponse:
-        return JSONResponse({"detail": msg}, status_code=status, headers=headers or None)
-
-    @app.middleware("http")
-    async def guard(request: Request, call_next):
-        t0 = time.perf_counter()
-        path = request.url.path
-        if token and path != "/health":
-            auth = request.headers.get("authorization", "")
-            if not hmac.compare_digest(auth, f"Bearer {token}"):
-                resp = error(401, "missing or wrong bearer token")
-                metrics.observe(path, 401, time.perf_counter() - t0)
-                return resp
-        length = request.headers.get("content-length")
-        if length and length.isdigit() and int(length) > max_body_bytes:
-            resp = error(413, f"body over {max_body_bytes} bytes")
-        else:
-            resp = await call_next(request)
-        metrics.observe(path, resp.status_code, time.perf_counter() - t0)
-        return resp
-
-    async def body_json(request: Request) -> Any:
+    async def body_object(request: Request, fields: str) -> dict[str, Any]:
         raw = await request.body()
-        if len(raw) > max_body_bytes:
-            raise _Bad(413, f"body over {max_body_bytes} bytes")
         try:
-            return json.loads(raw)
-        except ValueError as e:
-            raise _Bad(400, f"body is not JSON: {e}") from e
+            body = json.loads(raw)
+        except (ValueError, RecursionError) as e:  # RecursionError: absurdly deep nesting
+            raise _Bad(400, f"the body is not JSON: {str(e)[:200]}") from None
+        if not isinstance(body, dict):
+            raise _Bad(422, f"the body must be a JSON object with {fields}, got a JSON {_type(body)}")
+        return body
 
-    class _Bad(Exception):
-        def __init__(self, status: int, msg: str) -> None:
-            self.status, self.msg = status, msg
+    async def run(b: MicroBatcher, items: list) -> list | Response:
+        try:
+            return await b.submit(items)
+        except Overloaded as e:
+            msg = f"server overloaded ({e}: {admission.pending} of {max_queue} samples queued); retry later"
+            return _error(503, msg, retry)
+        except Exception as e:
+            log.exception("scoring failed in %s", b.name)
+            return _error(500, f"scoring failed: {type(e).__name__}: {e}")
+
+    def built(route: str, name: str) -> MicroBatcher | Response:
+        try:
+            return batcher(route, name)
+        except Exception as e:  # e.g. a recipe module that fails to import
+            log.exception("building recipe %s", name)
+            return _error(500, f"recipe {name!r} could not be built: {type(e).__name__}: {e}")
 
     @app.exception_handler(_Bad)
-    async def _bad(request: Request, exc: _Bad):
-        return error(exc.status, exc.msg)
+    async def _bad(_request: Request, exc: _Bad) -> Response:
+        return _error(exc.status, exc.msg)
 
     @app.get("/health")
-    async def health():
-        return {"status": "ok", "recipe": recipe}
+    async def health() -> Response:
+        return _response({"status": "ok", "recipe": recipe, "recipes": list(names)})
 
     @app.get("/metrics")
-    async def prom():
-        metrics.queue_depth = sum(b.pending for b in batchers.values())
-        return PlainTextResponse(metrics.render(), media_type="text/plain; version=0.0.4")
+    async def prometheus() -> Response:
+        text = metrics.render(
+            queue_depth=admission.pending,
+            queue_limit=max_queue,
+            high_water=admission.high_water,
+            batches={k: (b.batches, b.scored) for k, b in batchers.items()},
+        )
+        return Response(text, media_type="text/plain; version=0.0.4; charset=utf-8")
 
     @app.post("/score")
-    async def score(request: Request):
-        body = await body_json(request)
-        if not isinstance(body, dict):
-            raise _Bad(422, "body must be an object with `recipe` and `samples`")
+    async def score(request: Request) -> Response:
+        body = await body_object(request, "`recipe` and `samples`")
+        unknown = sorted(set(body) - {"recipe", "samples"})
+        if unknown:
+            raise _Bad(422, f"unknown field `{unknown[0]}` (a /score body has `recipe` and `samples`)")
         name = body.get("recipe", recipe)
-        if name not in RECIPE_NAMES:
-            raise _Bad(422, f"`recipe` must be one of {', '.join(RECIPE_NAMES)}, got {name!r}")
+        if name is None:
+            raise _Bad(422, f"`recipe` is required (this server has no default); one of {', '.join(names)}")
+        if not isinstance(name, str) or name not in names:
+            raise _Bad(422, f"`recipe` must be one of {', '.join(names)}, got {json.dumps(name)[:100]}")
         samples = body.get("samples")
-        if not isinstance(samples, list) or not all(isinstance(s, dict) for s in samples):
-            raise _Bad(422, "`samples` must be a list of objects")
-        if len(samples) > MAX_SAMPLES:
-            raise _Bad(422, f"`samples` holds {len(samples)} items; at most {MAX_SAMPLES} per request")
-        try:
-            results = await batcher_for(name).submit(samples)
-        except Overloaded:
-            return error(503, "server overloaded; retry later", **{"Retry-After": "1"})
-        return {"results": [{k: v for k, v in r.items() if k != "line"} for r in results]}
+        if not isinstance(samples, list):
+            raise _Bad(422, f"`samples` must be a list of sample objects, got {_type(samples)}")
+        if len(samples) > max_samples:
+            raise _Bad(422, f"`samples` holds {len(samples)} samples; at most {max_samples} per request")
+        if not samples:
+            return _response({"results": []})
+        items = [
+            (i, s, "")
+            if isinstance(s, dict)
+            else (i, None, f"sample {i} is a JSON {_type(s)}, expected an object")
+            for i, s in enumerate(samples, start=1)
+        ]
+        b = built("score", name)
+        if isinstance(b, Response):
+            return b
+        out = await run(b, items)
+        if isinstance(out, Response):
+            return out
+        results = []
+        bad = 0
+        for r in out:
+            r.pop("line", None)
+            bad += "error" in r
+            results.append(r)
+        metrics.add_sample_errors(name, bad)
+        return _response({"results": results})
 
     @app.post("/get_reward")
-    async def get_reward(request: Request):
+    async def get_reward(request: Request) -> Response:
         if recipe is None:
-            raise _Bad(422, "this server was started without --recipe; /get_reward needs one")
-        body = await body_json(request)
-        if not isinstance(body, dict):
-            raise _Bad(422, "body must be an object with `query`, `prompts`, `labels`")
-        queries, prompts, labels = body.get("query"), body.get("prompts"), body.get("labels")
-        if not isinstance(queries, list) or not all(isinstance(q, str) for q in queries):
-            raise _Bad(422, "`query` must be a list of strings")
-        if prompts is None:
-            prompts = [""] * len(queries)
-        if not isinstance(prompts, list) or len(prompts) != len(queries):
-            raise _Bad(422, "`prompts` must be a list as long as `query`")
-        if labels is not None and (not isinstance(labels, list) or len(labels) != len(queries)):
-            raise _Bad(422, "`labels` must be a list as long as `query`")
-        b = batcher_for(recipe)
-        if b.pending + len(queries) > b.max_pending:
-            return error(503, "server overloaded; retry later", **{"Retry-After": "1"})
-        rub, field = rubric_for(recipe), get_recipe(recipe).label_field
-        out = await asyncio.to_thread(score_queries, rub, field, queries, prompts, labels)
-        metrics.samples += len(queries)
-        return out
+            raise _Bad(
+                422,
+                "this server was started without a recipe (groundrl serve --recipe NAME); /get_reward needs one",
+            )
+        body = await body_object(request, "`query`, `prompts` and `labels`")
+        queries = body.get("query")
+        if not isinstance(queries, list):
+            raise _Bad(422, f"`query` must be a list of strings (prompt + response), got {_type(queries)}")
+        n = len(queries)
+        if n > max_samples:
+            raise _Bad(422, f"`query` holds {n} queries; at most {max_samples} per request")
+        for what, values in (("query", queries), ("prompts", body.get("prompts"))):
+            if what == "prompts" and values is None:
+                continue
+            if not isinstance(values, list) or len(values) != n:
+                got = f"a list of {len(values)}" if isinstance(values, list) else _type(values)
+                raise _Bad(422, f"`{what}` must be a list of {n} strings (as long as `query`), got {got}")
+            for i, v in enumerate(values):
+                if not isinstance(v, str):
+                    raise _Bad(422, f"`{what}[{i}]` must be a string, got {_type(v)}")
+        prompts = body.get("prompts") or [""] * n
+        labels = body.get("labels")
+        if labels is None:
+            labels = [None] * n
+        elif not isinstance(labels, list) or len(labels) != n:
+            got = f"a list of {len(labels)}" if isinstance(labels, list) else _type(labels)
+            raise _Bad(422, f"`labels` must be null or a list of {n} labels (as long as `query`), got {got}")
+        b = built("get_reward", recipe)
+        if isinstance(b, Response):
+            return b
+        out = await run(b, list(zip(queries, prompts, labels, strict=True)))
+        if isinstance(out, Response):
+            return out
+        names_ = resolve(recipe)[1].names
+        return _response(
+            {
+                "rewards": [r for r, _, _ in out],
+                "scores": [s for _, s, _ in out],
+                "extra_logs": {k: [logs[k] for _, _, logs in out] for k in names_},
+            }
+        )
 
     app.state.metrics = metrics
+    app.state.admission = admission
     app.state.batchers = batchers
+    app.state.recipe = recipe
     return app

@@ -1,60 +1,139 @@
-"""Prometheus text metrics without a client library: request counters, a latency
-histogram, error count and queue depth."""
+"""Prometheus text exposition (format 0.0.4) without a client library.
+
+Series (``route`` is one of the server's routes or ``other``, so a scan of random paths
+cannot grow the label set):
+
+* ``groundrl_requests_total{route,status}`` — counter;
+* ``groundrl_request_duration_seconds{route}`` — histogram (cumulative ``le`` buckets,
+  ``_sum``, ``_count``), time from the request's first byte in to its response sent;
+* ``groundrl_errors_total{route,kind}`` — counter; ``kind`` is ``client`` (4xx but 503),
+  ``overloaded`` (503) or ``server`` (other 5xx);
+* ``groundrl_sample_errors_total{recipe}`` — samples answered with an ``error`` entry;
+* ``groundrl_queue_depth`` / ``groundrl_queue_limit`` / ``groundrl_queue_high_water`` —
+  gauges: samples accepted and not yet answered, the bound, and the most ever held;
+* ``groundrl_batches_total{batcher}`` and ``groundrl_batch_samples_total{batcher}`` —
+  scoring calls and the samples they held (their ratio is the mean batch size).
+"""
 
 from __future__ import annotations
 
 import threading
 from collections import defaultdict
+from collections.abc import Iterable
 
-BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+
+
+def error_kind(status: int) -> str | None:
+    if status == 503:
+        return "overloaded"
+    if status >= 500:
+        return "server"
+    if status >= 400:
+        return "client"
+    return None
+
+
+def _num(x: float) -> str:
+    return repr(float(x)) if isinstance(x, float) else str(x)
 
 
 class Metrics:
-    def __init__(self) -> None:
+    """Request counters and latency histograms; safe to update from several threads."""
+
+    def __init__(self, routes: Iterable[str], buckets: tuple[float, ...] = BUCKETS) -> None:
+        self.routes = frozenset(routes)
+        self.buckets = tuple(sorted(buckets))
         self._lock = threading.Lock()
         self.requests: dict[tuple[str, int], int] = defaultdict(int)
-        self.buckets: dict[str, list[int]] = defaultdict(lambda: [0] * (len(BUCKETS) + 1))
-        self.sums: dict[str, float] = defaultdict(float)
-        self.errors = 0
-        self.queue_depth = 0
-        self.samples = 0
+        self.errors: dict[tuple[str, str], int] = defaultdict(int)
+        self.sample_errors: dict[str, int] = defaultdict(int)
+        # per route: a count per bucket (not cumulative; rendered cumulative) + overflow
+        self._hist: dict[str, list[int]] = {}
+        self._sum: dict[str, float] = defaultdict(float)
 
-    def observe(self, route: str, status: int, seconds: float) -> None:
+    def route(self, path: str) -> str:
+        return path if path in self.routes else "other"
+
+    def observe(self, path: str, status: int, seconds: float) -> None:
+        route = self.route(path)
         with self._lock:
             self.requests[(route, status)] += 1
-            b = self.buckets[route]
-            for i, le in enumerate(BUCKETS):
-                if seconds <= le:
-                    b[i] += 1
-            b[-1] += 1
-            self.sums[route] += seconds
-            if status >= 500:
-                self.errors += 1
+            kind = error_kind(status)
+            if kind:
+                self.errors[(route, kind)] += 1
+            hist = self._hist.setdefault(route, [0] * (len(self.buckets) + 1))
+            i = next((k for k, le in enumerate(self.buckets) if seconds <= le), len(self.buckets))
+            hist[i] += 1
+            self._sum[route] += seconds
 
-    def render(self) -> str:
+    def add_sample_errors(self, recipe: str, n: int) -> None:
+        if n:
+            with self._lock:
+                self.sample_errors[recipe] += n
+
+    def render(
+        self,
+        queue_depth: int = 0,
+        queue_limit: int = 0,
+        high_water: int = 0,
+        batches: dict[str, tuple[int, int]] | None = None,
+    ) -> str:
+        """The exposition text; ``batches`` maps a batcher name to (calls, samples)."""
+        out = [
+            "# HELP groundrl_requests_total HTTP requests by route and status.",
+            "# TYPE groundrl_requests_total counter",
+        ]
         with self._lock:
-            lines = [
-                "# HELP groundrl_requests_total Requests by route and status.",
-                "# TYPE groundrl_requests_total counter",
-            ]
             for (route, status), n in sorted(self.requests.items()):
-                lines.append(f'groundrl_requests_total{{route="{route}",status="{status}"}} {n}')
-            lines += [
-                "# HELP groundrl_request_seconds Request latency.",
-                "# TYPE groundrl_request_seconds histogram",
+                out.append(f'groundrl_requests_total{{route="{route}",status="{status}"}} {n}')
+            out += [
+                "# HELP groundrl_request_duration_seconds Request latency.",
+                "# TYPE groundrl_request_duration_seconds histogram",
             ]
-            for route, b in sorted(self.buckets.items()):
-                for le, n in zip(BUCKETS, b, strict=False):
-                    lines.append(f'groundrl_request_seconds_bucket{{route="{route}",le="{le}"}} {n}')
-                lines.append(f'groundrl_request_seconds_bucket{{route="{route}",le="+Inf"}} {b[-1]}')
-                lines.append(f'groundrl_request_seconds_sum{{route="{route}"}} {self.sums[route]:.6f}')
-                lines.append(f'groundrl_request_seconds_count{{route="{route}"}} {b[-1]}')
-            lines += [
+            for route, hist in sorted(self._hist.items()):
+                cum = 0
+                for le, n in zip(self.buckets, hist, strict=False):
+                    cum += n
+                    out.append(f'groundrl_request_duration_seconds_bucket{{route="{route}",le="{le}"}} {cum}')
+                total = cum + hist[-1]
+                out.append(f'groundrl_request_duration_seconds_bucket{{route="{route}",le="+Inf"}} {total}')
+                out.append(
+                    f'groundrl_request_duration_seconds_sum{{route="{route}"}} {_num(self._sum[route])}'
+                )
+                out.append(f'groundrl_request_duration_seconds_count{{route="{route}"}} {total}')
+            out += [
+                "# HELP groundrl_errors_total Error responses by route and kind (client, overloaded, server).",
                 "# TYPE groundrl_errors_total counter",
-                f"groundrl_errors_total {self.errors}",
-                "# TYPE groundrl_queue_depth gauge",
-                f"groundrl_queue_depth {self.queue_depth}",
-                "# TYPE groundrl_samples_scored_total counter",
-                f"groundrl_samples_scored_total {self.samples}",
             ]
-        return "\n".join(lines) + "\n"
+            for (route, kind), n in sorted(self.errors.items()):
+                out.append(f'groundrl_errors_total{{route="{route}",kind="{kind}"}} {n}')
+            out += [
+                "# HELP groundrl_sample_errors_total Samples answered with an error entry.",
+                "# TYPE groundrl_sample_errors_total counter",
+            ]
+            for recipe, n in sorted(self.sample_errors.items()):
+                out.append(f'groundrl_sample_errors_total{{recipe="{recipe}"}} {n}')
+        out += [
+            "# HELP groundrl_queue_depth Samples accepted and not yet answered.",
+            "# TYPE groundrl_queue_depth gauge",
+            f"groundrl_queue_depth {queue_depth}",
+            "# HELP groundrl_queue_limit Samples the queue holds before answering 503.",
+            "# TYPE groundrl_queue_limit gauge",
+            f"groundrl_queue_limit {queue_limit}",
+            "# HELP groundrl_queue_high_water The most samples held at once since start.",
+            "# TYPE groundrl_queue_high_water gauge",
+            f"groundrl_queue_high_water {high_water}",
+            "# HELP groundrl_batches_total Scoring calls (one per micro-batch).",
+            "# TYPE groundrl_batches_total counter",
+        ]
+        batches = batches or {}
+        for name, (calls, _) in sorted(batches.items()):
+            out.append(f'groundrl_batches_total{{batcher="{name}"}} {calls}')
+        out += [
+            "# HELP groundrl_batch_samples_total Samples scored in micro-batches.",
+            "# TYPE groundrl_batch_samples_total counter",
+        ]
+        for name, (_, samples) in sorted(batches.items()):
+            out.append(f'groundrl_batch_samples_total{{batcher="{name}"}} {samples}')
+        return "\n".join(out) + "\n"

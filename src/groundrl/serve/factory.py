@@ -1,0 +1,96 @@
+"""Build the reward server from a plain, JSON-able configuration.
+
+The CLI, uvicorn's worker processes (``--workers N`` needs an import string, so each
+worker rebuilds the app from ``$GROUNDRL_SERVE_CONFIG``) and Ray Serve replicas all go
+through :func:`build_app`, so a judge (which holds a backend and cannot be pickled) is
+made in the process that uses it.
+
+Configuration keys (all optional): ``recipe``, ``token``, ``max_batch``, ``max_wait_ms``,
+``max_queue``, ``max_body_bytes``, ``max_samples``, ``batch_concurrency``,
+``retry_after_s`` (see :func:`groundrl.serve.app.create_app`); ``options``: recipe options
+by name (``action_map``, ``lenient``, ``tau``), each given to every recipe that declares
+it; ``judge``: ``{"backend", "model", "url"}`` for the model-based parts of ``recipe``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+
+ENV = "GROUNDRL_SERVE_CONFIG"
+APP_KEYS = (
+    "recipe",
+    "token",
+    "max_batch",
+    "max_wait_ms",
+    "max_queue",
+    "max_body_bytes",
+    "max_samples",
+    "batch_concurrency",
+    "retry_after_s",
+)
+KEYS = (*APP_KEYS, "options", "judge")
+
+
+def check_config(config: Mapping[str, Any]) -> dict[str, Any]:
+    """Validate the keys and the shape of ``options``/``judge`` without building anything."""
+    if not isinstance(config, Mapping):
+        raise TypeError(f"the server configuration must be a mapping, got {type(config).__name__}")
+    unknown = sorted(set(config) - set(KEYS))
+    if unknown:
+        raise ValueError(f"unknown server setting {unknown[0]!r}; settings are {', '.join(KEYS)}")
+    options = config.get("options") or {}
+    if not isinstance(options, Mapping):
+        raise TypeError("options must be a mapping {option: value}")
+    judge = config.get("judge")
+    if judge is not None:
+        if not isinstance(judge, Mapping) or not judge.get("backend"):
+            raise ValueError('judge must be {"backend": ..., "model": ..., "url": ...}')
+        if not config.get("recipe"):
+            raise ValueError("a judge scores the model-based parts of the server's recipe: give recipe too")
+    return dict(config)
+
+
+def recipe_options(options: Mapping[str, Any], recipe: str | None, judge: Any = None) -> dict[str, dict]:
+    """``{recipe: {option: value}}``: each option goes to every recipe declaring it, the
+    judge to ``recipe``. An option no recipe declares is an error."""
+    from groundrl.recipes import RECIPE_NAMES, get_recipe
+
+    out: dict[str, dict[str, Any]] = {}
+    for opt, value in options.items():
+        takers = [n for n in RECIPE_NAMES if opt in get_recipe(n).options]
+        if not takers:
+            raise ValueError(f"no recipe has the option {opt!r}")
+        if recipe is not None and recipe in takers:
+            takers = [recipe]  # the server's recipe takes it; others stay at their defaults
+        for n in takers:
+            out.setdefault(n, {})[opt] = value
+    if judge is not None:
+        out.setdefault(recipe, {})["judge"] = judge  # type: ignore[index]
+    return out
+
+
+def build_app(config: Mapping[str, Any] | None = None):
+    """A FastAPI app from a configuration dict (see the module docstring)."""
+    from groundrl.serve.app import create_app
+
+    config = check_config(config or {})
+    recipe = config.get("recipe")
+    judge = None
+    spec = config.get("judge")
+    if spec is not None:
+        from groundrl.judges.recipes import recipe_judge
+
+        judge = recipe_judge(recipe, backend=spec["backend"], model=spec.get("model"), url=spec.get("url"))
+    opts = recipe_options(config.get("options") or {}, recipe, judge)
+    return create_app(**{k: config[k] for k in APP_KEYS if k in config}, recipe_options=opts)
+
+
+def app_from_env():
+    """uvicorn factory for worker processes: ``groundrl.serve.factory:app_from_env``."""
+    raw = os.environ.get(ENV)
+    if not raw:
+        raise RuntimeError(f"set {ENV} to the server's JSON configuration")
+    return build_app(json.loads(raw))
