@@ -38,6 +38,7 @@ def test_retries_on_5xx_and_429_not_on_400(chat_server):
     chat_server.fail_next = [500, 503, 429]
     assert be.generate([REQ])[0].ok
     assert be.stats.retries == 3 and len(chat_server.requests) == 4
+    assert be.stats.requests == 1 and be.stats.failures == 0  # requests, not HTTP attempts
     chat_server.fail_next = [400]
     g = be.generate([REQ])[0]
     assert not g.ok and "HTTP 400" in g.error
@@ -65,7 +66,8 @@ def test_timeout_then_defined_failure(chat_server):
     t = time.perf_counter()
     g = be.generate([REQ])[0]
     assert not g.ok and "Timeout" in g.error
-    assert time.perf_counter() - t < 2.0
+    assert 0.2 <= time.perf_counter() - t < 2.0  # two attempts of 0.1 s, not the server's 0.5 s
+    assert be.stats.retries == 1 and len(chat_server.requests) == 2
     be.close()
 
 
@@ -119,8 +121,64 @@ def test_logprob_via_prompt_logprobs(chat_server):
         ("openai", "m", None, "--judge-url is required"),
         ("openai", None, "http://127.0.0.1:1/v1", "--judge-model"),
         ("openai", "m", "ftp://x", "http"),
+        ("openai", "m", "http://127.0.0.1:1/v1", "unknown option.*batch_size"),
     ],
 )
 def test_config_errors(kind, model, url, message):
     with pytest.raises(ValueError, match=message):
-        make_backend(kind, model, url)
+        make_backend(kind, model, url, **({"batch_size": 4} if "option" in message else {}))
+
+
+def test_connection_errors_are_retried_then_reported():
+    import socket
+
+    with socket.socket() as s:  # a port that nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    be = make_backend("openai", "judge", f"http://127.0.0.1:{port}/v1", max_retries=2, backoff=0.01)
+    out = be.generate([REQ, REQ])
+    assert all(not g.ok and "Connect" in g.error for g in out)
+    assert be.stats.retries == 4 and be.stats.failures == 2
+    assert not be.logprob([REQ], [" a"])[0].ok
+    be.close()
+
+
+def test_requests_that_cannot_be_sent_never_raise(chat_server):
+    be = backend(chat_server)
+    bad = [
+        "not a request",
+        [None],
+        [{"role": "user", "content": 5}],
+        [{"role": "user", "content": [{"type": "image", "image": "/no/such/file.png"}]}],
+    ]
+    out = be.generate([REQ, *bad])
+    assert [g.ok for g in out] == [True, False, False, False, False]
+    assert len(chat_server.requests) == 1  # nothing malformed went on the wire
+    lps = be.logprob([*bad, REQ], ["a", "a", "a", "a", None])
+    assert not any(r.ok for r in lps) and "continuation must be a string" in lps[-1].error
+    assert be.stats.failures == 4 + 5
+    be.close()
+
+
+def test_extra_body_is_merged_into_every_request(chat_server):
+    be = backend(chat_server, extra_body={"top_k": -1, "repetition_penalty": 1.0, "temperature": 9})
+    be.generate([REQ], SamplingParams(temperature=0.3))
+    body = chat_server.requests[-1]
+    assert body["top_k"] == -1 and body["repetition_penalty"] == 1.0
+    assert body["temperature"] == 0.3  # SamplingParams win over extra_body
+    be.close()
+
+
+def test_logprob_continuation_starts_where_the_token_ids_diverge(chat_server):
+    """A token merged across the junction (prompt ids [5, 6, 7] vs [5, 6, 9, 4]) is scored
+    with the continuation: the last two positions, not len(full) - len(base) = 1."""
+    be = backend(chat_server)
+
+    async def fake(messages, continue_final):
+        if continue_final:
+            return [None, -0.1, -0.2, -0.3], [5, 6, 9, 4]
+        return [None, -0.1, -0.5], [5, 6, 7]
+
+    be._prompt_logprobs = fake
+    assert be.logprob([REQ], ["x"])[0].token_logprobs == [-0.2, -0.3]
+    be.close()

@@ -31,3 +31,25 @@ def test_round_trip_processor_and_generate(tiny_vlm_dir):
 def test_deterministic_under_seed(tiny_vlm_dir, tmp_path):
     again = build_tiny_vlm(tmp_path / "again", seed=0)
     assert digest(again) == digest(tiny_vlm_dir)
+
+
+def test_processor_files_are_deterministic_too(tiny_vlm_dir, tmp_path):
+    again = build_tiny_vlm(tmp_path / "again", seed=0)
+    for name in ("tokenizer.json", "config.json"):
+        assert (again / name).read_bytes() == (tiny_vlm_dir / name).read_bytes()
+
+
+def test_another_seed_gives_other_weights(tiny_vlm_dir, tmp_path):
+    assert digest(build_tiny_vlm(tmp_path / "other", seed=1)) != digest(tiny_vlm_dir)
+
+
+def test_extra_corpus_enters_the_vocabulary():
+    from groundrl.testing.tiny_vlm import build_tokenizer
+
+    word = "zqxjvkwy"  # letters the generated corpus never puts together
+    plain = build_tokenizer(seed=0)
+    task = build_tokenizer(seed=0, extra_corpus=[f"{word} {word} {word}"] * 200)
+    assert len(plain(word, add_special_tokens=False)["input_ids"]) > 1
+    assert len(task(word, add_special_tokens=False)["input_ids"]) == 1
+    for t in ("<|im_start|>", "<|vision_start|>", "<|image_pad|>", "<|vision_end|>", "<|endoftext|>"):
+        assert len(task(t, add_special_tokens=False)["input_ids"]) == 1

@@ -1,5 +1,10 @@
 """An optional on-disk response cache (sqlite), keyed by (model, request, sampling
-parameters, sample index). Images enter the key by a hash of their pixels."""
+parameters, sample index). Images enter the key by a hash of their pixels.
+
+``model`` is the name the backend was given (a served model name, or a local path for
+the transformers backend): rebuilding a different model under the same name or path
+needs a fresh cache file. ``n`` is not part of the key, so asking for 4 samples after 8
+were cached reuses samples 0–3."""
 
 from __future__ import annotations
 
@@ -21,6 +26,34 @@ def _canonical(request: Request) -> list[dict[str, Any]]:
 def cache_key(model: str, request: Request, params: SamplingParams, index: int) -> str:
     blob = json.dumps([model, _canonical(request), params.key(), index], sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(blob.encode()).hexdigest()
+
+
+def lookup(
+    cache: ResponseCache | None, model: str, request: Request, params: SamplingParams
+) -> tuple[list[str], list[str] | None]:
+    """``(keys, texts)`` for a request's ``params.n`` samples: ``texts`` when every sample
+    is cached, else ``None`` (the request is generated again, all samples). No cache: ``([], None)``."""
+    if cache is None:
+        return [], None
+    keys = [cache_key(model, request, params, i) for i in range(params.n)]
+    texts = [cache.get(k) for k in keys]
+    return keys, (texts if all(t is not None for t in texts) else None)  # type: ignore[return-value]
+
+
+def store(cache: ResponseCache | None, keys: list[str], texts: list[str]) -> None:
+    """Cache sample ``i`` under ``keys[i]``."""
+    if cache is not None:
+        for k, t in zip(keys, texts, strict=False):
+            cache.put(k, t)
+
+
+def as_cache(cache: ResponseCache | str | Path | None) -> ResponseCache | None:
+    """A backend's ``cache=`` option: a :class:`ResponseCache`, a sqlite path, or ``None``."""
+    if cache is None or isinstance(cache, ResponseCache):
+        return cache
+    if isinstance(cache, (str, Path)):
+        return ResponseCache(cache)
+    raise ValueError(f"cache must be a sqlite path or a ResponseCache, got {type(cache).__name__}")
 
 
 class ResponseCache:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 from typing import Any
 
@@ -11,6 +12,17 @@ BACKENDS = ("openai", "transformers")
 
 
 def make_backend(kind: str, model: str | None, url: str | None = None, **options: Any) -> JudgeBackend:
+    """A judge backend from the CLI's three flags plus keyword options.
+
+    * ``openai``: ``model`` is the served model name, ``url`` the base URL ending in
+      ``/v1``; options ``api_key`` (default ``$OPENAI_API_KEY``), ``concurrency`` (16),
+      ``timeout`` (60 s), ``max_retries`` (3), ``backoff`` (0.5 s), ``cache``, ``extra_body``.
+    * ``transformers``: ``model`` is a local checkpoint directory; options ``batch_size``
+      (8), ``device``, ``cache``.
+
+    Bad configuration (unknown kind, no model, no/invalid URL, a path that does not exist,
+    an unknown option) raises here, before any request.
+    """
     if kind not in BACKENDS:
         raise ValueError(f"unknown judge backend {kind!r}; choose one of {', '.join(BACKENDS)}")
     if not model:
@@ -20,9 +32,22 @@ def make_backend(kind: str, model: str | None, url: str | None = None, **options
             raise ValueError("--judge-url is required for the openai backend, e.g. http://127.0.0.1:8000/v1")
         from groundrl.judges.openai_backend import OpenAIBackend
 
+        _check_options(OpenAIBackend, options, kind)
         return OpenAIBackend(
             model, url, api_key=options.pop("api_key", os.environ.get("OPENAI_API_KEY")), **options
         )
     from groundrl.judges.transformers_backend import TransformersBackend
 
+    _check_options(TransformersBackend, options, kind)
     return TransformersBackend(model, **options)
+
+
+def _check_options(cls: type, options: dict[str, Any], kind: str) -> None:
+    allowed = [
+        p for p in inspect.signature(cls.__init__).parameters if p not in ("self", "model", "base_url")
+    ]
+    unknown = sorted(set(options) - set(allowed))
+    if unknown:
+        raise ValueError(
+            f"unknown option(s) {', '.join(unknown)} for the {kind} backend; it takes {', '.join(allowed)}"
+        )

@@ -28,21 +28,32 @@ def map_content(
 ) -> list[dict[str, Any]]:
     """A request with each list-content part mapped: images through ``image_part(image)``,
     text through ``text_part(text)`` (default: kept as a text part). String contents and
-    roles pass through. Every backend and the cache read requests through this."""
+    roles pass through; ``None`` content is empty text; parts that are neither text nor
+    image are dropped. Every backend and the cache read requests through this; a request
+    that is not a list of message dicts raises ``ValueError`` (the backends turn it into
+    that request's error)."""
     text_part = text_part or (lambda t: {"type": "text", "text": t})
+    if not isinstance(request, (list, tuple)):
+        raise ValueError(f"a request is a list of chat messages, got {type(request).__name__}")
     out = []
     for m in request:
-        c = m.get("content", "")
-        if isinstance(c, list):
+        if not isinstance(m, dict):
+            raise ValueError(f"a chat message is a dict with 'role' and 'content', got {type(m).__name__}")
+        c = m.get("content")
+        if c is None:
+            c = ""
+        elif isinstance(c, list):
             parts = []
             for p in c:
                 img = image_of(p)
                 if img is not None:
                     parts.append(image_part(img))
                 elif isinstance(p, dict) and p.get("type") == "text":
-                    parts.append(text_part(p.get("text", "")))
+                    parts.append(text_part(str(p.get("text") or "")))
             c = parts
-        out.append({"role": m.get("role", "user"), "content": c})
+        elif not isinstance(c, str):
+            raise ValueError(f"message content must be a string or a list of parts, got {type(c).__name__}")
+        out.append({"role": str(m.get("role") or "user"), "content": c})
     return out
 
 

@@ -9,17 +9,33 @@ hosted APIs).
   caller's mistake and will not heal;
 * images sent as data URLs (http(s) URLs pass through);
 * after the last retry a request becomes ``Generation(error=…)``: counted in
-  ``stats.failures``, never raised into a training step;
+  ``stats.failures``, never raised into a training step; so does a request that cannot
+  be sent at all (an unreadable image, a message that is not a dict);
 * ``n`` samples per request through the ``n`` field; with a cache, each sample index is
-  cached separately and a request whose samples are all cached is not sent.
+  cached separately and a request whose samples are all cached is not sent;
+* ``extra_body`` is merged into every request (server-specific fields). vLLM fills
+  unset sampling fields (``top_k``, ``repetition_penalty``…) from the model's
+  ``generation_config.json`` unless it is served with ``--generation-config vllm``;
+  ``extra_body={"top_k": -1, "repetition_penalty": 1.0}`` makes the samples follow
+  :class:`SamplingParams` alone (hosted APIs reject these fields, so it is opt-in).
 
-Log-probabilities use vLLM's ``prompt_logprobs`` extension of chat completions: the
-request is sent twice with ``max_tokens=1`` — once ending in the generation prompt,
-once with the continuation as a final assistant message (``continue_final_message``) —
-and the continuation's tokens are the trailing ``len(second) − len(first)`` prompt
-positions. Token boundaries at the junction may merge, so this is exact only when the
-continuation starts a new token (a space or newline before it is safest). A server
-without ``prompt_logprobs`` gives a clear error per request.
+``stats``: ``requests`` counts requests asked for (not HTTP attempts), ``retries`` the
+extra attempts, ``failures`` the requests that ended in an error, ``cache_hits`` the
+requests answered from the cache.
+
+Log-probabilities use vLLM's ``prompt_logprobs`` extension of chat completions
+(``ChatCompletionRequest.prompt_logprobs``; the response carries
+``prompt_logprobs: list[dict[token_id, {logprob, rank, decoded_token}] | None]`` and,
+with ``return_token_ids``, ``prompt_token_ids``). The request is sent twice with
+``max_tokens=1`` — once ending in the generation prompt, once with the continuation as
+a final assistant message (``continue_final_message=True, add_generation_prompt=False``)
+— and the continuation's tokens are the positions after the longest common prefix of
+the two prompts' token ids (the trailing ``len(second) − len(first)`` positions when
+the server sends no ids). A token that merges across the junction is therefore
+included, never mis-attributed. The template and the images stay server-side, which is
+why this and not ``/v1/completions`` with ``echo=True``: that needs the chat template
+and each model's image placeholders rendered by the client. A server without
+``prompt_logprobs`` (hosted APIs, SGLang's chat endpoint) gives a clear error per request.
 """
 
 from __future__ import annotations
@@ -40,7 +56,7 @@ from groundrl.judges.base import (
     Request,
     SamplingParams,
 )
-from groundrl.judges.cache import ResponseCache, cache_key
+from groundrl.judges.cache import ResponseCache, as_cache, lookup, store
 from groundrl.judges.images import map_content, to_data_url
 
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
@@ -68,6 +84,7 @@ class OpenAIBackend(JudgeBackend):
         max_retries: int = 3,
         backoff: float = 0.5,
         cache: ResponseCache | str | None = None,
+        extra_body: dict[str, Any] | None = None,
     ) -> None:
         super().__init__()
         if not base_url or not base_url.startswith(("http://", "https://")):
@@ -76,6 +93,10 @@ class OpenAIBackend(JudgeBackend):
             )
         if concurrency < 1:
             raise ValueError(f"concurrency must be ≥ 1, got {concurrency}")
+        if not timeout > 0 or max_retries < 0 or backoff < 0:
+            raise ValueError(
+                f"need timeout > 0, max_retries ≥ 0, backoff ≥ 0; got {timeout}, {max_retries}, {backoff}"
+            )
         self.model = model
         self.base_url = base_url.rstrip("/")
         self.headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
@@ -83,7 +104,8 @@ class OpenAIBackend(JudgeBackend):
         self.timeout = timeout
         self.max_retries = max_retries
         self.backoff = backoff
-        self.cache = ResponseCache(cache) if isinstance(cache, str) else cache
+        self.cache = as_cache(cache)
+        self.extra_body = dict(extra_body or {})
         self._loop = BackgroundLoop()
         self._client: aiohttp.ClientSession | None = None
         self._sem: asyncio.Semaphore | None = None
@@ -105,10 +127,13 @@ class OpenAIBackend(JudgeBackend):
         last = "no attempt"
         for attempt in range(self.max_retries + 1):
             try:
-                async with sem:
-                    self.stats.requests += 1
-                    async with client.post(f"{self.base_url}/chat/completions", json=body) as resp:
-                        status, text, headers = resp.status, await resp.text(), resp.headers
+                async with (
+                    sem,
+                    client.post(
+                        f"{self.base_url}/chat/completions", json={**self.extra_body, **body}
+                    ) as resp,
+                ):
+                    status, text, headers = resp.status, await resp.text(), resp.headers
                 if status == 200:
                     try:
                         return json.loads(text)
@@ -136,42 +161,39 @@ class OpenAIBackend(JudgeBackend):
     # -- generation --------------------------------------------------------------
 
     async def _one(self, request: Request, params: SamplingParams) -> Generation:
-        keys = (
-            [cache_key(self.model, request, params, i) for i in range(params.n)]
-            if self.cache is not None
-            else []
-        )
-        if self.cache is not None:
-            cached = [self.cache.get(k) for k in keys]
-            if all(c is not None for c in cached):
-                self.stats.cache_hits += 1
-                return Generation(texts=cached)  # type: ignore[arg-type]
-        body: dict[str, Any] = {
-            "model": self.model,
-            "messages": _wire_messages(request),
-            "temperature": params.temperature,
-            "top_p": params.top_p,
-            "max_tokens": params.max_tokens,
-            "n": params.n,
-        }
-        if params.seed is not None:
-            body["seed"] = params.seed
+        self.stats.requests += 1
         try:
+            keys, cached = lookup(self.cache, self.model, request, params)
+            if cached is not None:
+                self.stats.cache_hits += 1
+                return Generation(texts=cached)
+            body: dict[str, Any] = {
+                "model": self.model,
+                "messages": _wire_messages(request),
+                "temperature": params.temperature,
+                "top_p": params.top_p,
+                "max_tokens": params.max_tokens,
+                "n": params.n,
+            }
+            if params.seed is not None:
+                body["seed"] = params.seed
             data = await self._post(body)
-            choices = sorted(data.get("choices") or [], key=lambda c: c.get("index", 0))
+            choices = data.get("choices") if isinstance(data, dict) else None
+            choices = [c for c in choices if isinstance(c, dict)] if isinstance(choices, list) else []
+            choices.sort(key=lambda c: c.get("index", 0) if isinstance(c.get("index"), int) else 0)
             texts = [
                 c["message"]["content"]
                 for c in choices
-                if isinstance(c.get("message", {}).get("content"), str)
+                if isinstance(c.get("message"), dict) and isinstance(c["message"].get("content"), str)
             ]
             if not texts:
                 raise JudgeHTTPError(f"no usable choices in response: {json.dumps(data)[:200]}", retry=False)
-        except (JudgeHTTPError, KeyError, TypeError, AttributeError) as e:
+        except Exception as e:  # a request that cannot be sent or answered is its own error
             self.stats.failures += 1
-            return Generation(error=str(e) or type(e).__name__)
-        if self.cache is not None:
-            for k, t in zip(keys, texts, strict=False):
-                self.cache.put(k, t)
+            return Generation(
+                error=f"{type(e).__name__}: {e}" if not isinstance(e, JudgeHTTPError) else str(e)
+            )
+        store(self.cache, keys, texts)
         return Generation(texts=texts)
 
     async def _agenerate(self, requests: Sequence[Request], params: SamplingParams) -> list[Generation]:
@@ -193,59 +215,80 @@ class OpenAIBackend(JudgeBackend):
 
     async def _prompt_logprobs(
         self, messages: list[dict[str, Any]], continue_final: bool
-    ) -> list[float | None]:
+    ) -> tuple[list[float | None], list[int] | None]:
         body = {
             "model": self.model,
             "messages": messages,
             "max_tokens": 1,
             "temperature": 0.0,
             "prompt_logprobs": 0,
+            "return_token_ids": True,
             "add_generation_prompt": not continue_final,
             "continue_final_message": continue_final,
         }
         data = await self._post(body)
-        plp = data.get("prompt_logprobs")
+        plp = data.get("prompt_logprobs") if isinstance(data, dict) else None
         if not isinstance(plp, list):
             raise JudgeHTTPError(
                 "server does not return prompt_logprobs (vLLM's extension); log-prob scoring needs it",
                 retry=False,
             )
+        ids = data.get("prompt_token_ids")
+        ids = ids if isinstance(ids, list) and len(ids) == len(plp) else None
         out: list[float | None] = []
-        for entry in plp:
-            if not entry:
+        for pos, entry in enumerate(plp):
+            if not isinstance(entry, dict) or not entry:
                 out.append(None)
                 continue
-            # {token_id: {"logprob": …, "rank": …}}: the prompt's own token is the one entry
-            # with prompt_logprobs=0 (vLLM adds it even when it is not in the top-k).
-            vals = [v.get("logprob") for v in entry.values() if isinstance(v, dict)]
-            out.append(float(vals[0]) if vals else None)
-        return out
+            # {token_id: {"logprob": …, "rank": …}}: with prompt_logprobs=0 the prompt's own
+            # token is the one entry; with ids known, look it up rather than trust the order.
+            own = entry.get(str(ids[pos])) if ids is not None else None
+            own = own if isinstance(own, dict) else next(iter(entry.values()))
+            lp = own.get("logprob") if isinstance(own, dict) else None
+            out.append(float(lp) if isinstance(lp, (int, float)) else None)
+        return out, ids
 
     async def _alogprob(self, request: Request, continuation: str) -> LogProbResult:
-        msgs = _wire_messages(request)
+        self.stats.requests += 1
         try:
-            base, full = await asyncio.gather(
+            if not isinstance(continuation, str):
+                raise ValueError(f"continuation must be a string, got {type(continuation).__name__}")
+            msgs = _wire_messages(request)
+            (base, base_ids), (full, full_ids) = await asyncio.gather(
                 self._prompt_logprobs(msgs, continue_final=False),
                 self._prompt_logprobs(
                     msgs + [{"role": "assistant", "content": continuation}], continue_final=True
                 ),
             )
-        except JudgeHTTPError as e:
+        except Exception as e:
             self.stats.failures += 1
-            return LogProbResult(None, str(e))
-        k = len(full) - len(base)
-        if k <= 0:
-            return (
-                LogProbResult([], None)
-                if not continuation
-                else LogProbResult(None, "continuation added no tokens")
+            return LogProbResult(
+                None, str(e) if isinstance(e, JudgeHTTPError) else f"{type(e).__name__}: {e}"
             )
+        if base_ids is not None and full_ids is not None:
+            common = 0
+            for a, b in zip(base_ids, full_ids, strict=False):
+                if a != b:
+                    break
+                common += 1
+            k = len(full) - common
+        else:
+            k = len(full) - len(base)
+        if k <= 0:
+            if continuation:
+                self.stats.failures += 1
+                return LogProbResult(None, "continuation added no tokens")
+            return LogProbResult([], None)
         tail = full[-k:]
         if any(v is None for v in tail):
+            self.stats.failures += 1
             return LogProbResult(None, "server returned no log-prob for some continuation tokens")
         return LogProbResult([float(v) for v in tail])  # type: ignore[arg-type]
 
     def logprob(self, requests: Sequence[Request], continuations: Sequence[str]) -> list[LogProbResult]:
+        if len(requests) != len(continuations):
+            raise ValueError(f"{len(requests)} requests but {len(continuations)} continuations")
+
         async def run() -> list[LogProbResult]:
             return list(
                 await asyncio.gather(

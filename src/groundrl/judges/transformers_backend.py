@@ -1,27 +1,52 @@
 """A judge running a local transformers checkpoint (``AutoModelForImageTextToText`` for
 VLMs, ``AutoModelForCausalLM`` for text models), loaded from a path — no hub.
 
-Generation is batched with left padding (``batch_size`` requests per forward pass, ``n``
-samples each via ``num_return_sequences``); images go through the model's processor.
-Log-probabilities come from one forward pass over prompt + continuation: the
-continuation's tokens are those after the tokenised prompt (chat template with the
-generation prompt), and each gets ``log softmax(logits)[token]`` from the position
-before it.
+Generation is batched with left padding (``batch_size`` requests per ``generate`` call,
+``n`` samples each via ``num_return_sequences``); images go through the model's
+processor. Sampling follows :class:`SamplingParams` alone — ``temperature``, ``top_p``,
+with ``top_k`` off and ``repetition_penalty`` 1 whatever the checkpoint's
+``generation_config.json`` says — so results (and cache entries) depend on the params
+only. Temperature 0 is greedy, and its ``n`` samples are one greedy decode repeated.
+A ``seed`` seeds torch inside :func:`torch.random.fork_rng`, so a judge call does not
+move the trainer's random state; samples are reproducible for the same requests and
+``batch_size`` (the batch a request lands in changes its random stream).
+
+Log-probabilities: one forward pass over prompt + continuation, joined as token ids (the
+prompt through the processor with its images, the continuation tokenised on its own), so
+the result is exactly ``log P(continuation tokens | prompt)`` with no merge at the
+junction. Only the last ``max continuation length + 1`` positions' logits are computed
+(``logits_to_keep``), so a 150k vocabulary does not cost ``batch × prompt × vocab`` memory.
+
+Failures are per request: a request that cannot be prepared (unreadable image, malformed
+messages) gets its own error; a batch that fails in the model is retried one request at a
+time, so one bad request does not take its batch down with it.
 """
 
 from __future__ import annotations
 
+import contextlib
+import inspect
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from groundrl.judges.base import Generation, JudgeBackend, LogProbResult, Request, SamplingParams
+from groundrl.judges.cache import ResponseCache, as_cache, lookup, store
 from groundrl.judges.images import map_content, to_pil
+
+
+def _err(e: BaseException) -> str:
+    return f"{type(e).__name__}: {e}"
 
 
 class TransformersBackend(JudgeBackend):
     def __init__(
-        self, model: str | Path | Any, processor: Any = None, batch_size: int = 8, device: str | None = None
+        self,
+        model: str | Path | Any,
+        processor: Any = None,
+        batch_size: int = 8,
+        device: str | None = None,
+        cache: ResponseCache | str | None = None,
     ) -> None:
         super().__init__()
         import torch
@@ -36,7 +61,7 @@ class TransformersBackend(JudgeBackend):
             model, processor = _load(path)
             self.model = str(path)
         else:
-            self.model = getattr(getattr(model, "config", None), "_name_or_path", type(model).__name__)
+            self.model = getattr(getattr(model, "config", None), "_name_or_path", "") or type(model).__name__
             if processor is None:
                 raise ValueError("pass the processor (or tokenizer) together with an in-memory model")
         self.net = model.eval()
@@ -47,12 +72,15 @@ class TransformersBackend(JudgeBackend):
         self.tokenizer.padding_side = "left"
         if self.tokenizer.pad_token is None:
             self.tokenizer.pad_token = self.tokenizer.eos_token
+        self.cache = as_cache(cache)
         self._torch = torch
         self._is_vlm = hasattr(processor, "image_processor")
+        self._keep_arg = "logits_to_keep" in inspect.signature(self.net.forward).parameters
 
     # -- inputs --------------------------------------------------------------
 
-    def _prepare(self, request: Request) -> tuple[list[dict[str, Any]], list[Any]]:
+    def _prepare(self, request: Request) -> tuple[str, list[Any]]:
+        """The chat-templated prompt (with the generation prompt) and its PIL images."""
         images: list[Any] = []
 
         def image_part(img: Any) -> dict[str, Any]:
@@ -61,10 +89,12 @@ class TransformersBackend(JudgeBackend):
 
         msgs = map_content(request, image_part)
         if not self._is_vlm:  # a text-only model gets plain strings
+            if images:
+                raise ValueError(f"{self.model} is a text-only model; the request has images")
             for m in msgs:
                 if isinstance(m["content"], list):
                     m["content"] = "".join(p.get("text", "") for p in m["content"])
-        return msgs, images
+        return self._prompt(msgs), images
 
     def _prompt(self, msgs: list[dict[str, Any]]) -> str:
         template_owner = self.processor if hasattr(self.processor, "apply_chat_template") else self.tokenizer
@@ -78,92 +108,147 @@ class TransformersBackend(JudgeBackend):
             return self.processor(text=texts, images=flat, return_tensors="pt", padding=True)
         return self.tokenizer(texts, return_tensors="pt", padding=True, add_special_tokens=False)
 
+    def _rng(self, seed: int | None) -> Any:
+        if seed is None:
+            return contextlib.nullcontext()
+        dev = self.net.device
+        devices = [dev.index or 0] if dev.type == "cuda" else []
+        return self._torch.random.fork_rng(devices=devices)
+
+    def _batched(self, items: list[Any], run: Any) -> list[Any]:
+        """``run`` over ``batch_size`` chunks; a failing chunk is retried item by item so
+        only the request that breaks the model gets the error. Returns per-item results or
+        exceptions."""
+        out: list[Any] = []
+        for start in range(0, len(items), self.batch_size):
+            chunk = items[start : start + self.batch_size]
+            try:
+                out.extend(run(chunk))
+            except Exception as e:
+                if len(chunk) == 1:
+                    out.append(e)
+                    continue
+                for item in chunk:
+                    try:
+                        out.extend(run([item]))
+                    except Exception as e1:
+                        out.append(e1)
+        return out
+
     # -- generation ----------------------------------------------------------
 
     def generate(self, requests: Sequence[Request], params: SamplingParams | None = None) -> list[Generation]:
         params = params or SamplingParams()
-        out: list[Generation] = []
-        for start in range(0, len(requests), self.batch_size):
-            chunk = requests[start : start + self.batch_size]
-            self.stats.requests += len(chunk)
+        results: list[Generation | None] = [None] * len(requests)
+        todo: list[tuple[int, str, list[Any], list[str]]] = []
+        for i, request in enumerate(requests):
+            self.stats.requests += 1
             try:
-                out.extend(self._generate_batch(chunk, params))
-            except Exception as e:  # one bad batch must not end a training step
-                self.stats.failures += len(chunk)
-                out.extend(Generation(error=f"{type(e).__name__}: {e}") for _ in chunk)
-        return out
+                keys, cached = lookup(self.cache, self.model, request, params)
+                if cached is not None:
+                    self.stats.cache_hits += 1
+                    results[i] = Generation(texts=cached)
+                    continue
+                prompt, images = self._prepare(request)
+            except Exception as e:
+                results[i] = Generation(error=_err(e))
+                continue
+            todo.append((i, prompt, images, keys))
+        with self._rng(params.seed):
+            if params.seed is not None:
+                self._torch.manual_seed(params.seed)
+            outs = self._batched(todo, lambda chunk: self._generate_batch(chunk, params))
+        for (i, _, _, keys), res in zip(todo, outs, strict=True):
+            if isinstance(res, Exception):
+                results[i] = Generation(error=_err(res))
+            else:
+                store(self.cache, keys, res)
+                results[i] = Generation(texts=res)
+        self.stats.failures += sum(1 for g in results if g is not None and g.error is not None)
+        return results  # type: ignore[return-value]
 
-    def _generate_batch(self, requests: Sequence[Request], params: SamplingParams) -> list[Generation]:
+    def _generate_batch(
+        self, chunk: list[tuple[int, str, list[Any], list[str]]], params: SamplingParams
+    ) -> list[list[str]]:
         torch = self._torch
-        prepared = [self._prepare(r) for r in requests]
-        texts = [self._prompt(m) for m, _ in prepared]
-        enc = self._encode(texts, [imgs for _, imgs in prepared]).to(self.net.device)
+        enc = self._encode([p for _, p, _, _ in chunk], [imgs for _, _, imgs, _ in chunk]).to(self.net.device)
         sample = params.temperature > 0
+        reps = params.n if sample else 1  # greedy samples are all the same decode
         kwargs: dict[str, Any] = dict(
             max_new_tokens=params.max_tokens,
             do_sample=sample,
-            num_return_sequences=params.n,
+            num_return_sequences=reps,
             pad_token_id=self.tokenizer.pad_token_id,
         )
         if sample:
-            kwargs.update(temperature=params.temperature, top_p=params.top_p)
-        if params.seed is not None:
-            torch.manual_seed(params.seed)
+            kwargs.update(temperature=params.temperature, top_p=params.top_p, top_k=0, repetition_penalty=1.0)
         with torch.inference_mode():
             ids = self.net.generate(**enc, **kwargs)
-        new = ids[:, enc["input_ids"].shape[1] :]
-        decoded = self.tokenizer.batch_decode(new, skip_special_tokens=True)
-        return [Generation(texts=decoded[i * params.n : (i + 1) * params.n]) for i in range(len(requests))]
+        decoded = self.tokenizer.batch_decode(ids[:, enc["input_ids"].shape[1] :], skip_special_tokens=True)
+        return [
+            decoded[j * reps : (j + 1) * reps] if sample else [decoded[j]] * params.n
+            for j in range(len(chunk))
+        ]
 
     # -- log-probabilities ---------------------------------------------------
 
     def logprob(self, requests: Sequence[Request], continuations: Sequence[str]) -> list[LogProbResult]:
         if len(requests) != len(continuations):
             raise ValueError(f"{len(requests)} requests but {len(continuations)} continuations")
-        out: list[LogProbResult] = []
-        for start in range(0, len(requests), self.batch_size):
-            reqs = requests[start : start + self.batch_size]
-            conts = continuations[start : start + self.batch_size]
-            self.stats.requests += len(reqs)
+        results: list[LogProbResult | None] = [None] * len(requests)
+        todo: list[tuple[int, str, list[Any], list[int]]] = []
+        for i, (request, cont) in enumerate(zip(requests, continuations, strict=True)):
+            self.stats.requests += 1
             try:
-                out.extend(self._logprob_batch(reqs, conts))
+                if not isinstance(cont, str):
+                    raise ValueError(f"continuation must be a string, got {type(cont).__name__}")
+                prompt, images = self._prepare(request)
+                cont_ids = list(self.tokenizer(cont, add_special_tokens=False)["input_ids"])
             except Exception as e:
-                self.stats.failures += len(reqs)
-                out.extend(LogProbResult(None, f"{type(e).__name__}: {e}") for _ in reqs)
-        return out
-
-    def _logprob_batch(
-        self, requests: Sequence[Request], continuations: Sequence[str]
-    ) -> list[LogProbResult]:
-        torch = self._torch
-        prepared = [self._prepare(r) for r in requests]
-        prompts = [self._prompt(m) for m, _ in prepared]
-        images = [imgs for _, imgs in prepared]
-        # prompt lengths, each on its own (no padding), with the same images
-        n_prompt = [
-            int(self._encode([p], [imgs])["input_ids"].shape[1])
-            for p, imgs in zip(prompts, images, strict=True)
-        ]
-        enc = self._encode([p + c for p, c in zip(prompts, continuations, strict=True)], images).to(
-            self.net.device
-        )
-        with torch.inference_mode():
-            logits = self.net(**enc).logits.float()
-        logp = torch.log_softmax(logits[:, :-1], dim=-1)
-        targets = enc["input_ids"][:, 1:]
-        tok_lp = logp.gather(-1, targets.unsqueeze(-1)).squeeze(-1)
-        lengths = enc["attention_mask"].sum(dim=1).tolist()
-        width = enc["input_ids"].shape[1]
-        results = []
-        for i, (length, np_) in enumerate(zip(lengths, n_prompt, strict=True)):
-            pad = width - int(length)  # left padding
-            first = pad + np_  # index of the first continuation token in input_ids
-            k = width - first
-            if k <= 0:
-                results.append(LogProbResult([], None))
+                results[i] = LogProbResult(None, _err(e))
                 continue
-            results.append(LogProbResult(tok_lp[i, first - 1 :].tolist()))
-        return results
+            todo.append((i, prompt, images, cont_ids))
+        outs = self._batched(todo, self._logprob_batch)
+        for (i, *_), res in zip(todo, outs, strict=True):
+            results[i] = LogProbResult(None, _err(res)) if isinstance(res, Exception) else LogProbResult(res)
+        self.stats.failures += sum(1 for r in results if r is not None and r.error is not None)
+        return results  # type: ignore[return-value]
+
+    def _logprob_batch(self, chunk: list[tuple[int, str, list[Any], list[int]]]) -> list[list[float]]:
+        torch = self._torch
+        cont_ids = [c for *_, c in chunk]
+        cmax = max(len(c) for c in cont_ids)
+        if cmax == 0:
+            return [[] for _ in chunk]
+        enc = self._encode([p for _, p, _, _ in chunk], [imgs for _, _, imgs, _ in chunk])
+        ids, mask = enc["input_ids"], enc["attention_mask"]
+        # Per-token tensors (ids, mask, token-type ids) get the continuation appended to each
+        # row's real tokens, then left padding again; image tensors are unchanged.
+        per_token = [k for k, v in enc.items() if torch.is_tensor(v) and v.shape == ids.shape]
+        rows: dict[str, list[Any]] = {k: [] for k in per_token}
+        for r, c in enumerate(cont_ids):
+            keep = mask[r].bool()
+            for k in per_token:
+                if k == "input_ids":
+                    tail = torch.tensor(c, dtype=ids.dtype)
+                else:
+                    tail = torch.full((len(c),), 1 if k == "attention_mask" else 0, dtype=enc[k].dtype)
+                rows[k].append(torch.cat([enc[k][r][keep], tail]))
+        width = max(len(x) for x in rows["input_ids"])
+        batch = dict(enc)
+        for k in per_token:
+            fill = self.tokenizer.pad_token_id if k == "input_ids" else 0
+            batch[k] = torch.stack(
+                [torch.cat([torch.full((width - len(x),), fill, dtype=x.dtype), x]) for x in rows[k]]
+            )
+        batch = {k: v.to(self.net.device) if torch.is_tensor(v) else v for k, v in batch.items()}
+        if self._keep_arg:
+            batch["logits_to_keep"] = cmax + 1
+        with torch.inference_mode():
+            logits = self.net(**batch).logits[:, -(cmax + 1) : -1].float()
+        targets = batch["input_ids"][:, -cmax:]
+        lp = torch.log_softmax(logits, dim=-1).gather(-1, targets.unsqueeze(-1)).squeeze(-1).cpu()
+        return [lp[r, cmax - len(c) :].tolist() for r, c in enumerate(cont_ids)]
 
 
 def _load(path: Path) -> tuple[Any, Any]:

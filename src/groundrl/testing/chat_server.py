@@ -7,7 +7,9 @@ answer slowly (``delay``), fail the next requests with given HTTP statuses
 every request body and the maximum number of requests in flight at once.
 
 ``prompt_logprobs`` (vLLM's extension) is emulated over whitespace "tokens" of the
-rendered messages: token ``w`` gets log-prob ``-0.1 · (1 + len(w) % 5)``.
+rendered messages: token ``w`` gets log-prob ``-0.1 · (1 + len(w) % 5)``; with
+``return_token_ids`` the response carries ``prompt_token_ids`` too (ids in order of first
+appearance on this server).
 
     with ChatServer(responder=lambda msgs, body: "<score>7</score>") as srv:
         OpenAIBackend("m", srv.base_url)
@@ -51,6 +53,13 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     request_queue_size = 256  # a burst of 64+ new connections must not be refused
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # a client that timed out and hung up is expected here, not a server error
+        import sys
+
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
 
 class ChatServer:
     def __init__(
@@ -62,6 +71,7 @@ class ChatServer:
         self.malformed_next = 0
         self.support_logprobs = True
         self.requests: list[dict[str, Any]] = []
+        self.vocab: dict[str, int] = {}
         self.in_flight = 0
         self.max_in_flight = 0
         self._lock = threading.Lock()
@@ -136,9 +146,14 @@ class ChatServer:
                         self._send(200, json.dumps(out).encode())
                         return
                     words = _render(messages, bool(body.get("add_generation_prompt", True)))
+                    with server._lock:
+                        ids = [server.vocab.setdefault(w, len(server.vocab)) for w in words]
                     out["prompt_logprobs"] = [None] + [
-                        {str(i): {"logprob": fake_logprob(w), "rank": 1}} for i, w in enumerate(words[1:], 1)
+                        {str(t): {"logprob": fake_logprob(w), "rank": 1}}
+                        for t, w in zip(ids[1:], words[1:], strict=True)
                     ]
+                    if body.get("return_token_ids"):
+                        out["prompt_token_ids"] = ids
                     out["choices"] = [{"index": 0, "message": {"role": "assistant", "content": ""}}]
                     self._send(200, json.dumps(out).encode())
                     return
@@ -157,7 +172,7 @@ class ChatServer:
                 self._send(200, json.dumps(out).encode())
 
         self._httpd = _Server((host, port), Handler)
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="chat-server", daemon=True)
+        self._thread = threading.Thread(target=self.serve_forever, name="chat-server", daemon=True)
 
     @property
     def port(self) -> int:
@@ -170,6 +185,10 @@ class ChatServer:
     def start(self) -> ChatServer:
         self._thread.start()
         return self
+
+    def serve_forever(self) -> None:
+        # a short poll so stop() returns in ~10 ms instead of the default 0.5 s
+        self._httpd.serve_forever(poll_interval=0.01)
 
     def stop(self) -> None:
         self._httpd.shutdown()
@@ -198,7 +217,7 @@ def main() -> None:
     srv = ChatServer(responder=lambda m, b: args.answer, delay=args.delay, port=args.port)
     print(srv.base_url, flush=True)
     with contextlib.suppress(KeyboardInterrupt):
-        srv._httpd.serve_forever()
+        srv.serve_forever()
 
 
 if __name__ == "__main__":

@@ -188,7 +188,14 @@ def _torchvision_available() -> bool:
 
 def ensure_processor_registered() -> None:
     """Map ``Qwen2_5_VLConfig`` to the image-only processor for ``AutoProcessor`` when
-    torchvision is unavailable (otherwise the stock processor works)."""
+    torchvision is unavailable (otherwise the stock processor works).
+
+    Call it before ``AutoProcessor.from_pretrained`` on a saved tiny model (TRL's trainers
+    do that call): the saved ``processor_config.json`` names a class defined in this
+    module, which transformers cannot find by name, and the stock Qwen2.5-VL processor
+    needs a video processor that needs torchvision — so without the registration
+    ``AutoProcessor`` quietly returns a bare tokenizer and the model is treated as
+    text-only. Idempotent; :func:`load_tiny_vlm` and the transformers judge call it."""
     if _torchvision_available():
         return
     from transformers import AutoProcessor, Qwen2_5_VLConfig
