@@ -1,88 +1,272 @@
-"""Final answers, multiple-choice letters and answer normalisation."""
+"""Final answers, multiple-choice letters, answer normalisation and answer numbers.
+
+Every function here is total: any input (non-text, empty, 1 MB of ``<``) gives a
+:class:`~groundrl.parse.result.Parsed` (or a string), never an exception.
+"""
 
 from __future__ import annotations
 
 import re
-import string
 from typing import Any
 
+from groundrl.parse.numbers import parse_exact_number, parse_number
 from groundrl.parse.result import Parsed, fail
 from groundrl.parse.tags import find_tag
 
-_BOX_RE = re.compile(r"<\|begin_of_box\|>(.*?)<\|end_of_box\|>", re.DOTALL)
-_BOXED_RE = re.compile(r"\\boxed\{([^{}]*)\}")
-_TAIL_RE = re.compile(r"(?:final answer|answer)\s*(?:is|:)\s*(.+)", re.IGNORECASE)
-_ARTICLES_RE = re.compile(r"\b(a|an|the)\b")
-_PUNCT = str.maketrans("", "", string.punctuation)
-_MARKUP_RE = re.compile(r"[\s*_`()\[\].:]+")
+_GLM_OPEN, _GLM_CLOSE = "<|begin_of_box|>", "<|end_of_box|>"
+_BOXED = "\\boxed{"
+# "answer:" / "answer is" / "final answer is" / "**Answer:**" (the cue word must be a word).
+_CUE_RE = re.compile(r"\b(?:final\s+)?answer\b[\s*_]*(?:is\b|:)[ \t*_]*", re.IGNORECASE)
+_LEADING_CUE_RE = re.compile(
+    r"^[\s*_]*(?:the\s+)?(?:final\s+)?answer\b[\s*_]*(?:is\b|:)[\s*_]*", re.IGNORECASE
+)
+_THINK_CLOSE_RE = re.compile(r"</\s*think\s*>", re.IGNORECASE)
+_ANSWER_OPEN_RE = re.compile(r"<\s*answer(?:\s[^<>]*)?>", re.IGNORECASE)
+_EDGE_MARKUP = " \t\r\n*_`"
+# The cue rule reads the text after the last cue; answers sit at the end of a completion.
+_CUE_WINDOW = 4000
+
+
+def _last_boxed(text: str) -> str | None:
+    """Content of the last ``\\boxed{…}`` with balanced braces (``\\boxed{\\frac{1}{2}}``).
+    Only the last four openers are tried, each over at most 2000 characters, so
+    ``\\boxed{`` spam stays cheap."""
+    start = text.rfind(_BOXED)
+    for _ in range(4):
+        if start == -1:
+            return None
+        depth, i = 1, start + len(_BOXED)
+        end = min(len(text), i + 2000)
+        while i < end:
+            c = text[i]
+            if c == "{":
+                depth += 1
+            elif c == "}":
+                depth -= 1
+                if depth == 0:
+                    return text[start + len(_BOXED) : i]
+            i += 1
+        start = text.rfind(_BOXED, 0, start)
+    return None
+
+
+def _box(text: str) -> str | None:
+    """The last GLM box (last ``<|end_of_box|>`` and the opener before it), else the
+    last ``\\boxed{…}``. String search, not regex: linear on opener spam."""
+    close = text.rfind(_GLM_CLOSE)
+    if close != -1:
+        open_ = text.rfind(_GLM_OPEN, 0, close)
+        if open_ != -1:
+            return text[open_ + len(_GLM_OPEN) : close]
+    return _last_boxed(text)
+
+
+def _after_last_cue(text: str) -> str | None:
+    tail_start = max(0, len(text) - _CUE_WINDOW)
+    last = None
+    for m in _CUE_RE.finditer(text, tail_start):
+        last = m
+    if last is None:
+        return None
+    rest = text[last.end() :]
+    for line in rest.splitlines():
+        if line.strip(_EDGE_MARKUP):
+            return line
+    return ""
 
 
 def extract_answer(text: Any) -> Parsed:
     """The final answer of a completion, by the first rule that applies:
 
-    1. the content of the **last** complete ``<answer>…</answer>`` pair (reasoning models
-       sometimes restate; the last one is their final word);
-    2. the last ``<|begin_of_box|>…<|end_of_box|>`` or ``\\boxed{…}``;
-    3. the text after the last "answer:" / "answer is" / "final answer is" (to line end);
-    4. the whole text, stripped.
+    1. the content of the **last** complete ``<answer>…</answer>`` pair (reasoning
+       models sometimes restate; the last pair is their final word); with no complete
+       pair, the text after the last unclosed ``<answer>`` (a truncated or unclosed
+       answer); a box inside it (rule 2) narrows it further;
+    2. the last ``<|begin_of_box|>…<|end_of_box|>`` (GLM-style), else the last
+       ``\\boxed{…}`` (braces balanced);
+    3. the rest of the line after the last "answer:" / "answer is" / "final answer
+       is" cue (case-insensitive, ``**Answer:**`` too; the next non-empty line when
+       the cue ends its line), looked for in the last 4000 characters;
+    4. the whole text after the last ``</think>`` (or the whole text), stripped.
 
-    An empty result is a failure with a reason.
+    Then a leading "Answer:" / "The answer is" is dropped and surrounding whitespace
+    and markdown emphasis (``*``, ``_``, backticks) are stripped. An empty result is a
+    failure with a reason.
     """
     if not isinstance(text, str):
         return fail(f"completion is {type(text).__name__}, not text")
     inner = find_tag(text, "answer", which="last")
     if inner is None:
-        boxes = _BOX_RE.findall(text) or _BOXED_RE.findall(text)
-        if boxes:
-            inner = boxes[-1].strip()
-        else:
-            tails = list(_TAIL_RE.finditer(text[-2000:]))  # answers sit at the end
-            inner = tails[-1].group(1).splitlines()[0].strip() if tails else text.strip()
+        opened = None
+        for m in _ANSWER_OPEN_RE.finditer(text):
+            opened = m
+        if opened is not None:
+            inner = text[opened.end() :]
+    if inner is not None:
+        boxed = _box(inner)
+        if boxed is not None:
+            inner = boxed
     else:
-        boxes = _BOX_RE.findall(inner)
-        if boxes:
-            inner = boxes[-1].strip()
+        inner = _box(text)
+        if inner is None:
+            inner = _after_last_cue(text)
+        if inner is None:
+            closes = list(_THINK_CLOSE_RE.finditer(text))
+            inner = text[closes[-1].end() :] if closes else text
+    inner = _LEADING_CUE_RE.sub("", inner, count=1).strip(_EDGE_MARKUP)
     if not inner:
         return fail("empty answer")
     return Parsed(inner)
 
 
+# --- normalisation ----------------------------------------------------------
+
+_APOSTROPHES_RE = re.compile(r"['’‘`]")
+_DECIMAL_RE = re.compile(r"(?<=\d)[.,](?=\d)")
+_PUNCT_RE = re.compile(r"[^\w\s\x00]|_")
+_ARTICLES_RE = re.compile(r"\b(?:a|an|the)\b")
+
+
 def normalize_answer(s: Any) -> str:
-    """SQuAD-style normalisation: lower-case, drop punctuation and the articles
-    a / an / the, collapse whitespace."""
+    """SQuAD-style normalisation for exact match.
+
+    Case-folded; apostrophes dropped (``don't`` → ``dont``); a ``.`` between digits
+    kept as the decimal point (``3.5`` stays ``3.5``, not ``35``) and a ``,`` between
+    digits dropped (``1,000`` → ``1000``); every other punctuation or symbol
+    character (Unicode-aware) becomes a space (``dining-room`` → ``dining room``);
+    the articles *a / an / the* removed; whitespace collapsed. Non-text is ``str()``-ed
+    (``None`` → ``""``).
+    """
     if not isinstance(s, str):
         s = "" if s is None else str(s)
-    s = s.lower().translate(_PUNCT)
+    s = _APOSTROPHES_RE.sub("", s.casefold())
+    # Protect decimal points with a NUL marker, drop thousands commas, then strip the rest.
+    s = _DECIMAL_RE.sub(lambda m: "\x00" if m.group(0) == "." else "", s.replace("\x00", " "))
+    s = _PUNCT_RE.sub(" ", s).replace("\x00", ".")
     s = _ARTICLES_RE.sub(" ", s)
     return " ".join(s.split())
+
+
+# --- answer numbers ----------------------------------------------------------
+
+NUMBER_WORDS = {
+    w: float(i)
+    for i, w in enumerate(
+        ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen", "twenty"]
+    )
+}
+
+
+def parse_answer_number(text: Any) -> Parsed:
+    """The number a final answer states: the whole answer as a number ("105", "1,000",
+    "-2.5"); else the whole normalised answer as an English number word zero…twenty
+    ("Three." → 3); else the **first** number in the answer ("There are 105 chairs" →
+    105). Numbers themselves pass through; ``bool`` is not a number."""
+    exact = parse_exact_number(text)
+    if exact.ok:
+        return exact
+    if isinstance(text, str):
+        word = normalize_answer(text)
+        if word in NUMBER_WORDS:
+            return Parsed(NUMBER_WORDS[word])
+    got = parse_number(text)
+    return got if got.ok else fail("no number in the answer")
+
+
+# --- multiple-choice letters -------------------------------------------------
+
+_ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+# Letters that are also English words; see extract_choice.
+_WORD_LETTERS = frozenset("AI")
+_BARE_STRIP_RE = re.compile(r"[\s*_`()\[\]{}.:,;!]+")
+
+
+def _check_choices(choices: Any) -> str:
+    if (
+        not isinstance(choices, str)
+        or not choices
+        or any(c not in _ALPHABET for c in choices)
+        or len(set(choices)) != len(choices)
+    ):
+        raise ValueError(
+            f"choices must be a non-empty string of distinct upper-case letters A-Z, e.g. 'ABCD'; got {choices!r}"
+        )
+    return choices
+
+
+def _choice_patterns(choices: str) -> tuple[re.Pattern[str], re.Pattern[str], re.Pattern[str]]:
+    cls = "[" + choices + "]"
+    # A letter token: not glued to other word characters. "Marked" = wrapped in
+    # ( ) / [ ], followed by . ) ] : or **, or ending its line.
+    marked_end = r"(?:[.)\]:]|\*\*|[ \t]*(?:\r?\n|$))"
+    leading = re.compile(r"^[\s*_`]*[(\[]?(" + cls + r")(?:" + marked_end + r"|(?=[ \t,]))")
+    cue = re.compile(
+        r"\b(?i:answer|option|choice)\b[\s*_]*(?i:is\b|:)?[\s*_]*[(\[]?("
+        + cls
+        + r")(?![\w])("
+        + marked_end
+        + r")?"
+    )
+    wrapped = re.compile(r"[(\[](" + cls + r")[)\]]")
+    return leading, cue, wrapped
 
 
 def extract_choice(text: Any, choices: str = "ABCDEFGHIJ") -> Parsed:
     """A multiple-choice letter from the final answer (see :func:`extract_answer`).
 
-    Accepted: "B", "B.", "(B)", "**B**", "B) text", "B. text", "B: text",
-    "Answer: B", "the answer is (B)", "option B", "<|begin_of_box|>B<|end_of_box|>",
-    and a sentence holding exactly one distinct parenthesised letter ("I think (C).").
-    Letters are upper-case and must be in ``choices``. A letter followed by a space and
-    more words ("A cat sits") is **not** a choice: it reads as an article.
+    Only upper-case letters listed in ``choices`` count (a ``ValueError`` names a bad
+    ``choices`` string). Tried in order on the final answer:
+
+    1. **bare**: the answer is one letter once brackets, markdown, whitespace and
+       ``. : , ; !`` are removed — "B", "B.", "(B)", "[B]", "**B**",
+       "<|begin_of_box|>B<|end_of_box|>";
+    2. **leading**: the answer starts with a letter token — "B) a red mug",
+       "B. a red mug", "B: …", "(B) …", "**B.** …", "B because …";
+    3. **cue**: the last "answer" / "option" / "choice" (+ "is" / ":") followed by a
+       letter — "Answer: B", "the correct option is (C)";
+    4. **parenthesised**: the answer holds exactly one distinct "(X)" / "[X]" letter —
+       "I think (C)." (two different ones are ambiguous: no choice).
+
+    The article rule: "A" and "I" are English words, so in rules 2 and 3 they count only
+    when *marked* — wrapped in brackets, or followed by ``.``, ``)``, ``]``, ``:``,
+    ``**`` or the end of the line. "A cat sits on the mat" has no choice; "A. a cat" is
+    A. Other letters also count unmarked when followed by a space or comma ("B because
+    …"). A letter glued to a word ("Bed", "A4") is never a choice.
     """
+    letters = _check_choices(choices)
     ans = extract_answer(text)
     if not ans.ok:
         return ans
     a = ans.value
-    letters = re.escape(choices)
-    bare = _MARKUP_RE.sub("", a)
-    if len(bare) == 1 and bare in choices:
+    bare = _BARE_STRIP_RE.sub("", a)
+    if len(bare) == 1 and bare in letters:
         return Parsed(bare)
-    m = re.match(rf"\s*\**\(?([{letters}])(?:\)|\.|:|\*\*)", a)
+    leading, cue, wrapped = _choice_patterns(letters)
+    m = leading.match(a)
     if m:
-        return Parsed(m.group(1))
-    m = re.search(
-        rf"(?:answer|option|choice)\s*(?:is|:)?\s*\**\(?([{letters}])\)?(?![A-Za-z])", a, re.IGNORECASE
-    )
-    if m and m.group(1) in choices:
-        return Parsed(m.group(1))
-    wrapped = set(re.findall(rf"\(([{letters}])\)", a))
-    if len(wrapped) == 1:
-        return Parsed(wrapped.pop())
+        letter = m.group(1)
+        is_marked = a[m.end(1) : m.end(1) + 1] in (".", ")", "]", ":", "*", "", "\n", "\r") or (
+            a.lstrip(" \t*_`")[:1] in "(["
+        )
+        if letter not in _WORD_LETTERS or is_marked or _line_is_letter(a, m.end(1)):
+            return Parsed(letter)
+    last = None
+    for c in cue.finditer(a):
+        letter = c.group(1)
+        opened = a[c.start(1) - 1 : c.start(1)] in ("(", "[")
+        if letter not in _WORD_LETTERS or c.group(2) is not None or opened:
+            last = letter
+    if last is not None:
+        return Parsed(last)
+    found = set(wrapped.findall(a))
+    if len(found) == 1:
+        return Parsed(found.pop())
+    if len(found) > 1:
+        return fail(f"several bracketed letters {sorted(found)} in answer {a[:40]!r}")
     return fail(f"no choice letter in answer {a[:40]!r}")
+
+
+def _line_is_letter(a: str, end: int) -> bool:
+    """True when only blanks follow the letter up to the end of its line."""
+    nl = a.find("\n", end)
+    return not a[end : nl if nl != -1 else len(a)].strip()

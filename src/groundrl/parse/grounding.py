@@ -1,19 +1,30 @@
-"""Grounding mentions in reasoning: 2-D points and frame / time references."""
+"""Grounding mentions in reasoning: 2-D points and frame / time references.
+
+Both extractors are total (non-text → empty lists) and linear on adversarial text.
+"""
 
 from __future__ import annotations
 
+import bisect
+import math
 import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
 from groundrl.parse.tags import iter_tag_spans
 
+# --- points -----------------------------------------------------------------
+
+# name = "double" | 'single' | bare; a bare value stops at whitespace, quotes or '>'.
 _ATTR_RE = re.compile(r"""([A-Za-z_][\w-]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
-_COORD_RE = re.compile(r"([xy])(\d*)$")
+_COORD_RE = re.compile(r"([xy])(\d*)")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Point:
+    """One cited point: coordinates as written, ``label`` (the tag content, or ``alt``
+    when the content is empty) and ``alt`` (the attribute, ``""`` when absent)."""
+
     x: float
     y: float
     label: str
@@ -29,44 +40,65 @@ def _attrs(tag_text: str) -> dict[str, str]:
 
 
 def _float(s: str | None) -> float | None:
+    if s is None:
+        return None
     try:
-        v = float(s) if s is not None else None
+        v = float(s.strip())
     except ValueError:
         return None
-    return v if v is not None and v == v and abs(v) != float("inf") else None
+    return v if math.isfinite(v) else None
 
 
 def extract_points(text: Any) -> list[Point]:
     """Points from ``<points x1=".." y1=".." x2=".." y2=".." alt="..">label</points>``
-    (any index suffix; single or double quotes; floats) and ``<point x=".." y="..">``.
-    Coordinates pair by index; an index with a missing or non-numeric coordinate is
-    skipped. The label is the tag content, or ``alt`` when the content is empty."""
+    (Molmo-style: any index suffix, several points per tag) and the single-point
+    ``<point x=".." y=".." alt="..">label</point>``, in text order.
+
+    * Attribute names are case-insensitive; values in double, single or no quotes.
+    * ``xN`` pairs with ``yN`` (``x``/``y`` without an index pair with each other);
+      indices are read in numeric order. An index whose ``x`` or ``y`` is missing or
+      not a finite number (``x1="a"``, ``x2="nan"``) is skipped; the others stay.
+    * ``label`` is the tag content stripped, or ``alt`` when the content is empty.
+    * Coordinates are returned as written: the unit (pixels, 0–100, 0–1000) is the
+      caller's convention (see ``coord_scale`` in :func:`groundrl.rewards.grounding.spatial`).
+    """
     if not isinstance(text, str):
         return []
-    points: list[Point] = []
+    found: list[tuple[int, int, Point]] = []
     for tag in ("points", "point"):
         for open_start, c_start, c_end, _ in iter_tag_spans(text, tag):
             attrs = _attrs(text[open_start:c_start])
-            label = text[c_start:c_end].strip()
             alt = attrs.get("alt", "")
+            label = text[c_start:c_end].strip() or alt.strip()
             coords: dict[str, dict[str, float | None]] = {}
             for key, val in attrs.items():
-                m = _COORD_RE.match(key)
+                m = _COORD_RE.fullmatch(key)
                 if m:
                     coords.setdefault(m.group(2), {})[m.group(1)] = _float(val)
-            for idx in sorted(coords, key=lambda k: int(k) if k else 0):
+            for k, idx in enumerate(sorted(coords, key=lambda i: int(i) if i else -1)):
                 x, y = coords[idx].get("x"), coords[idx].get("y")
                 if x is not None and y is not None:
-                    points.append(Point(x, y, label or alt, alt))
-    return points
+                    found.append((open_start, k, Point(x, y, label, alt)))
+    found.sort(key=lambda t: (t[0], t[1]))
+    return [p for _, _, p in found]
 
+
+# --- frame and time mentions ---------------------------------------------------
 
 Unit = Literal["frame", "second"]
 
+# Mentions beyond this many (of each kind) are dropped: no real reasoning cites more,
+# and each one later costs a judge call.
+MAX_MENTIONS = 256
+# A mention's context is its sentence, clipped to this many characters on each side.
+CONTEXT_CHARS = 300
 
-@dataclass(frozen=True)
+
+@dataclass(frozen=True, slots=True)
 class FrameMention:
-    """A single moment: ``frame 24`` (unit frame) or ``18.71 seconds`` (unit second)."""
+    """A single moment: ``frame 24`` (``at=24, unit="frame"``) or ``18.71 seconds``
+    (``at=18.71, unit="second"``); ``text`` is the matched words, ``context`` the
+    sentence they sit in."""
 
     at: float
     unit: Unit
@@ -74,9 +106,11 @@ class FrameMention:
     context: str
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SegmentMention:
-    """A span: ``frame 25 to frame 27`` or ``from 4.47 to 16.11 seconds``."""
+    """A span: ``frame 25 to frame 27`` (``start=25, end=27, unit="frame"``) or ``from
+    4.47 to 16.11 seconds`` (``unit="second"``); ``start ≤ end`` always (a reversed
+    span as written, "frames 27-25", is put in order)."""
 
     start: float
     end: float
@@ -85,74 +119,136 @@ class SegmentMention:
     context: str
 
 
-_NUM = r"(\d+(?:\.\d+)?)"
-_SEC = r"(?:s|secs?|seconds?)\b"
-_RANGE = r"\s*(?:-|–|—|to|through|until|till)\s*"
-_SEG_FRAME_RE = re.compile(rf"\bframes?\s*#?{_NUM}{_RANGE}(?:frame\s*#?)?{_NUM}", re.IGNORECASE)
-_SEG_SEC_RE = re.compile(
-    rf"(?:\b(?:from|between)\s+)?{_NUM}\s*(?:{_SEC})?(?:{_RANGE}|\s+and\s+){_NUM}\s*{_SEC}", re.IGNORECASE
+# A number not glued to a word or another number ("v2", "1.2.3" are not read).
+_NUM = r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w.]\d)"
+_FNUM = r"#?\s*(\d+(?:\.\d+)?)(?![\w]|\.\d)"
+_SEC = r"(?:seconds?|secs?|s)\b"
+_TO = r"\s*(?:[-–—~]|\bto\b|\bthrough\b|\bthru\b|\buntil\b|\btill\b)\s*"
+_SEGMENT_FRAME_RE = re.compile(
+    rf"(?:\bfrom\s+)?\bframes?\s*{_FNUM}{_TO}(?:frames?\s*)?{_FNUM}"
+    rf"|\bbetween\s+frames?\s*{_FNUM}\s*(?:,\s*)?and\s+(?:frames?\s*)?{_FNUM}",
+    re.IGNORECASE,
 )
-_FRAME_RE = re.compile(rf"\bframes?\s*#?{_NUM}", re.IGNORECASE)
-_SEC_RE = re.compile(rf"(?<![\d.]){_NUM}\s*{_SEC}", re.IGNORECASE)
-_SENTENCE_END_RE = re.compile(r"(?<=[.!?])\s+|\n")
+_SEGMENT_SECOND_RE = re.compile(
+    rf"(?:\bfrom\s+)?{_NUM}\s*(?:{_SEC})?{_TO}{_NUM}\s*{_SEC}"
+    rf"|\bbetween\s+{_NUM}\s*(?:{_SEC})?\s*and\s+{_NUM}\s*{_SEC}",
+    re.IGNORECASE,
+)
+# "frame 24"; "frames 3 and 5" / "frames 3, 5 and 7" (a list after the plural) is one
+# match holding several frames.
+_LIST_SEP = r"\s*(?:,\s*and\s+|,\s*|and\s+|&\s*)"
+_FRAME_RE = re.compile(
+    rf"\bframe\s*{_FNUM}|\bframes\s*{_FNUM}(?:{_LIST_SEP}#?\s*\d+(?:\.\d+)?\b(?!\s*{_SEC}))*", re.IGNORECASE
+)
+_SECOND_RE = re.compile(rf"{_NUM}\s*{_SEC}", re.IGNORECASE)
+_LIST_NUM_RE = re.compile(r"\d+(?:\.\d+)?")
+_SENTENCE_END_RE = re.compile(r"[.!?](?=\s)|\n")
 
 
 def _context(text: str, start: int, end: int) -> str:
-    """The sentence around ``[start, end)``: bounded by ". ", "! ", "? " or a newline
-    (a decimal point is not a boundary)."""
-    left = 0
-    for m in _SENTENCE_END_RE.finditer(text, max(0, start - 500), start):
+    """The sentence around ``[start, end)``: bounded by ``.``, ``!`` or ``?`` followed by
+    whitespace, or a newline (a decimal point is not a boundary), clipped to
+    :data:`CONTEXT_CHARS` on each side."""
+    lo = max(0, start - CONTEXT_CHARS)
+    left = lo
+    for m in _SENTENCE_END_RE.finditer(text, lo, start):
         left = m.end()
-    m = _SENTENCE_END_RE.search(text, end, end + 500)
-    right = m.start() if m else min(len(text), end + 500)
+    m = _SENTENCE_END_RE.search(text, end, end + CONTEXT_CHARS)
+    right = m.end() if m and m.group(0) != "\n" else (m.start() if m else min(len(text), end + CONTEXT_CHARS))
     return text[left:right].strip()
 
 
-def _overlaps(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
-    return any(span[0] < b and a < span[1] for a, b in taken)
+def _numbers(m: re.Match[str]) -> list[float]:
+    return [float(g) for g in m.groups() if g is not None]
+
+
+def _ok(*vals: float) -> bool:
+    return all(math.isfinite(v) for v in vals)
 
 
 def extract_temporal_mentions(text: Any) -> tuple[list[FrameMention], list[SegmentMention]]:
-    """Frame-level and segment-level mentions, in text order.
+    """Frame-level (moment) and segment-level (span) mentions, each in text order.
 
-    Segments: "frame 25 to frame 27", "frames 25-27", "frames 3 through 5",
-    "from 4.47 to 16.11 seconds", "between 3 and 5 seconds", "4.47s - 16.11s".
-    Moments: "frame 24", "Frame #3", "18.71 seconds", "at 3s" — outside any segment.
-    "frames 3 and 5" is read as the single frame 3 (a list is not a segment).
+    Segments (unit ``frame``): "frame 25 to frame 27", "frames 25-27" (also –, —, ~),
+    "from frame 3 through 5", "between frames 3 and 5". Segments (unit ``second``):
+    "from 4.47 to 16.11 seconds", "4.47s - 16.11s", "between 2 and 4 seconds" — the
+    unit must follow the second number ("from 4 to 5" alone is not a time).
+    Moments: "frame 24", "Frame #3", "frames 3 and 5" / "frames 3, 5 and 7" (one
+    mention per listed frame, a list needs the plural "frames"), "18.71 seconds",
+    "at 3s", "5 sec". A number inside a segment is not also a moment; where a frame
+    and a time overlap ("frame 3 s"), the frame wins
+    ("frame 3s" is the time: a frame number glued to letters is not read). ``and`` makes a segment only
+    after "between" ("at 2 and 4 seconds" is the moment 4 s).
+
+    Not read: clock times ("0:12"), minutes, ordinals ("the 3rd frame"). Numbers are
+    floats; non-finite ones are dropped. At most :data:`MAX_MENTIONS` of each kind.
+    Each mention carries its sentence as ``context`` (see :func:`_context`).
     """
     if not isinstance(text, str):
         return [], []
+    # Segments first; a later one overlapping an accepted one is dropped.
+    seg_hits: list[tuple[int, int, Unit, re.Match[str]]] = []
+    for regex, unit in ((_SEGMENT_FRAME_RE, "frame"), (_SEGMENT_SECOND_RE, "second")):
+        for m in regex.finditer(text):
+            seg_hits.append((m.start(), m.end(), unit, m))
+            if len(seg_hits) > 4 * MAX_MENTIONS:
+                break
+    seg_hits.sort(key=lambda t: (t[0], t[2] != "frame"))
+    segments: list[SegmentMention] = []
     taken: list[tuple[int, int]] = []
-    segments: list[tuple[int, SegmentMention]] = []
-    for regex, unit in ((_SEG_FRAME_RE, "frame"), (_SEG_SEC_RE, "second")):
-        for m in regex.finditer(text):
-            if _overlaps(m.span(), taken):
-                continue
-            a, b = float(m.group(1)), float(m.group(2))
-            taken.append(m.span())
+    for s, e, unit, m in seg_hits:
+        if taken and s < taken[-1][1]:
+            continue
+        a, b = _numbers(m)
+        if not _ok(a, b):
+            continue
+        taken.append((s, e))
+        if len(segments) < MAX_MENTIONS:
             segments.append(
-                (m.start(), SegmentMention(a, b, unit, m.group(0).strip(), _context(text, *m.span())))
+                SegmentMention(min(a, b), max(a, b), unit, m.group(0).strip(), _context(text, s, e))
             )
-    frames: list[tuple[int, FrameMention]] = []
-    for regex, unit in ((_FRAME_RE, "frame"), (_SEC_RE, "second")):
+
+    # Moments outside every accepted segment; frames before seconds at equal starts.
+    frame_hits: list[tuple[int, int, Unit, re.Match[str]]] = []
+    for regex, unit in ((_FRAME_RE, "frame"), (_SECOND_RE, "second")):
+        n = 0
         for m in regex.finditer(text):
-            if _overlaps(m.span(), taken):
+            if _inside(m.start(), m.end(), taken):
                 continue
-            taken.append(m.span())
-            frames.append(
-                (
-                    m.start(),
-                    FrameMention(float(m.group(1)), unit, m.group(0).strip(), _context(text, *m.span())),
-                )
-            )
-    return [f for _, f in sorted(frames, key=lambda t: t[0])], [
-        s for _, s in sorted(segments, key=lambda t: t[0])
-    ]
+            frame_hits.append((m.start(), m.end(), unit, m))
+            n += 1
+            if n >= 4 * MAX_MENTIONS:
+                break
+    frame_hits.sort(key=lambda t: (t[0], t[2] != "frame"))
+    frames: list[FrameMention] = []
+    last_end = -1
+    for s, e, unit, m in frame_hits:
+        if s < last_end:
+            continue
+        last_end = e
+        words = m.group(0).strip()
+        values = [float(v) for v in _LIST_NUM_RE.findall(words)] if unit == "frame" else _numbers(m)
+        ctx = _context(text, s, e)
+        for v in values:
+            if _ok(v) and len(frames) < MAX_MENTIONS:
+                frames.append(FrameMention(v, unit, words, ctx))
+        if len(frames) >= MAX_MENTIONS:
+            break
+    return frames, segments
+
+
+def _inside(s: int, e: int, taken: list[tuple[int, int]]) -> bool:
+    """Does ``[s, e)`` overlap any span of the sorted, disjoint ``taken``? Only the last
+    span starting before ``e`` can (the earlier ones end before it starts)."""
+    i = bisect.bisect_right(taken, (e, e)) - 1
+    return i >= 0 and taken[i][0] < e and s < taken[i][1]
 
 
 def extract_frame_mentions(text: Any) -> list[FrameMention]:
+    """Frame-level mentions only (see :func:`extract_temporal_mentions`)."""
     return extract_temporal_mentions(text)[0]
 
 
 def extract_segment_mentions(text: Any) -> list[SegmentMention]:
+    """Segment-level mentions only (see :func:`extract_temporal_mentions`)."""
     return extract_temporal_mentions(text)[1]

@@ -1,26 +1,39 @@
 """Argos spatial grounding: do the points a response cites land on the object it names?
 
-``R_spatial = mean over points of [mask(label)(x, y)]``, not applicable (``None``) when
-the response cites no points or the sample carries no masks.
+``R_spatial = (1 / |P|) Σ_{p ∈ P} 1[mask(label_p)(x_p, y_p)]`` over the points ``P`` of
+:func:`~groundrl.parse.grounding.extract_points`; **not applicable** (``None``) when the
+response cites no points, or the sample has no masks at all.
 
-Masks per label come as:
+Masks, per label (looked up with case and whitespace normalised; a point whose label
+has no mask scores 0 and the reason lists the unknown labels):
 
-* a 2-D boolean array-like indexed ``mask[y][x]`` (numpy array, or ``{"mask": [[…]]}``
-  for JSON), out-of-bounds points scoring 0;
-* boxes ``[[x1, y1, x2, y2], …]`` (or ``{"boxes": […]}``), a point inside any box
-  (edges inclusive) scoring 1;
-* a :class:`MaskProvider`: a callable ``label -> mask | boxes | None``.
+* a 2-D array-like indexed ``mask[y][x]`` — numpy array, nested lists of ``bool``, or
+  ``{"mask": [[…]]}`` (use this form for 0/1 integer lists, which could read as boxes);
+  a value counts as inside when truthy; leading size-1 axes (``1×H×W``) are squeezed;
+  pixel ``(i, j)`` covers ``[i, i+1) × [j, j+1)``, so a point is looked up at
+  ``(floor(x), floor(y))``; a point outside the array scores 0;
+* boxes ``[[x1, y1, x2, y2], …]`` (rows of four numbers), one box ``[x1, y1, x2, y2]``,
+  or ``{"boxes": […]}``: inside any box, edges inclusive;
+* ``None``: no mask for this label.
 
-Coordinates are pixels of the image the masks are drawn on. For models that emit
-normalised coordinates (e.g. Qwen-style 0–1000), pass ``coord_scale=1000``: points are
-mapped onto array masks by ``x · width / coord_scale`` (boxes must then be given in the
-same normalised frame). A point whose label has no mask scores 0.
+``points_masks`` is a mapping ``label → mask``, a JSON string of one, or a
+:class:`MaskProvider` — any callable ``(label) -> mask | None`` (called once per distinct
+label; one that raises counts as no mask).
+
+Coordinates: by default (``coord_scale=None``) points are pixels of the image the masks
+are drawn on. The Argos paper does not fix a unit; models that emit normalised
+coordinates pass ``coord_scale`` — 100 for Molmo-style percentages, 1000 for
+Qwen2-VL-style 0–1000 — and array masks are then hit at
+``(x · W / coord_scale, y · H / coord_scale)``. Boxes carry no image size, so with a
+``coord_scale`` they must be given in that same normalised frame.
 """
 
 from __future__ import annotations
 
+import json
+import math
 from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
@@ -28,103 +41,176 @@ from groundrl.parse.grounding import Point, extract_points
 from groundrl.types import Score
 
 
+@runtime_checkable
 class MaskProvider(Protocol):
+    """Anything callable as ``provider(label) -> mask | boxes | None``."""
+
     def __call__(self, label: str) -> Any: ...
 
 
-def _norm(label: str) -> str:
+def _norm(label: Any) -> str:
     return " ".join(str(label).casefold().split())
 
 
-def _is_boxes(v: Any) -> bool:
-    if isinstance(v, np.ndarray):
-        return False
-    return (
-        isinstance(v, (list, tuple))
-        and len(v) > 0
-        and all(
-            isinstance(b, (list, tuple))
-            and len(b) == 4
-            and all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in b)
-            for b in v
+def _is_number(c: Any) -> bool:
+    return isinstance(c, (int, float, np.integer, np.floating)) and not isinstance(c, (bool, np.bool_))
+
+
+def _is_box(b: Any) -> bool:
+    return isinstance(b, (list, tuple)) and len(b) == 4 and all(_is_number(c) for c in b)
+
+
+def masks_from_boxes(boxes: Any) -> dict[str, dict[str, list[list[float]]]]:
+    """Box annotations → ``{label: {"boxes": [[x1, y1, x2, y2], …]}}``, the explicit form
+    :func:`spatial` reads. Accepts ``{label: [[x1, y1, x2, y2], …]}`` (or one box per
+    label) or a Qwen2.5-VL-style list ``[{"bbox_2d": [..], "label": ".."}, …]``
+    (``"bbox"`` / ``"box"`` also read). Raises ``ValueError`` naming the first entry
+    that is not four finite numbers."""
+    pairs: list[tuple[str, Any]] = []
+    if isinstance(boxes, Mapping):
+        for label, bs in boxes.items():
+            for b in [bs] if _is_box(bs) else list(bs) if isinstance(bs, (list, tuple)) else [bs]:
+                pairs.append((str(label), b))
+    elif isinstance(boxes, (list, tuple)):
+        for item in boxes:
+            if not isinstance(item, Mapping) or "label" not in item:
+                raise ValueError(f"expected {{'bbox_2d': [x1, y1, x2, y2], 'label': ...}}, got {item!r:.80}")
+            pairs.append((str(item["label"]), item.get("bbox_2d", item.get("bbox", item.get("box")))))
+    else:
+        raise ValueError(
+            f"boxes must be a mapping label -> boxes or a list of labelled boxes, got {type(boxes).__name__}"
         )
-    )
+    out: dict[str, dict[str, list[list[float]]]] = {}
+    for label, b in pairs:
+        if not _is_box(b) or not all(math.isfinite(float(c)) for c in b):
+            raise ValueError(f"box for {label!r} must be [x1, y1, x2, y2] of finite numbers, got {b!r:.80}")
+        out.setdefault(label, {"boxes": []})["boxes"].append([float(c) for c in b])
+    return out
 
 
-def masks_from_boxes(boxes: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """``{label: [[x1, y1, x2, y2], …]}`` → the explicit ``{label: {"boxes": …}}`` form."""
-    return {label: {"boxes": [list(map(float, b)) for b in bs]} for label, bs in boxes.items()}
+class _Region:
+    """One label's mask, resolved once: ``contains(point)`` or unusable (``why``)."""
 
-
-def _hit(region: Any, p: Point, coord_scale: float | None) -> bool:
-    if isinstance(region, Mapping):
-        if "boxes" in region:
-            region = region["boxes"]
-            return _in_boxes(region, p)
-        if "mask" in region:
+    def __init__(self, region: Any, coord_scale: float | None) -> None:
+        self.boxes: list[tuple[float, float, float, float]] | None = None
+        self.array: np.ndarray | None = None
+        self.why = ""
+        self.coord_scale = coord_scale
+        if isinstance(region, Mapping):
+            if "boxes" in region:
+                region = region["boxes"]
+                if _is_box(region):
+                    region = [region]
+                self._set_boxes(region)
+                return
+            if "mask" not in region:
+                self.why = "mapping without 'mask' or 'boxes'"
+                return
             region = region["mask"]
-        else:
-            return False
-    if _is_boxes(region):
-        return _in_boxes(region, p)
-    arr = np.asarray(region)
-    if arr.ndim != 2 or arr.size == 0:
-        return False
-    h, w = arr.shape
-    x, y = p.x, p.y
-    if coord_scale:
-        x, y = x * w / coord_scale, y * h / coord_scale
-    xi, yi = int(np.floor(x)), int(np.floor(y))
-    if not (0 <= xi < w and 0 <= yi < h):
-        return False
-    return bool(arr[yi, xi])
-
-
-def _in_boxes(boxes: Any, p: Point) -> bool:
-    for b in boxes:
+        elif _is_box(region):
+            self._set_boxes([region])
+            return
+        elif isinstance(region, (list, tuple)) and region and all(_is_box(b) for b in region):
+            self._set_boxes(region)
+            return
         try:
-            x1, y1, x2, y2 = (float(c) for c in b)
-        except (TypeError, ValueError):
-            continue
-        if min(x1, x2) <= p.x <= max(x1, x2) and min(y1, y2) <= p.y <= max(y1, y2):
-            return True
-    return False
+            arr = np.asarray(region)
+        except Exception:  # ragged nested lists and odd objects
+            self.why = "not an array"
+            return
+        while arr.ndim > 2 and arr.shape[0] == 1:
+            arr = arr[0]
+        if arr.ndim != 2 or arr.size == 0 or arr.dtype == object:
+            self.why = f"not a 2-D mask (shape {arr.shape})"
+            return
+        self.array = arr
+
+    def _set_boxes(self, boxes: Any) -> None:
+        out = []
+        for b in boxes if isinstance(boxes, (list, tuple)) else []:
+            if _is_box(b):
+                x1, y1, x2, y2 = (float(c) for c in b)
+                if all(math.isfinite(c) for c in (x1, y1, x2, y2)):
+                    out.append((min(x1, x2), min(y1, y2), max(x1, x2), max(y1, y2)))
+        if out:
+            self.boxes = out
+        else:
+            self.why = "no valid [x1, y1, x2, y2] box"
+
+    def contains(self, p: Point) -> bool:
+        if self.boxes is not None:
+            return any(x1 <= p.x <= x2 and y1 <= p.y <= y2 for x1, y1, x2, y2 in self.boxes)
+        assert self.array is not None
+        h, w = self.array.shape
+        x, y = p.x, p.y
+        if self.coord_scale is not None:
+            x, y = x * w / self.coord_scale, y * h / self.coord_scale
+        if not (0 <= x < w and 0 <= y < h):
+            return False
+        return bool(self.array[int(math.floor(y)), int(math.floor(x))])
+
+
+def _check_scale(coord_scale: Any) -> float | None:
+    if coord_scale is None:
+        return None
+    if isinstance(coord_scale, bool) or not _is_number(coord_scale) or not (0 < coord_scale < math.inf):
+        raise ValueError(
+            f"coord_scale must be None (pixels) or a positive number such as 1000, got {coord_scale!r}"
+        )
+    return float(coord_scale)
 
 
 def spatial(completion: Any, points_masks: Any = None, coord_scale: float | None = None) -> Score:
-    """Fraction of cited points inside the mask of their label (see the module docstring)."""
+    """Fraction of cited points inside the mask of their label (see the module
+    docstring). ``coord_scale`` that is not ``None`` or a positive number raises."""
+    scale = _check_scale(coord_scale)
     points = extract_points(completion)
     if not points:
         return Score("spatial", None, "no points cited")
+    if isinstance(points_masks, str):
+        try:
+            points_masks = json.loads(points_masks)
+        except (ValueError, RecursionError):
+            return Score("spatial", None, "points_masks is a string but not JSON")
     if points_masks is None:
         return Score("spatial", None, "no masks in the sample")
-    if callable(points_masks) and not isinstance(points_masks, Mapping):
-
-        def lookup(label: str) -> Any:
-            try:
-                return points_masks(label)
-            except Exception:
-                return None
-    elif isinstance(points_masks, Mapping):
+    if isinstance(points_masks, Mapping):
         table = {_norm(k): v for k, v in points_masks.items()}
 
-        def lookup(label: str) -> Any:
-            return table.get(_norm(label))
+        def raw(label: str) -> Any:
+            return table.get(label)
+    elif callable(points_masks):
+
+        def raw(label: str) -> Any:
+            try:
+                return points_masks(label)
+            except Exception:  # a failing provider is a missing mask, not a crash
+                return None
     else:
         return Score(
-            "spatial", None, f"points_masks must be a mapping or provider, got {type(points_masks).__name__}"
+            "spatial",
+            None,
+            f"points_masks must be a mapping or a provider, got {type(points_masks).__name__}",
         )
-    hits, unknown = 0, []
+    regions: dict[str, _Region | None] = {}
+    hits = 0
+    unknown: dict[str, None] = {}
+    unusable: dict[str, str] = {}
     for p in points:
-        region = lookup(p.label)
+        key = _norm(p.label)
+        if key not in regions:
+            r = raw(key) if isinstance(points_masks, Mapping) else raw(p.label)
+            regions[key] = None if r is None else _Region(r, scale)
+        region = regions[key]
         if region is None:
-            unknown.append(p.label)
-            continue
-        try:
-            hits += _hit(region, p, coord_scale)
-        except (TypeError, ValueError):
-            unknown.append(p.label)
+            unknown[p.label] = None
+        elif region.why:
+            unusable[p.label] = region.why
+        else:
+            hits += region.contains(p)
     reason = f"{hits}/{len(points)} points inside their masks"
     if unknown:
-        reason += "; no usable mask for " + ", ".join(sorted(set(map(repr, unknown))))
+        reason += "; no mask for " + ", ".join(repr(k) for k in unknown)
+    if unusable:
+        reason += "; unusable mask for " + ", ".join(f"{k!r} ({v})" for k, v in unusable.items())
     return Score("spatial", hits / len(points), reason)

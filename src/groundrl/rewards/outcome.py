@@ -1,93 +1,147 @@
 """Argos outcome reward: is the final answer right?
 
-The answer type is read from the gold answer: a single choice letter → **mcq** (the
-predicted letter must match), a number → **numeric** (``|ŷ − y| / max(|y|, 1) ≤ 0.05``),
-anything else → **free** (exact match after normalisation — case, punctuation,
-articles, whitespace — and, when that fails and a ``semantic`` judge is given,
-the judge's equivalence score).
+``R_acc ∈ [0, 1]``. The answer type is read from the gold answer (:func:`answer_type`)
+and named at the start of the reason:
+
+* **mcq** — gold is one upper-case letter ("B", "(B)", "B."): 1 when the letter read
+  by :func:`~groundrl.parse.answers.extract_choice` (letters A–Z) equals it;
+* **numeric** — gold is a number (``3``, ``"12"``, ``"1,000"``, ``"-2.5"``):
+  1 when ``|ŷ − y| / max(|y|, 1) ≤ 0.05`` (Argos' 5% tolerance; the ``max(·, 1)``
+  keeps small golds from demanding absurd precision: gold 0.5 accepts 0.45–0.55),
+  ``ŷ`` read by :func:`~groundrl.parse.answers.parse_answer_number`;
+* **free** — anything else: 1 on exact match after
+  :func:`~groundrl.parse.answers.normalize_answer` (case, punctuation, articles,
+  whitespace); otherwise, when a ``semantic(pred, gold) -> float | None`` judge is
+  given, its score clipped to [0, 1]. A judge that returns ``None``, a non-number or
+  raises has failed: the exact-match value (0) stands and the reason says so.
+
+The gold may be a list of acceptable answers (OpenEQA's ``answer`` +
+``extra_answers``): every gold is first tried by its own rule, and the judge is asked
+only when none matched, gold by gold until one scores 1 (the best score counts).
+The paper leaves open how the final answer is delimited; we read it with
+:func:`~groundrl.parse.answers.extract_answer`.
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
 from typing import Any, Literal
 
-from groundrl.parse.answers import extract_answer, extract_choice, normalize_answer
-from groundrl.parse.numbers import parse_exact_number, parse_number
+from groundrl.parse.answers import extract_answer, extract_choice, normalize_answer, parse_answer_number
+from groundrl.parse.numbers import parse_exact_number
 from groundrl.types import Score
 
 AnswerType = Literal["mcq", "numeric", "free"]
 SemanticJudge = Callable[[str, str], "float | None"]
-_LETTER_RE = re.compile(r"\s*\(?([A-Z])\)?\.?\s*")
+_GOLD_LETTER_RE = re.compile(r"\s*[(\[]?([A-Z])[)\]]?\.?\s*")
+_ALL_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+NUMERIC_REL_TOL = 0.05
+
+
+def _golds(answer: Any) -> list[Any]:
+    """The acceptable answers: a list/tuple is flattened one level; ``None`` and blank
+    strings are dropped."""
+    items = list(answer) if isinstance(answer, (list, tuple)) else [answer]
+    return [g for g in items if g is not None and not (isinstance(g, str) and not g.strip())]
 
 
 def answer_type(gold: Any) -> AnswerType:
-    """``mcq`` for a single upper-case letter (optionally "(B)" / "B."), ``numeric`` when
-    the gold is a number, else ``free``."""
-    if isinstance(gold, str) and _LETTER_RE.fullmatch(gold):
+    """``"mcq"`` for one upper-case letter (optionally "(B)", "[B]", "B."), ``"numeric"``
+    when the whole gold is a number (``bool`` is not), else ``"free"``. For a list of
+    golds, the type of its first usable gold (``"free"`` when there is none)."""
+    if isinstance(gold, (list, tuple)):
+        usable = _golds(gold)
+        return answer_type(usable[0]) if usable else "free"
+    if isinstance(gold, str) and _GOLD_LETTER_RE.fullmatch(gold):
         return "mcq"
     if parse_exact_number(gold).ok:
         return "numeric"
     return "free"
 
 
-def numeric_match(pred: float, gold: float, rel_tol: float = 0.05) -> bool:
-    """``|ŷ − y| / max(|y|, 1) ≤ rel_tol`` (Argos' 5% numeric tolerance)."""
-    return abs(pred - gold) / max(abs(gold), 1.0) <= rel_tol + 1e-12
+def numeric_match(pred: Any, gold: Any, rel_tol: float = NUMERIC_REL_TOL) -> bool:
+    """``|ŷ − y| / max(|y|, 1) ≤ rel_tol`` for numbers or numeric strings; ``False`` when
+    either side is not a finite number. A tiny slack (1e-12) keeps the boundary exact
+    under float rounding (gold 0.5, prediction 0.55 is a match)."""
+    if isinstance(rel_tol, bool) or not isinstance(rel_tol, (int, float)) or not (rel_tol >= 0):
+        raise ValueError(f"rel_tol must be a non-negative number, got {rel_tol!r}")
+    p, g = parse_exact_number(pred), parse_exact_number(gold)
+    if not (p.ok and g.ok):
+        return False
+    return abs(p.value - g.value) / max(abs(g.value), 1.0) <= rel_tol + 1e-12
 
 
-def _one(pred_text: str, completion: str, gold: Any, semantic: SemanticJudge | None) -> tuple[float, str]:
+def _rule(completion: str, pred: str, gold: Any) -> tuple[float, str, AnswerType]:
     kind = answer_type(gold)
     if kind == "mcq":
-        letter = _LETTER_RE.fullmatch(gold).group(1)  # type: ignore[union-attr]
-        got = extract_choice(completion, choices="ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        letter = _GOLD_LETTER_RE.fullmatch(gold).group(1)  # type: ignore[union-attr]
+        got = extract_choice(completion, choices=_ALL_LETTERS)
         if not got.ok:
-            return 0.0, f"mcq: {got.error}"
-        return (1.0, "mcq") if got.value == letter else (0.0, f"mcq: picked {got.value}, gold {letter}")
+            return 0.0, f"mcq: {got.error}", kind
+        if got.value == letter:
+            return 1.0, f"mcq: {letter}", kind
+        return 0.0, f"mcq: picked {got.value}, gold {letter}", kind
     if kind == "numeric":
         y = parse_exact_number(gold).value
-        p = parse_exact_number(pred_text)
+        p = parse_answer_number(pred)
         if not p.ok:
-            p = parse_number(pred_text)
-        if not p.ok:
-            return 0.0, "numeric: no number in the answer"
-        return (1.0, "numeric") if numeric_match(p.value, y) else (0.0, f"numeric: {p.value:g} vs {y:g}")
-    if normalize_answer(pred_text) == normalize_answer(gold):
-        return 1.0, "free: exact"
-    if semantic is None:
-        return 0.0, "free: no exact match (no semantic judge)"
+            return 0.0, f"numeric: no number in the answer (gold {y:g})", kind
+        if numeric_match(p.value, y):
+            return 1.0, f"numeric: {p.value:g} within 5% of {y:g}", kind
+        return 0.0, f"numeric: {p.value:g} vs gold {y:g}", kind
+    if normalize_answer(pred) == normalize_answer(gold):
+        return 1.0, "free: exact match", kind
+    return 0.0, "free: no exact match", kind
+
+
+def _ask(semantic: SemanticJudge, pred: str, gold: Any) -> float | None:
     try:
-        v = semantic(pred_text, str(gold))
-    except Exception as e:  # a judge must never crash a training step
-        return 0.0, f"free: semantic judge failed ({type(e).__name__})"
-    if v is None:
-        return 0.0, "free: semantic judge failed"
-    return max(0.0, min(1.0, float(v))), "free: semantic"
+        v = semantic(pred, str(gold))
+    except Exception:  # a judge must never crash a training step
+        return None
+    if isinstance(v, bool):
+        return float(v)
+    if not isinstance(v, (int, float)) or not math.isfinite(v):
+        return None
+    return min(1.0, max(0.0, float(v)))
 
 
 def outcome(completion: Any, answer: Any, semantic: SemanticJudge | None = None) -> Score:
-    """Outcome accuracy in [0, 1] (see the module docstring). ``answer`` may be a string,
-    a number, or a list of acceptable answers (the best match counts). ``semantic`` is
-    an optional ``(pred, gold) -> float | None`` equivalence judge; ``None`` from it means
-    the judge failed, and the exact-match value stands with the reason."""
+    """Outcome accuracy in [0, 1] (see the module docstring); always a number, never
+    ``None``: an unreadable answer or a sample without a usable gold scores 0 with the
+    reason. ``answer``: a string, a number, or a list of acceptable answers."""
+    golds = _golds(answer)
+    if not golds:
+        return Score("outcome", 0.0, "no usable gold answer")
+    first_kind = answer_type(golds[0])
     pred = extract_answer(completion)
     if not pred.ok:
-        return Score("outcome", 0.0, pred.error)
-    golds = answer if isinstance(answer, (list, tuple)) else [answer]
-    golds = [g for g in golds if g is not None and (not isinstance(g, str) or g.strip())]
-    if not golds:
-        return Score("outcome", 0.0, "no gold answer")
-    best, why = 0.0, ""
+        return Score("outcome", 0.0, f"{first_kind}: {pred.error}")
+    text = completion if isinstance(completion, str) else ""
+    reasons = []
+    free = []
     for g in golds:
-        v, reason = _one(
-            pred.value,
-            completion,
-            g if not isinstance(g, (int, float)) or isinstance(g, bool) else str(g),
-            semantic,
-        )
-        if v > best or not why:
-            best, why = v, reason
+        v, why, kind = _rule(text, pred.value, g)
+        if v >= 1.0:
+            return Score("outcome", 1.0, why)
+        if why not in reasons:
+            reasons.append(why)
+        if kind == "free":
+            free.append(g)
+    if semantic is None or not free:
+        suffix = "" if not free else " (no semantic judge)"
+        return Score("outcome", 0.0, "; ".join(reasons) + suffix)
+    best, answered = 0.0, 0
+    for g in free:
+        v = _ask(semantic, pred.value, g)
+        if v is None:
+            continue
+        answered += 1
+        best = max(best, v)
         if best >= 1.0:
             break
-    return Score("outcome", best, why)
+    if answered == 0:
+        return Score("outcome", 0.0, "; ".join(reasons) + "; semantic judge failed")
+    return Score("outcome", best, f"free: semantic judge {best:g}")

@@ -1,156 +1,259 @@
 """EmbodiedBrain perception rewards: box IoU, detection, counting.
 
-Detection deliberately differs from the released EmbodiedBrain code, which averages
-the IoU of matched boxes only and so ignores missed and extra boxes: here unmatched
-gold boxes score 0 and extra predictions scale the reward down.
+Detection (grounding) reward, per label ``c`` with gold boxes ``G_c`` and predicted boxes
+``P_c`` matched one-to-one by the Hungarian algorithm
+(:func:`scipy.optimize.linear_sum_assignment`, maximising ``Σ area(g) · IoU(g, p)``)::
+
+    R_det = (Σ_g area(g) · IoU(g, π(g)) / Σ_g area(g)) · min(1, |G| / |P|)
+
+where a gold box without a match contributes 0 and ``|P|`` counts every predicted
+entry (malformed ones included), so extra boxes cost. This **deliberately differs from
+the released EmbodiedBrain code**, which averages the IoU of matched boxes only and so
+ignores both missed and extra boxes (predicting one easy box scores like finding all).
+
+Counting reward: ``R_cnt = 1[ŷ = y]`` for the predicted integer ``ŷ``.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import re
 from collections import defaultdict
 from typing import Any
 
 import numpy as np
 
-from groundrl.parse.answers import extract_answer
-from groundrl.parse.numbers import parse_exact_number, parse_number
+from groundrl.parse.answers import NUMBER_WORDS, extract_answer, normalize_answer, parse_answer_number
+from groundrl.parse.numbers import parse_exact_number
+from groundrl.parse.result import Parsed
 from groundrl.parse.structured import parse_literal
+from groundrl.parse.tags import find_tag
 from groundrl.types import Score
 
 Box = tuple[float, float, float, float]
+LabelledBox = tuple["str | None", Box]
+
+_BOX_KEYS = ("bbox_2d", "bbox", "box", "box_2d")
+_LABEL_KEYS = ("label", "name", "category")
+# Candidate "[" / "{" positions tried with the JSON decoder; bounds the work on "[[[[…".
+MAX_JSON_CANDIDATES = 256
+_THINK_CLOSE_RE = re.compile(r"</\s*think\s*>", re.IGNORECASE)
+_DECODER = json.JSONDecoder()
 
 
 def _box(b: Any) -> Box | None:
     if not isinstance(b, (list, tuple)) or len(b) != 4:
         return None
-    try:
-        x1, y1, x2, y2 = (float(c) for c in b)
-    except (TypeError, ValueError):
+    if any(isinstance(c, bool) or not isinstance(c, (int, float)) for c in b):
         return None
+    x1, y1, x2, y2 = (float(c) for c in b)
     if not all(math.isfinite(c) for c in (x1, y1, x2, y2)):
         return None
     return x1, y1, x2, y2
 
 
+def _area(b: Box) -> float:
+    return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
+
+
 def box_iou(a: Any, b: Any) -> float:
-    """Intersection over union of continuous ``[x1, y1, x2, y2]`` boxes; 0 for invalid or
-    degenerate boxes (``x2 ≤ x1`` or ``y2 ≤ y1``)."""
+    """Intersection over union of continuous ``[x1, y1, x2, y2]`` boxes (no +1 pixel
+    convention). 0 when either box is not four finite numbers or is degenerate
+    (``x2 ≤ x1`` or ``y2 ≤ y1``)."""
     ba, bb = _box(a), _box(b)
     if ba is None or bb is None:
         return 0.0
-    ax1, ay1, ax2, ay2 = ba
-    bx1, by1, bx2, by2 = bb
-    if ax2 <= ax1 or ay2 <= ay1 or bx2 <= bx1 or by2 <= by1:
+    if ba[2] <= ba[0] or ba[3] <= ba[1] or bb[2] <= bb[0] or bb[3] <= bb[1]:
         return 0.0
-    iw = max(0.0, min(ax2, bx2) - max(ax1, bx1))
-    ih = max(0.0, min(ay2, by2) - max(ay1, by1))
+    iw = min(ba[2], bb[2]) - max(ba[0], bb[0])
+    ih = min(ba[3], bb[3]) - max(ba[1], bb[1])
+    if iw <= 0 or ih <= 0:
+        return 0.0
     inter = iw * ih
-    union = (ax2 - ax1) * (ay2 - ay1) + (bx2 - bx1) * (by2 - by1) - inter
-    return inter / union if union > 0 else 0.0
+    return inter / (_area(ba) + _area(bb) - inter)
 
 
-def _load(value: Any) -> Any:
-    if not isinstance(value, str):
-        return value
-    s = value.strip()
-    if s.startswith("```"):
-        s = s.strip("`")
-        s = s[4:] if s.lower().startswith("json") else s
-    start = min((i for i in (s.find("["), s.find("{")) if i >= 0), default=-1)
-    if start < 0:
-        return None
-    s = s[start:]
-    try:
-        return json.loads(s)
-    except (ValueError, RecursionError):
-        r = parse_literal(s)
-        return r.value
+def _label(item: dict[str, Any]) -> str | None:
+    for k in _LABEL_KEYS:
+        if item.get(k) is not None:
+            return " ".join(str(item[k]).casefold().split())
+    return None
 
 
-def parse_boxes(value: Any) -> list[tuple[str | None, Box]] | None:
-    """Boxes with optional labels from: a list of ``{"bbox_2d": [..], "label": ".."}``
-    (Qwen2.5-VL grounding JSON; ``"bbox"``/``"box"`` also accepted), a list of
-    ``[x1, y1, x2, y2]``, one such dict, or text holding any of these (a fenced JSON
-    block or the first JSON/Python literal in it). ``None`` when nothing parses."""
-    obj = _load(value)
+def _entries(obj: Any) -> tuple[list[LabelledBox], int, bool] | None:
+    """Boxes from one decoded value: (boxes, malformed entries, is_a_list_of_boxes);
+    ``None`` when the value holds nothing box-like."""
     if isinstance(obj, dict):
-        obj = [obj]
+        if not any(k in obj for k in _BOX_KEYS):
+            return None
+        b = _box(next(obj[k] for k in _BOX_KEYS if k in obj))
+        return ([(_label(obj), b)], 0, False) if b else ([], 1, False)
     if not isinstance(obj, list):
         return None
-    out: list[tuple[str | None, Box]] = []
+    if len(obj) == 4 and all(isinstance(c, (int, float)) and not isinstance(c, bool) for c in obj):
+        b = _box(obj)
+        return ([(None, b)], 0, False) if b else ([], 1, False)
+    boxes: list[LabelledBox] = []
+    bad = 0
     for item in obj:
-        if isinstance(item, dict):
-            raw = item.get("bbox_2d", item.get("bbox", item.get("box")))
-            label = item.get("label")
-            b = _box(raw)
-            if b is not None:
-                out.append((" ".join(str(label).casefold().split()) if label is not None else None, b))
-        else:
-            b = _box(item)
-            if b is not None:
-                out.append((None, b))
+        got = _entries(item) if isinstance(item, (dict, list)) else None
+        if got is None or got[2]:  # nested lists of boxes are not read
+            bad += 1
+            continue
+        boxes += got[0]
+        bad += got[1]
+    if not boxes and bad == len(obj) and obj:
+        return None
+    return boxes, bad, True
+
+
+def _json_values(s: str) -> list[Any]:
+    """Top-level JSON values in free text, left to right (at most
+    :data:`MAX_JSON_CANDIDATES` decode attempts, each next "[" / "{" found once)."""
+    out = []
+    pos = 0
+    nxt = {c: s.find(c) for c in "[{"}
+    for _ in range(MAX_JSON_CANDIDATES):
+        for c in "[{":
+            if nxt[c] != -1 and nxt[c] < pos:
+                nxt[c] = s.find(c, pos)
+        starts = [i for i in nxt.values() if i != -1]
+        if not starts:
+            break
+        i = min(starts)
+        try:
+            obj, end = _DECODER.raw_decode(s, i)
+        except (ValueError, RecursionError):
+            pos = i + 1
+            continue
+        out.append(obj)
+        pos = end
     return out
 
 
-def detection_reward(completion_or_boxes: Any, gold: Any) -> Score:
-    """``R = (Σ_gold area · IoU(matched pred) / Σ_gold area) · min(1, |gold| / |pred|)``.
+def _parse(value: Any) -> tuple[list[LabelledBox], int] | None:
+    if isinstance(value, np.ndarray):
+        value = value.tolist()
+    if isinstance(value, tuple):
+        value = list(value)
+    if not isinstance(value, str):
+        got = _entries(value)
+        return None if got is None else (got[0], got[1])
+    inner = find_tag(value, "answer", which="last")
+    if inner is None:
+        closes = list(_THINK_CLOSE_RE.finditer(value))
+        inner = value[closes[-1].end() :] if closes else value
+    values = _json_values(inner)
+    if not values:
+        start = min((i for i in (inner.find("["), inner.find("{")) if i != -1), default=-1)
+        end = max(inner.rfind("]"), inner.rfind("}"))
+        if start != -1 and end > start:
+            lit = parse_literal(inner[start : end + 1])
+            if lit.ok:
+                values = [lit.value]
+    lists, singles = [], []
+    for v in values:
+        got = _entries(list(v) if isinstance(v, tuple) else v)
+        if got is not None:
+            (lists if got[2] else singles).append(got)
+    if lists:
+        return lists[-1][0], lists[-1][1]
+    if singles:
+        return [b for g in singles for b in g[0]], sum(g[1] for g in singles)
+    return None
 
-    Predictions are matched one-to-one to gold boxes of the same label by the Hungarian
-    algorithm on IoU; a gold box without a match contributes 0. No gold and no
-    prediction → 1; no gold but predictions → 0; unparseable prediction → 0.
+
+def parse_boxes(value: Any) -> list[LabelledBox] | None:
+    """Predicted or gold boxes as ``[(label or None, (x1, y1, x2, y2)), …]``; ``None``
+    when nothing box-like is found. Labels are case-folded, whitespace collapsed.
+
+    Accepted: a list of objects ``{"bbox_2d": [x1, y1, x2, y2], "label": ".."}``
+    (Qwen2.5-VL grounding JSON; box key also ``bbox`` / ``box`` / ``box_2d``, label key
+    also ``name`` / ``category``), a list of ``[x1, y1, x2, y2]``, one such object or
+    box, as Python values or in text. In text: inside the last ``<answer>…</answer>``
+    when present (else after the last ``</think>``), JSON values are decoded left to
+    right (fenced or not); the **last list** of boxes wins (a restated answer is not
+    counted twice), else every single box object / ``[x1, y1, x2, y2]`` in order
+    ("[0, 0, 2, 2] and [4, 4, 6, 6]" is two boxes). Text with no JSON is tried as one
+    Python literal (single quotes, tuples). Entries that are not four finite numbers
+    are dropped here (but count as predictions in :func:`detection_reward`).
     """
-    g = parse_boxes(gold)
+    got = _parse(value)
+    return None if got is None else got[0]
+
+
+def detection_reward(completion_or_boxes: Any, gold: Any) -> Score:
+    """Area-weighted, Hungarian-matched IoU with miss and extra-box costs (module
+    docstring). Gold and prediction take the forms of :func:`parse_boxes`.
+
+    Labels: when no gold box has a label, predicted labels are ignored (one pool);
+    otherwise boxes match only within the same label, and an unlabelled prediction
+    matches only unlabelled gold. Edge cases: no usable gold (nothing box-like, or
+    all gold areas 0) → not applicable (``None``); empty gold list → 1 when the
+    prediction is an empty list, 0 when it has boxes; nothing box-like in the
+    prediction → 0."""
+    g = _parse(gold)
     if g is None:
         return Score("detection", None, "gold boxes unusable")
-    p = parse_boxes(completion_or_boxes)
+    gboxes = g[0]
+    p = _parse(completion_or_boxes)
     if p is None:
         return Score("detection", 0.0, "no boxes found in the prediction")
-    if not g:
-        return Score("detection", 1.0 if not p else 0.0, "no gold boxes")
-    if not p:
-        return Score("detection", 0.0, "no predicted boxes")
+    pboxes, p_bad = p
+    n_pred = len(pboxes) + p_bad
+    if not gboxes:
+        if g[1]:
+            return Score("detection", None, "gold boxes unusable")
+        return Score("detection", 1.0 if n_pred == 0 else 0.0, f"no gold boxes, {n_pred} predicted")
+    den = sum(_area(b) for _, b in gboxes)
+    if den <= 0:
+        return Score("detection", None, "gold boxes have no area")
+    if n_pred == 0:
+        return Score("detection", 0.0, f"no predicted boxes, {len(gboxes)} gold")
     from scipy.optimize import linear_sum_assignment
 
-    by_label_g: dict[str | None, list[Box]] = defaultdict(list)
-    by_label_p: dict[str | None, list[Box]] = defaultdict(list)
-    for lab, b in g:
-        by_label_g[lab].append(b)
-    for lab, b in p:
-        by_label_p[lab].append(b)
+    use_labels = any(lab is not None for lab, _ in gboxes)
+    by_g: dict[str | None, list[Box]] = defaultdict(list)
+    by_p: dict[str | None, list[Box]] = defaultdict(list)
+    for lab, b in gboxes:
+        by_g[lab if use_labels else None].append(b)
+    for lab, b in pboxes:
+        by_p[lab if use_labels else None].append(b)
     num = 0.0
-    den = sum(max(0.0, (b[2] - b[0]) * (b[3] - b[1])) for _, b in g)
-    for lab, gboxes in by_label_g.items():
-        pboxes = by_label_p.get(lab, [])
-        if not pboxes:
+    for lab, gs in by_g.items():
+        ps = by_p.get(lab)
+        if not ps:
             continue
-        iou = np.array([[box_iou(pb, gb) for gb in gboxes] for pb in pboxes])
-        rows, cols = linear_sum_assignment(iou, maximize=True)
-        for r, c in zip(rows, cols, strict=True):
-            gb = gboxes[c]
-            num += max(0.0, (gb[2] - gb[0]) * (gb[3] - gb[1])) * iou[r, c]
-    if den <= 0:
-        return Score("detection", 0.0, "gold boxes have no area")
-    penalty = min(1.0, len(g) / len(p))
-    return Score(
-        "detection",
-        num / den * penalty,
-        f"area-weighted IoU {num / den:.3f}, {len(p)} predicted vs {len(g)} gold",
-    )
+        w = np.array([[_area(gb) * box_iou(gb, pb) for pb in ps] for gb in gs])
+        rows, cols = linear_sum_assignment(w, maximize=True)
+        num += float(w[rows, cols].sum())
+    coverage = num / den
+    extra = min(1.0, len(gboxes) / n_pred)
+    why = f"area-weighted IoU {coverage:.3f} × min(1, {len(gboxes)} gold / {n_pred} predicted)"
+    if p_bad:
+        why += f"; {p_bad} malformed predicted entries"
+    if g[1]:
+        why += f"; {g[1]} malformed gold entries ignored"
+    return Score("detection", coverage * extra, why)
 
 
 def counting_reward(completion: Any, gold_count: Any) -> Score:
-    """1 if the predicted integer (the final answer's number) equals the gold count."""
+    """``1[ŷ = y]``: ``ŷ`` is the number the final answer states
+    (:func:`~groundrl.parse.answers.extract_answer` then
+    :func:`~groundrl.parse.answers.parse_answer_number`: the whole answer as a number or
+    a number word zero–twenty, else its first number); "3.0" counts as 3, "3.5" does
+    not. The gold is a whole number (``3``, ``"3"``, ``3.0``, ``"three"``); anything else
+    → not applicable (``None``)."""
     gold = parse_exact_number(gold_count)
+    if not gold.ok and isinstance(gold_count, str) and normalize_answer(gold_count) in NUMBER_WORDS:
+        gold = Parsed(NUMBER_WORDS[normalize_answer(gold_count)])
     if not gold.ok or gold.value != int(gold.value):
-        return Score("counting", None, f"gold count {gold_count!r} is not an integer")
+        return Score("counting", None, f"gold count {gold_count!r:.40} is not a whole number")
     ans = extract_answer(completion)
     if not ans.ok:
         return Score("counting", 0.0, ans.error)
-    n = parse_exact_number(ans.value)
-    if not n.ok:
-        n = parse_number(ans.value)
+    n = parse_answer_number(ans.value)
     if not n.ok:
         return Score("counting", 0.0, "no number in the answer")
-    return Score("counting", float(n.value == gold.value), f"{n.value:g} vs {gold.value:g}")
+    return Score("counting", float(n.value == gold.value), f"{n.value:g} vs gold {gold.value:g}")
