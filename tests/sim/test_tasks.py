@@ -4,48 +4,9 @@ import pytest
 
 from groundrl.sim.execute import execute
 from groundrl.sim.generate import SUBSETS, generate_tasks
-from groundrl.sim.goals import Goal, conditions, progress
 from groundrl.sim.planner import expert_plan
-from groundrl.sim.skills import Skill
 from groundrl.sim.tasks import Task, load_tasks, parse_task_id
 from groundrl.sim.vocab import VOCABS, format_plan, render_plan
-from groundrl.sim.world import Env, Obj, Scene
-
-
-def test_goal_condition_counts():
-    counts = {
-        "pick_and_place_simple": 1,
-        "look_at_obj_in_light": 2,
-        "pick_two_obj_and_place": 2,
-        "pick_clean_then_place_in_recep": 3,
-        "pick_heat_then_place_in_recep": 3,
-        "pick_cool_then_place_in_recep": 3,
-        "pick_and_place_with_movable_recep": 3,
-    }
-    for tt, n in counts.items():
-        assert Goal(tt, "Apple", "Fridge", "Bowl").n_conditions() == n
-        assert Goal(tt, "Apple", "Fridge", "Bowl", sliced=True).n_conditions() == n + 1
-
-
-def test_progress_of_a_heat_task_step_by_step():
-    scene = Scene(
-        "kitchen",
-        [
-            Obj("Microwave_1", "Microwave"),
-            Obj("CounterTop_1", "CounterTop"),
-            Obj("Fridge_1", "Fridge"),
-            Obj("Apple_1", "Apple", "CounterTop_1"),
-        ],
-    )
-    goal = Goal("pick_heat_then_place_in_recep", "Apple", "Fridge")
-    env = Env(scene)
-    assert progress(goal, env) == (0, 3)
-    for s in [("find", "Apple"), ("pickup", "Apple"), ("find", "Microwave"), ("heat",)]:
-        env.step(Skill(*s))
-    assert conditions(goal, env) == [True, False, False]
-    for s in [("find", "Fridge"), ("open", "Fridge"), ("put",)]:
-        env.step(Skill(*s))
-    assert progress(goal, env) == (3, 3)
 
 
 def test_parse_task_id():

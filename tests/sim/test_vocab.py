@@ -116,3 +116,165 @@ def test_action_space_is_enumerated_and_stable():
     assert a[0] == "find a Apple" and "put down the object in hand" in a.values()
     assert "slice the Bread" in a.values() and "turn on the DeskLamp" in a.values()
     assert action_space(SCENE) == a
+
+
+# ---------------------------------------------------------------------------
+# EB-ALFRED's own in-context example plans execute to success
+# ---------------------------------------------------------------------------
+
+_K = ["CounterTop", "DiningTable", "Cabinet", "Fridge", "Microwave", "SinkBasin", "GarbageCan"]
+
+
+def _scene(room, tops, objs):
+    out = [Obj(f"{t}_1", t) for t in tops]
+    if "SinkBasin" in tops:
+        out.append(Obj("Faucet_1", "Faucet", "SinkBasin_1"))
+    out += [Obj(f"{t}_1", t, f"{p}_1") for t, p in objs]
+    return Scene(room, out)
+
+
+EXAMPLES = {
+    # (file, index): (goal, scene)
+    ("alfred_examples.json", 0): (
+        Goal("look_at_obj_in_light", "AlarmClock", "DeskLamp"),
+        _scene("bedroom", ["Bed", "Desk"], [("AlarmClock", "Bed"), ("DeskLamp", "Desk")]),
+    ),
+    ("alfred_examples.json", 1): (
+        Goal("look_at_obj_in_light", "CreditCard", "FloorLamp"),
+        _scene("living_room", ["Sofa", "FloorLamp"], [("CreditCard", "Sofa")]),
+    ),
+    ("alfred_examples.json", 3): (
+        Goal("pick_and_place_simple", "Box", "DiningTable"),
+        _scene("living_room", ["Sofa", "DiningTable"], [("Box", "Sofa")]),
+    ),
+    ("alfred_examples.json", 4): (
+        Goal("pick_heat_then_place_in_recep", "Tomato", "SinkBasin", sliced=True),
+        _scene("kitchen", _K, [("ButterKnife", "DiningTable"), ("Tomato", "CounterTop")]),
+    ),
+    ("alfred_examples.json", 5): (
+        Goal("pick_and_place_simple", "HandTowel", "Cabinet"),
+        _scene("bathroom", ["HandTowelHolder", "Cabinet"], [("HandTowel", "HandTowelHolder")]),
+    ),
+    ("alfred_examples.json", 6): (
+        Goal("pick_heat_then_place_in_recep", "Apple", "DiningTable", sliced=True),
+        _scene("kitchen", _K, [("Knife", "CounterTop"), ("Apple", "CounterTop")]),
+    ),
+    ("alfred_examples.json", 7): (
+        Goal("pick_cool_then_place_in_recep", "Bread", "CounterTop", sliced=True),
+        _scene("kitchen", _K, [("Knife", "DiningTable"), ("Bread", "DiningTable")]),
+    ),
+    ("alfred_examples.json", 8): (
+        Goal("pick_clean_then_place_in_recep", "Pan", "Fridge"),
+        _scene("kitchen", _K, [("Pan", "CounterTop")]),
+    ),
+    ("alfred_examples.json", 9): (
+        Goal("pick_and_place_with_movable_recep", "CellPhone", "Desk", "Box"),
+        _scene("bedroom", ["Bed", "Desk", "Sofa"], [("CellPhone", "Bed"), ("Box", "Sofa")]),
+    ),
+    ("alfred_long_horizon_examples.json", 2): (
+        Goal("pick_cool_then_place_in_recep", "Potato", "Microwave"),
+        _scene("kitchen", _K, [("Potato", "CounterTop")]),
+    ),
+    ("alfred_long_horizon_examples.json", 3): (
+        Goal("pick_heat_then_place_in_recep", "Potato", "GarbageCan"),
+        _scene("kitchen", _K, [("Potato", "Fridge")]),
+    ),
+    ("alfred_long_horizon_examples.json", 5): (
+        Goal("pick_cool_then_place_in_recep", "Lettuce", "CounterTop", sliced=True),
+        _scene("kitchen", _K, [("Knife", "CounterTop"), ("Lettuce", "DiningTable")]),
+    ),
+    ("alfred_long_horizon_examples.json", 6): (
+        Goal("pick_cool_then_place_in_recep", "Apple", "Microwave", sliced=True),
+        _scene("kitchen", _K, [("Knife", "DiningTable"), ("Apple", "CounterTop")]),
+    ),
+}
+
+
+@pytest.mark.parametrize("key", list(EXAMPLES), ids=[f"{f.split('_')[1]}-{i}" for f, i in EXAMPLES])
+def test_eb_alfred_example_plans_succeed(key, external_data):
+    import json
+
+    f, i = key
+    text = json.loads((external_data / "eb-alfred" / f).read_text())[i]
+    goal, scene = EXAMPLES[key]
+    plan = text.split("Output:", 1)[1]  # the example's JSON, as a model would write it
+    task = Task("ex", text.split("\n")[0], scene, goal)
+    r = execute(task, plan, max_steps=40)
+    assert r.vocab == "eb_alfred"  # JSON plans are read as the EB-ALFRED action names they carry
+    assert r.success and r.invalid_steps == 0, r.feedback
+
+
+# ---------------------------------------------------------------------------
+# parse_plan, sliced names, rendering
+# ---------------------------------------------------------------------------
+
+
+def test_parse_plan_reports_resolution_and_binds_context():
+    from groundrl.sim.skills import Skill
+    from groundrl.sim.vocab import parse_plan
+
+    env = Env(SCENE)
+    steps = parse_plan(["goto knife", "pickup it", "goto bread", "slice bread", "put counter", "fly"], env)
+    assert [s.skill for s in steps] == [
+        Skill("find", "Knife"),
+        None,  # "it" before anything is held
+        Skill("find", "Bread"),
+        Skill("slice", "Bread"),  # parsing is not executing: the missing knife fails later
+        Skill("put", "CounterTop"),
+        None,
+    ]
+    assert steps[0].reason == "type" and "synonym 'counter'" in steps[4].reason
+    assert "hand is empty" in steps[1].reason and "not a Reinforced-Reasoning action" in steps[5].reason
+    # context is bound by replaying: after "pickup apple", "it" is the apple in hand
+    steps = parse_plan(["goto apple", "pickup apple", "goto sink", "clean it"], env)
+    assert steps[3].skill == Skill("clean", "Apple_1") and steps[3].reason == "the object in hand"
+    assert env.steps == 0 and env.held is None  # the caller's env is untouched
+
+
+def test_parse_plan_embodied_brain_walks_and_never_raises():
+    from groundrl.sim.skills import Skill
+    from groundrl.sim.vocab import parse_plan
+
+    steps = parse_plan(
+        "<actions>[['Pick','Knife'], ['Cut','Bread'], ['Place','Knife','Counter']]</actions>", SCENE
+    )
+    assert steps[0].skill == Skill("pickup", "Knife") and steps[0].pre == (Skill("find", "Knife"),)
+    assert steps[1].skill == Skill("slice", "Bread") and steps[1].pre == (Skill("find", "Bread"),)
+    # after the cut, the counter holds the bread slices and the agent stands there
+    assert steps[2].skill == Skill("put", "CounterTop") and steps[2].pre == ()
+    assert "synonym" in steps[2].reason
+    for bad in [None, 42, "", "<actions>[[</actions>", {"executable_plan": 3}, ["x" * 10_000]]:
+        out = parse_plan(bad, SCENE)
+        assert all(s.skill is None for s in out)
+    assert "unknown vocabulary" in parse_plan(["find a Apple"], SCENE, vocab="klingon")[0].reason
+
+
+def test_base_names_mean_the_slices_once_something_is_sliced():
+    from groundrl.sim.skills import Skill
+
+    env = Env(SCENE)
+    for s in [("find", "Knife"), ("pickup", "Knife"), ("find", "Apple"), ("slice", "Apple")]:
+        assert env.step(Skill(*s)).ok
+    assert resolve("Apple", env).target == "AppleSliced"
+    assert resolve("apple slice", env).target == "AppleSliced"
+    assert resolve("Apple", env, prefer_sliced=False).target == "AppleSliced"  # no whole apple left
+    assert resolve("Bread", env).target == "Bread"
+
+
+def test_render_plan_replays_exactly_in_every_vocabulary():
+    from groundrl.sim.planner import expert_plan
+    from groundrl.sim.skills import Skill
+    from groundrl.sim.vocab import VOCABS, format_plan, render_plan
+
+    task = Task("s", "x", SCENE, Goal("pick_and_place_simple", "Bread", "Fridge", sliced=True))
+    skills = expert_plan(task)
+    eb = render_plan(skills, "eb_alfred", SCENE)
+    assert "pick up the Bread" in eb and not any("Sliced" in s for s in eb)
+    for v in VOCABS:
+        plan = expert_plan(task, macros=v == "reinforced")
+        r = execute(task, format_plan(render_plan(plan, v, SCENE), v), vocab=v)
+        assert r.success and r.invalid_steps == 0 and r.steps == len(plan), (v, r.feedback)
+    with pytest.raises(ValueError, match="cannot express"):
+        render_plan([Skill("heat")], "eb_alfred", SCENE)
+    with pytest.raises(ValueError, match="invalid when replayed"):
+        render_plan([Skill("pickup", "Bread")], "eb_alfred", SCENE)

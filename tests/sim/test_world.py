@@ -1,5 +1,7 @@
 """Every skill's preconditions and effects, on hand-built scenes."""
 
+import json
+
 from groundrl.sim.skills import Skill
 from groundrl.sim.world import OK, Env, Obj, Scene
 
@@ -139,3 +141,118 @@ def test_scene_json_round_trip():
     env = kitchen()
     s2 = Scene.from_json(env.scene.to_json())
     assert s2.to_json() == env.scene.to_json()
+
+
+def test_slicing_makes_slices_where_the_object_was():
+    env = kitchen()
+    run(env, ("find", "Knife"), ("pickup", "Knife"), ("find", "Apple"), ("slice", "Apple"))
+    slices = env.ids_of_type("AppleSliced")
+    assert slices == ["Apple_1", "Apple_1_Slice_2", "Apple_1_Slice_3"]
+    assert all(env.parent[s] == "CounterTop_1" for s in slices) and set(slices) <= env.sliced
+    assert env.scene.objects[6].type == "Apple"  # the scene (start state) is untouched
+    assert env.attrs("Apple_1_Slice_2") == env.attrs("Apple_1")
+    # a copy made before slicing keeps its own object list
+    env2 = kitchen()
+    run(env2, ("find", "Knife"), ("pickup", "Knife"), ("find", "Apple"))
+    c = env2.copy()
+    run(env2, ("slice", "Apple"))
+    assert len(c.order) == 10 and len(env2.order) == 12
+
+
+def test_slicing_keeps_states_and_fails_in_closed_containers():
+    env = kitchen()
+    run(env, ("find", "Apple"), ("pickup", "Apple"), ("find", "Microwave"), ("open", "Microwave"), ("put",))
+    run(env, ("close", "Microwave"), ("toggle_on", "Microwave"), ("find", "Knife"), ("pickup", "Knife"))
+    run(env, ("find", "Microwave"))
+    r = env.step(Skill("slice", "Apple"))
+    assert not r.ok and "inside the closed Microwave" in r.feedback
+    run(env, ("open", "Microwave"), ("slice", "Apple"))
+    assert {"Apple_1", "Apple_1_Slice_2", "Apple_1_Slice_3"} <= env.hot
+
+
+def test_no_putting_into_a_container_inside_a_closed_one():
+    objs = [
+        Obj("Cabinet_1", "Cabinet"),
+        Obj("CounterTop_1", "CounterTop"),
+        Obj("Pot_1", "Pot", "Cabinet_1"),
+        Obj("Apple_1", "Apple", "CounterTop_1"),
+    ]
+    env = Env(Scene("kitchen", objs))
+    run(env, ("find", "Apple"), ("pickup", "Apple"), ("find", "Pot"))
+    r = env.step(Skill("put"))
+    assert not r.ok and r.feedback == "Last action is invalid. The Pot is inside the closed Cabinet."
+    assert run(env, ("open", "Cabinet"), ("put",))[-1].ok and env.parent["Apple_1"] == "Pot_1"
+
+
+def test_put_into_a_bowl_in_a_running_sink_cleans():
+    objs = [
+        Obj("SinkBasin_1", "SinkBasin"),
+        Obj("Faucet_1", "Faucet", "SinkBasin_1"),
+        Obj("CounterTop_1", "CounterTop"),
+        Obj("Bowl_1", "Bowl", "SinkBasin_1"),
+        Obj("Apple_1", "Apple", "CounterTop_1"),
+    ]
+    env = Env(Scene("kitchen", objs))
+    run(env, ("find", "Faucet"), ("toggle_on", "Faucet"), ("find", "Apple"), ("pickup", "Apple"))
+    run(env, ("find", "Bowl"), ("put",))
+    assert env.parent["Apple_1"] == "Bowl_1" and "Apple_1" in env.clean
+
+
+def test_clean_macro_needs_a_faucet_at_the_sink():
+    objs = [
+        Obj("SinkBasin_1", "SinkBasin"),
+        Obj("CounterTop_1", "CounterTop"),
+        Obj("Mug_1", "Mug", "CounterTop_1"),
+    ]
+    env = Env(Scene("kitchen", objs))
+    run(env, ("find", "Mug"), ("pickup", "Mug"), ("find", "SinkBasin"))
+    r = env.step(Skill("clean"))
+    assert not r.ok and "SinkBasin with a Faucet" in r.feedback
+
+
+def test_put_down_goes_where_the_last_find_was():
+    env = kitchen()
+    # finding a plain object makes its receptacle the place to put things
+    run(env, ("find", "Mug"), ("pickup", "Mug"), ("find", "Knife"), ("put",))
+    assert env.parent["Mug_1"] == "DiningTable_1"
+    r = kitchen().step(Skill("put"))
+    assert r.feedback == "Last action is invalid. You are not holding anything."
+
+
+def test_find_skips_the_held_instance():
+    env = kitchen()
+    run(env, ("find", "Apple"), ("pickup", "Apple"))
+    assert env.held == "Apple_1"
+    run(env, ("find", "Apple"))
+    assert env.at == "Apple_2"
+    assert "in your hand" in env.step(Skill("find", "Apple_1")).feedback
+
+
+def test_auto_open_for_vocabularies_without_open():
+    env = kitchen(auto_open=True)
+    run(env, ("find", "Apple"), ("pickup", "Apple"), ("find", "Fridge"), ("put",))
+    assert env.parent["Apple_1"] == "Fridge_1" and "Fridge_1" in env.opened
+
+
+def test_bad_inputs_are_invalid_steps_never_exceptions():
+    env = kitchen()
+    for bad in [Skill("find", ["Apple"]), "find a Apple", 42, Skill(None), Skill("put", {"x": 1})]:
+        r = env.step(bad)
+        assert not r.ok and r.feedback.startswith("Last action is invalid.")
+    assert env.invalid_steps == 5 and env.steps == 5
+    assert "There is no Spaceship here." in env.step(Skill("pickup", "Spaceship")).feedback
+    assert "cannot be opened" in run(env, ("find", "Apple"), ("open", "Apple"))[-1].feedback
+
+
+def test_state_json_round_trip_and_observation():
+    env = kitchen()
+    run(
+        env, ("find", "Knife"), ("pickup", "Knife"), ("find", "Apple"), ("slice", "Apple"), ("find", "Fridge")
+    )
+    d = json.loads(json.dumps(env.state_json()))
+    back = Env(env.scene).load_state(d)
+    assert back.state_json() == env.state_json()
+    assert back.observation() == env.observation()
+    obs = env.observation()
+    assert "Fridge (closed)" in obs and "Apple_2" not in obs and "Apple in the Fridge" not in obs
+    assert "AppleSliced on the CounterTop" in obs and "You are holding the Knife." in obs

@@ -49,7 +49,8 @@ RECEPTACLES = frozenset(
     ]
 )
 MOVABLE_RECEPTACLES = frozenset(["Bowl", "Box", "Cup", "Mug", "Pan", "Plate", "Pot"])
-OPENABLE = frozenset(["Cabinet", "Drawer", "Fridge", "Microwave", "Safe", "Box"])
+# Box is not openable: EB-ALFRED plans put things in a box without opening it.
+OPENABLE = frozenset(["Cabinet", "Drawer", "Fridge", "Microwave", "Safe"])
 TOGGLEABLE = frozenset(
     [
         "DeskLamp",

@@ -1,8 +1,24 @@
 """ALFRED goal conditions and progress.
 
-Counts follow ALFRED: pick-and-place 1; look-at-in-light 2; two objects 2;
-clean / heat / cool 3; movable receptacle 3; +1 when the object must be sliced.
+Conditions follow ALFRED's ``goal_conditions_met`` (``alfred/env/tasks.py``), with
+"in" meaning directly in/on (ALFRED's ``receptacleObjectIds``):
+
+* pick_and_place_simple (1): some object in some target receptacle;
+* look_at_obj_in_light (2): an object in hand; a lamp of the target type on and at the
+  agent's spot (ALFRED: toggled and visible);
+* pick_clean / heat / cool_then_place_in_recep (3): some object in the receptacle; some
+  object clean / hot / cool; one object both;
+* pick_two_obj_and_place (2): ``min(max over receptacle instances of the objects in it,
+  2)`` — both in the *same* receptacle, as ALFRED counts;
+* pick_and_place_with_movable_recep (3): an object in a movable receptacle; a movable
+  receptacle in the target; one movable receptacle holding an object and in the target.
+
+Sliced objects (``AppleSliced``): the object must be a slice, and one condition is added,
+"some slice exists" — two for pick_two, which ALFRED scores as ``min(#slices, 2)``.
 Progress rate = satisfied conditions / all conditions; success = all satisfied.
+
+``Goal.obj_id`` (our addition, for the spatial and visual-appearance subsets) asks for
+one instance: only it (or its slices) counts as the object.
 """
 
 from __future__ import annotations
@@ -10,7 +26,6 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from groundrl.sim.catalog import base_type
 from groundrl.sim.world import Env
 
 TASK_TYPES = (
@@ -22,35 +37,56 @@ TASK_TYPES = (
     "pick_two_obj_and_place",
     "pick_and_place_with_movable_recep",
 )
-_STATE = {
+STATE_OF = {
     "pick_clean_then_place_in_recep": "clean",
     "pick_heat_then_place_in_recep": "hot",
     "pick_cool_then_place_in_recep": "cool",
 }
+#: The station whose side effect (or macro) gives the state.
+STATION_OF = {
+    "pick_clean_then_place_in_recep": "SinkBasin",
+    "pick_heat_then_place_in_recep": "Microwave",
+    "pick_cool_then_place_in_recep": "Fridge",
+}
+_BASE_COUNT = {"pick_and_place_simple": 1, "look_at_obj_in_light": 2, "pick_two_obj_and_place": 2}
 
 
 @dataclass(frozen=True)
 class Goal:
     """``obj`` is the base object type (``Apple``); ``sliced`` asks for it sliced
     (ALFRED's ``AppleSliced``); ``recep`` is the target receptacle type (the lamp type
-    for look-at-in-light); ``mrecep`` the movable receptacle type."""
+    for look-at-in-light); ``mrecep`` the movable receptacle type; ``obj_id`` one
+    required instance (``None``: any instance of ``obj``)."""
 
     task_type: str
     obj: str
     recep: str
     mrecep: str | None = None
     sliced: bool = False
+    obj_id: str | None = None
 
     def __post_init__(self) -> None:
         if self.task_type not in TASK_TYPES:
             raise ValueError(f"unknown task type {self.task_type!r}; choose one of {TASK_TYPES}")
+        if self.task_type == "pick_and_place_with_movable_recep" and not self.mrecep:
+            raise ValueError("pick_and_place_with_movable_recep needs mrecep (the movable receptacle type)")
 
     def to_json(self) -> dict[str, Any]:
-        return asdict(self)
+        d = asdict(self)
+        if d["obj_id"] is None:
+            del d["obj_id"]
+        return d
 
     @classmethod
     def from_json(cls, d: dict[str, Any]) -> Goal:
-        return cls(d["task_type"], d["obj"], d["recep"], d.get("mrecep"), bool(d.get("sliced", False)))
+        return cls(
+            d["task_type"],
+            d["obj"],
+            d["recep"],
+            d.get("mrecep"),
+            bool(d.get("sliced", False)),
+            d.get("obj_id"),
+        )
 
     @property
     def obj_type(self) -> str:
@@ -58,10 +94,12 @@ class Goal:
         return self.obj + "Sliced" if self.sliced else self.obj
 
     def n_conditions(self) -> int:
-        base = {"pick_and_place_simple": 1, "look_at_obj_in_light": 2, "pick_two_obj_and_place": 2}.get(
-            self.task_type, 3
-        )
-        return base + (1 if self.sliced else 0)
+        base = _BASE_COUNT.get(self.task_type, 3)
+        return base + ((2 if self.task_type == "pick_two_obj_and_place" else 1) if self.sliced else 0)
+
+
+def _goal(x: Any) -> Goal:
+    return x if isinstance(x, Goal) else x.goal
 
 
 def _inside(env: Env, oid: str, rtype: str) -> bool:
@@ -69,15 +107,25 @@ def _inside(env: Env, oid: str, rtype: str) -> bool:
     return p is not None and env.type_of[p] == rtype
 
 
-def _objs(env: Env, goal: Goal) -> list[str]:
-    return [
-        i for i in env.order if base_type(env.type_of[i]) == goal.obj and (not goal.sliced or i in env.sliced)
-    ]
+def is_goal_obj(env: Env, goal: Goal, oid: str) -> bool:
+    """Whether ``oid`` counts as the goal's object (a slice when the goal is sliced)."""
+    t = env.type_of[oid]
+    if goal.sliced:
+        if t != goal.obj + "Sliced":
+            return False
+    elif t != goal.obj:
+        return False
+    return goal.obj_id is None or oid == goal.obj_id or oid.startswith(goal.obj_id + "_Slice_")
+
+
+def goal_objs(env: Env, goal: Goal) -> list[str]:
+    return [i for i in env.order if is_goal_obj(env, goal, i)]
 
 
 def conditions(goal: Goal, env: Env) -> list[bool]:
-    """Each goal condition, satisfied or not, in a fixed order."""
-    objs = _objs(env, goal)
+    """Each goal condition, satisfied or not, in a fixed order (the slice
+    condition(s) last)."""
+    objs = goal_objs(env, goal)
     conds: list[bool] = []
     tt = goal.task_type
     if tt == "pick_and_place_simple":
@@ -85,30 +133,40 @@ def conditions(goal: Goal, env: Env) -> list[bool]:
     elif tt == "look_at_obj_in_light":
         conds.append(env.held is not None and env.held in objs)
         conds.append(any(i in env.on and env.reachable(i) for i in env.ids_of_type(goal.recep)))
-    elif tt in _STATE:
-        flag = {"clean": env.clean, "hot": env.hot, "cool": env.cool}[_STATE[tt]]
-        conds.append(any(o in flag for o in objs))
+    elif tt in STATE_OF:
+        flag = {"clean": env.clean, "hot": env.hot, "cool": env.cool}[STATE_OF[tt]]
         conds.append(any(_inside(env, o, goal.recep) for o in objs))
+        conds.append(any(o in flag for o in objs))
         conds.append(any(o in flag and _inside(env, o, goal.recep) for o in objs))
     elif tt == "pick_two_obj_and_place":
-        n = sum(1 for o in objs if _inside(env, o, goal.recep))
+        per_recep: dict[str, int] = {}
+        for o in objs:
+            p = env.parent.get(o)
+            if p is not None and env.type_of[p] == goal.recep:
+                per_recep[p] = per_recep.get(p, 0) + 1
+        n = max(per_recep.values(), default=0)
         conds.extend([n >= 1, n >= 2])
     else:  # movable receptacle
-        m = [i for i in env.order if env.type_of[i] == goal.mrecep]
-        conds.append(any(_inside(env, o, goal.mrecep) for o in objs))
+        m = env.ids_of_type(goal.mrecep or "")
+        conds.append(any(_inside(env, o, goal.mrecep or "") for o in objs))
         conds.append(any(_inside(env, i, goal.recep) for i in m))
         conds.append(
-            any(_inside(env, o, goal.mrecep) and _inside(env, env.parent[o], goal.recep) for o in objs)
+            any(_inside(env, o, goal.mrecep or "") and _inside(env, env.parent[o], goal.recep) for o in objs)
         )
     if goal.sliced:
-        conds.append(any(base_type(env.type_of[i]) == goal.obj and i in env.sliced for i in env.order))
+        n_slices = sum(1 for i in env.order if is_goal_obj(env, goal, i))
+        conds.append(n_slices >= 1)
+        if tt == "pick_two_obj_and_place":
+            conds.append(n_slices >= 2)
     return conds
 
 
-def progress(goal: Goal, env: Env) -> tuple[int, int]:
-    c = conditions(goal, env)
+def progress(task_or_goal: Any, env: Env) -> tuple[int, int]:
+    """(satisfied, total) goal conditions for a :class:`Goal` or anything with ``.goal``
+    (a :class:`~groundrl.sim.tasks.Task`)."""
+    c = conditions(_goal(task_or_goal), env)
     return sum(c), len(c)
 
 
-def satisfied(goal: Goal, env: Env) -> bool:
-    return all(conditions(goal, env))
+def satisfied(task_or_goal: Any, env: Env) -> bool:
+    return all(conditions(_goal(task_or_goal), env))

@@ -155,6 +155,8 @@ def _exact_snapshot(env: Env) -> Scene | None:
     """The live state as a scene, or ``None`` when a scene cannot represent it."""
     if env.held is not None or env.sliced or env.clean or env.hot or env.cool:
         return None
+    if any(i not in env.static for i in env.order):  # objects made during the episode
+        return None
     objs = [Obj(i, env.type_of[i], env.parent[i], dict(env.static[i].attrs)) for i in env.order]
     return Scene(env.scene.room, objs, env.scene.floorplan, set(env.opened), set(env.on))
 

@@ -120,9 +120,10 @@ def bar_chart(metrics: dict[str, Any], path: Path, title: str) -> None:
         ax.set_ylim(0, 1.12)
         ax.set_title(f"by {name}", fontsize=10)
     axes[0].set_ylabel("rate")
-    axes[0].legend(loc="upper left", fontsize=8)
-    fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
+    handles, labels = axes[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper right", ncol=2, fontsize=8, frameon=False)
+    fig.suptitle(title, fontsize=11, x=0.02, ha="left")
+    fig.tight_layout(rect=(0, 0, 1, 0.95))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 

@@ -72,6 +72,13 @@ def task_progress(task: Task, env: Env) -> tuple[int, int]:
     return progress(task.goal, env)
 
 
+def generate_tasks(n: int, seed: int = 0, subsets: Any = None, with_gold: bool = True) -> list[Task]:
+    """Procedural tasks (see :func:`groundrl.sim.generate.generate_tasks`)."""
+    from groundrl.sim.generate import generate_tasks as _generate  # generate imports this module
+
+    return _generate(n, seed=seed, subsets=subsets, with_gold=with_gold)
+
+
 # ---------------------------------------------------------------------------
 # EB-ALFRED splits.json
 # ---------------------------------------------------------------------------
@@ -244,9 +251,11 @@ def load_tasks(path: str | Path, limit: int | None = None) -> list[Task]:
 
 __all__ = [
     "Task",
+    "generate_tasks",
     "lamp_for",
     "load_tasks",
     "parse_task_id",
+    "progress",
     "task_from_traj",
     "task_progress",
     "tasks_from_splits",

@@ -24,6 +24,7 @@ Every resolution says how it matched; a failure says why.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Sequence
@@ -55,6 +56,9 @@ _SLICE_RE = re.compile(r"^(?:sliced\s+(\w+)|(\w+)\s+slices?|slices?\s+of\s+(\w+)
 
 @dataclass(frozen=True)
 class Resolution:
+    """``target``: an instance id or a type present in the scene (``None`` when the name
+    could not be resolved); ``how``: the rule that matched, or why nothing did."""
+
     target: str | None
     how: str
 
@@ -63,8 +67,15 @@ def _norm(s: str) -> str:
     return re.sub(r"[\s_\-]+", "", s).lower()
 
 
-def resolve(name: Any, env: Env) -> Resolution:
-    """An object name → a type present in the scene (or an instance id / the held object)."""
+#: rapidfuzz ratio (0-100) a fuzzy match must reach.
+FUZZY_THRESHOLD = 85
+
+
+def resolve(name: Any, env: Env, prefer_sliced: bool = True) -> Resolution:
+    """An object name → a type present in the scene (or an instance id / the held
+    object). With ``prefer_sliced`` a base type that has slices in the scene resolves
+    to the slices (EB-ALFRED prefers sliced objects once something was sliced);
+    ``slice`` steps resolve with ``prefer_sliced=False``."""
     if not isinstance(name, str) or not name.strip():
         return Resolution(None, "no object named")
     raw = name.strip().strip(".'\"")
@@ -84,27 +95,38 @@ def resolve(name: Any, env: Env) -> Resolution:
     if m:
         low = (m.group(1) or m.group(2) or m.group(3)) + "sliced"
     key = _norm(low)
+    found: Resolution | None = None
     if key in by_norm:
-        return Resolution(by_norm[key], "type")
-    syn = SYNONYMS.get(low) or SYNONYMS.get(low.rstrip("s"))
-    if syn == "FloorLamp" or low == "lamp":
-        lamps = [t for t in present if t in LAMPS]
-        if lamps:
-            return Resolution(sorted(lamps)[0], f"synonym {text!r}")
-    if syn and syn in present:
-        return Resolution(syn, f"synonym {text!r} → {syn}")
-    if key.endswith("s") and key[:-1] in by_norm:
-        return Resolution(by_norm[key[:-1]], "plural")
-    if key + "sliced" in by_norm:
-        return Resolution(by_norm[key + "sliced"], "the sliced form (the object was sliced)")
-    if key.endswith("sliced") and key[: -len("sliced")] in by_norm:
+        found = Resolution(by_norm[key], "type")
+    if found is None:
+        syn = SYNONYMS.get(low) or SYNONYMS.get(low.rstrip("s"))
+        if syn == "FloorLamp" or low == "lamp":
+            lamps = sorted(t for t in present if t in LAMPS)
+            if lamps:
+                found = Resolution(lamps[0], f"synonym {text!r} → {lamps[0]}")
+        elif syn and syn in present:
+            found = Resolution(syn, f"synonym {text!r} → {syn}")
+    if found is None and key.endswith("s") and key[:-1] in by_norm:
+        found = Resolution(by_norm[key[:-1]], "plural")
+    if found is None and key + "sliced" in by_norm:
+        found = Resolution(by_norm[key + "sliced"], "the sliced form (the object was sliced)")
+    if found is None and key.endswith("sliced") and key[: -len("sliced")] in by_norm:
         return Resolution(None, f"the {by_norm[key[: -len('sliced')]]} is not sliced yet")
-    from rapidfuzz import fuzz, process
+    if found is None and key.endswith("sliced"):
+        return Resolution(None, f"no {text!r} in this scene")
+    if found is None:
+        from rapidfuzz import fuzz, process
 
-    best = process.extractOne(key, list(by_norm), scorer=fuzz.ratio)
-    if best and best[1] >= 85:
-        return Resolution(by_norm[best[0]], f"fuzzy match {text!r} → {by_norm[best[0]]} ({best[1]:.0f})")
-    return Resolution(None, f"no {text!r} in this scene")
+        cands = [k for k in by_norm if not k.endswith("sliced")]
+        best = process.extractOne(key, cands, scorer=fuzz.ratio) if cands else None
+        if best and best[1] >= FUZZY_THRESHOLD:
+            found = Resolution(by_norm[best[0]], f"fuzzy match {text!r} → {by_norm[best[0]]} ({best[1]:.0f})")
+    if found is None:
+        return Resolution(None, f"no {text!r} in this scene")
+    t = found.target or ""
+    if prefer_sliced and t + "Sliced" in present:
+        return Resolution(t + "Sliced", f"{found.how}; the sliced {t} (something was sliced)")
+    return found
 
 
 # ---------------------------------------------------------------------------
@@ -173,7 +195,10 @@ def _eb_string(s: str) -> Intent:
 def _reinforced_string(s: str) -> Intent:
     parts = s.strip().split(None, 1)
     if len(parts) == 2 and parts[0].lower() in _REINFORCED:
-        return Intent(s, _REINFORCED[parts[0].lower()], parts[1])
+        verb = _REINFORCED[parts[0].lower()]
+        if verb == "put":  # "put x" names the receptacle
+            return Intent(s, "put", None, parts[1])
+        return Intent(s, verb, parts[1])
     return Intent(s, None, error=f"not a Reinforced-Reasoning action: {s[:60]!r}")
 
 
@@ -231,12 +256,29 @@ def detect_vocab(step: Any) -> str | None:
 
 
 _NUM_RE = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s*")
+_FLAT_OBJ_RE = re.compile(r"\{[^{}]{0,400}\}")
+
+
+def _action_objects(text: str) -> list[dict[str, Any]]:
+    """Every flat ``{…}`` in ``text`` that decodes to an object with ``action_name`` or
+    ``action_id`` (bounded: at most 1,000)."""
+    out = []
+    for m in itertools.islice(_FLAT_OBJ_RE.finditer(text), 1000):
+        frag = m.group(0)
+        if "action_" not in frag:
+            continue
+        obj = parse_json_object(frag)
+        if obj.ok and ("action_name" in obj.value or "action_id" in obj.value):
+            out.append(obj.value)
+    return out
 
 
 def split_plan(
     plan: Any, vocab: str = "auto", action_map: dict[int, str] | None = None
 ) -> tuple[list[Any], str | None, str]:
     """A plan (text, list, or parsed JSON) → its raw steps, the vocabulary, and an error."""
+    if vocab != "auto" and vocab not in VOCABS:
+        return [], None, f"unknown vocabulary {vocab!r}; choose one of {VOCABS}"
     steps: list[Any]
     if isinstance(plan, str):
         text = plan
@@ -249,6 +291,10 @@ def split_plan(
         obj = parse_json_object(text, lenient=True) if "{" in text else None
         if obj is not None and obj.ok and isinstance(obj.value.get("executable_plan"), list):
             plan = obj.value["executable_plan"]
+        elif "{" in text and (
+            items := _action_objects(text)
+        ):  # not one JSON object (EB-ALFRED's own examples miss commas): its action objects
+            plan = items
         else:
             steps = [_NUM_RE.sub("", ln).strip() for ln in text.splitlines() if _NUM_RE.sub("", ln).strip()]
             plan = steps
@@ -269,7 +315,9 @@ def split_plan(
         return steps, vocab, ""
     votes = [detect_vocab(s) for s in steps]
     known = [v for v in votes if v]
-    return steps, (max(set(known), key=known.count) if known else None), ""
+    # the most common vocabulary; ties go to the first in VOCABS (deterministic)
+    best = max(VOCABS, key=lambda v: (known.count(v), -VOCABS.index(v))) if known else None
+    return steps, best, ""
 
 
 def to_intent(step: Any, vocab: str | None) -> Intent:
@@ -300,11 +348,18 @@ def to_intent(step: Any, vocab: str | None) -> Intent:
 
 
 def intent_to_skills(intent: Intent, env: Env) -> tuple[list[Skill], str]:
-    """Resolve an intent against the current state; ``([], reason)`` when it cannot be."""
+    """Resolve an intent against the current state: ``(skills, "")``, ``([], "noop")``
+    for a no-op, or ``([], reason)`` when it cannot be resolved."""
+    skills, why, _ = resolve_intent(intent, env)
+    return skills, why
+
+
+def resolve_intent(intent: Intent, env: Env) -> tuple[list[Skill], str, str]:
+    """Like :func:`intent_to_skills`, plus how the object name was resolved."""
     if intent.verb is None:
-        return [], intent.error or "unrecognised action"
+        return [], intent.error or "unrecognised action", ""
     if intent.verb == "noop":
-        return [], "noop"
+        return [], "noop", ""
     verb = intent.verb
     if verb == "put":
         tgt = intent.target
@@ -319,20 +374,20 @@ def intent_to_skills(intent: Intent, env: Env) -> tuple[list[Skill], str]:
             ):
                 tgt = intent.obj
         if tgt is None:
-            return [Skill("put")], ""
+            return [Skill("put")], "", "the receptacle most recently found"
         r = resolve(tgt, env)
         if r.target is None:
-            return [], r.how
+            return [], r.how, ""
         pre = [Skill("find", r.target)] if intent.walk and not _reachable_type(env, r.target) else []
-        return [*pre, Skill("put", r.target)], ""
+        return [*pre, Skill("put", r.target)], "", r.how
     if verb in ("clean", "heat", "cool") and intent.obj is None:
-        return [Skill(verb)], ""
-    r = resolve(intent.obj, env)
+        return [Skill(verb)], "", "the object in hand"
+    r = resolve(intent.obj, env, prefer_sliced=verb != "slice")
     if r.target is None:
-        return [], r.how
+        return [], r.how, ""
     t = r.target
     if verb == "toggle":
-        ids = [t] if t in env.type_of else [i for i in env.ids_of_type(t)]
+        ids = [t] if t in env.type_of else env.ids_of_type(t)
         on = any(i in env.on and (env.reachable(i) or i == t) for i in ids)
         verb = "toggle_off" if on else "toggle_on"
     pre = []
@@ -342,7 +397,71 @@ def intent_to_skills(intent: Intent, env: Env) -> tuple[list[Skill], str]:
         station = {"clean": "SinkBasin", "heat": "Microwave", "cool": "Fridge"}[verb]
         if env.at is None or env.type_of[env.spot(env.at)] != station:
             pre = [Skill("find", station)] if env.ids_of_type(station) else []
-    return [*pre, Skill(verb, t)], ""
+    return [*pre, Skill(verb, t)], "", r.how
+
+
+@dataclass(frozen=True)
+class ParsedStep:
+    """One step of a plan: the raw step, the skill it maps to (``None`` when it cannot
+    be read or resolved), and ``reason`` — how the object was resolved, or why the step
+    failed. ``pre`` holds implied steps run first (EmbodiedBrain's walk to the object)."""
+
+    raw: Any
+    skill: Skill | None
+    reason: str
+    pre: tuple[Skill, ...] = ()
+    vocab: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.skill is not None
+
+
+def parse_plan(
+    plan: Any, env: Env | Scene, vocab: str = "auto", action_map: dict[int, str] | None = None
+) -> list[ParsedStep]:
+    """Read a plan (text, list, ``<actions>`` block or ``executable_plan`` JSON) into
+    skills, resolving object names against ``env`` (a live env or a scene's start).
+    Context ("it", "put down", sliced names) is bound by replaying the steps on a copy,
+    so ``env`` is not changed; steps that fail there still parse. Never raises: an
+    unreadable plan gives one step with ``skill=None`` and the reason."""
+    try:
+        sim = _replay_env(env)
+    except Exception as e:  # bad state from a caller: report, never raise
+        return [ParsedStep(_short(plan), None, f"cannot read the state: {type(e).__name__}")]
+    if vocab != "auto" and vocab not in VOCABS:
+        return [ParsedStep(_short(plan), None, f"unknown vocabulary {vocab!r}; choose one of {VOCABS}")]
+    try:
+        steps, found, err = split_plan(plan, vocab, action_map)
+    except Exception as e:  # pragma: no cover - split_plan is total; belt and braces
+        steps, found, err = [], None, f"{type(e).__name__}"
+    if err:
+        return [ParsedStep(_short(plan), None, err, vocab=found)]
+    out = []
+    for raw in steps:
+        intent = to_intent(raw, found)
+        skills, why, how = resolve_intent(intent, sim)
+        if why == "noop":
+            continue
+        if not skills:
+            out.append(ParsedStep(raw, None, why, vocab=found))
+            continue
+        out.append(ParsedStep(raw, skills[-1], how, tuple(skills[:-1]), found))
+        for sk in skills:
+            sim.step(sk)
+    return out
+
+
+def _replay_env(env: Env | Scene) -> Env:
+    sim = env.copy() if isinstance(env, Env) else Env(env)
+    sim.max_steps = sim.max_invalid = 10**9
+    sim.steps = sim.invalid_steps = 0
+    sim.done, sim.goal = False, None
+    return sim
+
+
+def _short(x: Any) -> str:
+    return (x if isinstance(x, str) else repr(x))[:200]
 
 
 def _reachable_type(env: Env, t: str) -> bool:
@@ -374,87 +493,125 @@ def action_space(scene: Scene) -> dict[int, str]:
     return dict(enumerate(names))
 
 
-def render_plan(skills: Sequence[Skill], vocab: str, scene: Scene) -> list[Any]:
-    """Skills → steps of ``vocab`` (replaying them to name put targets). Raises
-    ``ValueError`` for a skill the vocabulary cannot express."""
-    env = Env(scene, max_steps=10**6, max_invalid=10**6, auto_open=vocab == "reinforced")
-    amap = {v: k for k, v in action_space(scene).items()} if vocab == "eb_alfred_json" else {}
+_EB = {
+    "find": "find a {t}",
+    "pickup": "pick up the {t}",
+    "put": "put down the object in hand",
+    "open": "open the {t}",
+    "close": "close the {t}",
+    "toggle_on": "turn on the {t}",
+    "toggle_off": "turn off the {t}",
+    "slice": "slice the {t}",
+}
+_RR = {
+    "find": "goto",
+    "pickup": "pickup",
+    "put": "put",
+    "slice": "slice",
+    "clean": "clean",
+    "heat": "heat",
+    "cool": "cool",
+    "toggle_on": "toggle",
+    "toggle_off": "toggle",
+}
+_HP = {
+    "find": "GotoLocation",
+    "pickup": "PickupObject",
+    "open": "OpenObject",
+    "close": "CloseObject",
+    "toggle_on": "ToggleObject",
+    "toggle_off": "ToggleObject",
+    "slice": "SliceObject",
+    "clean": "CleanObject",
+    "heat": "HeatObject",
+    "cool": "CoolObject",
+}
+_EBR = {
+    "find": "Navigate",
+    "pickup": "Pick",
+    "open": "Open",
+    "close": "Close",
+    "toggle_on": "Press",
+    "toggle_off": "Press",
+    "slice": "Cut",
+    "clean": "Wash",
+}
+
+
+def _render_step(s: Skill, vocab: str, env: Env, name: str, amap: dict[str, int]) -> Any:
+    """One skill as a step of ``vocab``, naming its object ``name``."""
+    held = base_type(env.type_of[env.held]) if env.held else "nothing"
+    recep = env.type_of[env.last_recep] if s.verb == "put" and s.target is None and env.last_recep else name
+    if vocab in ("eb_alfred", "eb_alfred_json"):
+        if s.verb not in _EB or (s.verb == "put" and s.target is not None):
+            raise ValueError(f"{vocab} cannot express {s}")
+        text = _EB[s.verb].format(t=name)
+        return {"action_id": amap.get(text, -1), "action_name": text} if vocab == "eb_alfred_json" else text
+    if vocab == "reinforced":
+        if s.verb not in _RR:
+            raise ValueError(f"reinforced vocabulary cannot express {s} (plan with macros=True)")
+        arg = recep if s.verb == "put" else (name if s.target else held)
+        return f"{_RR[s.verb]} {str(arg).lower()}"
+    if vocab == "high_pddl":
+        if s.verb == "put":
+            return f"PutObject {held.lower()} {str(recep).lower()}"
+        return f"{_HP[s.verb]} {str(name if s.target else held).lower()}"
+    if vocab == "embodied_brain":
+        if s.verb == "put":
+            return ["Place", held, str(recep)]
+        if s.verb not in _EBR:
+            raise ValueError(f"embodied_brain cannot express {s}")
+        return [_EBR[s.verb], str(name if s.target else held)]
+    raise ValueError(f"unknown vocabulary {vocab!r}; choose one of {VOCABS}")
+
+
+def _replayed(env: Env, step: Any, vocab: str) -> Env | None:
+    """The state after running ``step`` through the vocabulary, or ``None`` if it fails."""
+    e = env.copy()
+    raw = step["action_name"] if isinstance(step, dict) and "action_name" in step else step
+    skills, _, _ = resolve_intent(to_intent(raw, vocab), e)
+    if not skills or not all(e.step(k).ok for k in skills):
+        return None
+    return e
+
+
+def _same(a: Env, b: Env) -> bool:
+    return (a.held, a.at, a.last_recep, a.parent, a.opened, a.on, a.sliced, a.clean, a.hot, a.cool) == (
+        b.held, b.at, b.last_recep, b.parent, b.opened, b.on, b.sliced, b.clean, b.hot, b.cool,
+    )  # fmt: skip
+
+
+def render_plan(skills: Sequence[Skill], vocab: str, scene: Scene | Env) -> list[Any]:
+    """Skills → steps of ``vocab``, from ``scene``'s start (or a live env's state).
+
+    Each step is replayed through the vocabulary's own parser and resolver and must
+    reach the same state as the skill, so a rendered plan executes exactly like the
+    skills. Sliced objects are named by their base type ("pick up the Apple"), as
+    EB-ALFRED does, wherever that resolves to the same object. Raises ``ValueError``
+    for a skill the vocabulary cannot express or that is invalid when replayed."""
+    if vocab not in VOCABS:
+        raise ValueError(f"unknown vocabulary {vocab!r}; choose one of {VOCABS}")
+    env = _replay_env(scene)
+    env.auto_open = env.auto_open or vocab == "reinforced"
+    amap = {v: k for k, v in action_space(env.scene).items()} if vocab == "eb_alfred_json" else {}
     out: list[Any] = []
     for s in skills:
-        t = s.target
-        held_type = env.type_of[env.held] if env.held else None
-        recep = env.type_of[env.last_recep] if s.verb == "put" and s.target is None and env.last_recep else t
-        if vocab in ("eb_alfred", "eb_alfred_json"):
-            text = {
-                "find": f"find a {t}",
-                "pickup": f"pick up the {t}",
-                "put": "put down the object in hand",
-                "open": f"open the {t}",
-                "close": f"close the {t}",
-                "toggle_on": f"turn on the {t}",
-                "toggle_off": f"turn off the {t}",
-                "slice": f"slice the {t}",
-            }.get(s.verb)
-            if text is None:
-                raise ValueError(f"{vocab} cannot express {s}")
-            out.append(
-                {"action_id": amap.get(text, -1), "action_name": text} if vocab == "eb_alfred_json" else text
-            )
-        elif vocab == "reinforced":
-            word = {
-                "find": "goto",
-                "pickup": "pickup",
-                "put": "put",
-                "slice": "slice",
-                "clean": "clean",
-                "heat": "heat",
-                "cool": "cool",
-                "toggle_on": "toggle",
-                "toggle_off": "toggle",
-            }.get(s.verb)
-            if word is None:
-                raise ValueError(f"reinforced vocabulary cannot express {s} (plan with macros=True)")
-            arg = recep if s.verb == "put" else (t or held_type)
-            out.append(f"{word} {str(arg).lower()}")
-        elif vocab == "high_pddl":
-            if s.verb == "put":
-                out.append(f"PutObject {str(held_type).lower()} {str(recep).lower()}")
-            else:
-                name = {
-                    "find": "GotoLocation",
-                    "pickup": "PickupObject",
-                    "open": "OpenObject",
-                    "close": "CloseObject",
-                    "toggle_on": "ToggleObject",
-                    "toggle_off": "ToggleObject",
-                    "slice": "SliceObject",
-                    "clean": "CleanObject",
-                    "heat": "HeatObject",
-                    "cool": "CoolObject",
-                }[s.verb]
-                out.append(f"{name} {str(t or held_type).lower()}")
-        elif vocab == "embodied_brain":
-            if s.verb == "put":
-                out.append(["Place", str(held_type), str(recep)])
-            else:
-                verb = {
-                    "find": "Navigate",
-                    "pickup": "Pick",
-                    "open": "Open",
-                    "close": "Close",
-                    "toggle_on": "Press",
-                    "toggle_off": "Press",
-                    "slice": "Cut",
-                    "clean": "Wash",
-                }.get(s.verb)
-                if verb is None:
-                    raise ValueError(f"embodied_brain cannot express {s}")
-                out.append([verb, str(t or held_type)])
-        else:
-            raise ValueError(f"unknown vocabulary {vocab!r}; choose one of {VOCABS}")
-        res = env.step(Skill(s.verb, s.target) if s.verb != "put" else Skill("put", s.target))
+        t = s.target or ""
+        _render_step(s, vocab, env, t, amap)  # raises if the vocabulary cannot express it
+        direct = env.copy()
+        res = direct.step(s)
         if not res.ok:
             raise ValueError(f"skill {s} is invalid when replayed: {res.feedback}")
+        names = [base_type(t), t] if base_type(t) != t else [t]
+        for name in names:
+            step = _render_step(s, vocab, env, name, amap)
+            e = _replayed(env, step, vocab)
+            if e is not None and _same(e, direct):
+                break
+        else:
+            raise ValueError(f"{vocab} cannot express {s} here: {step!r} does the wrong thing")
+        out.append(step)
+        env = direct
     return out
 
 
@@ -468,15 +625,19 @@ def format_plan(steps: list[Any], vocab: str) -> Any:
 
 __all__ = [
     "VOCABS",
+    "FUZZY_THRESHOLD",
     "Intent",
+    "ParsedStep",
     "Resolution",
     "action_space",
     "base_type",
     "detect_vocab",
     "format_plan",
     "intent_to_skills",
+    "parse_plan",
     "render_plan",
     "resolve",
+    "resolve_intent",
     "split_plan",
     "to_intent",
 ]
