@@ -1,6 +1,5 @@
 import itertools
 import random
-import time
 
 import numpy as np
 import pytest
@@ -259,9 +258,8 @@ def test_shuffle_reasoning_is_total():
         shuffle_reasoning("A. B.", None)
 
 
-def test_shuffle_reasoning_is_linear_on_large_text():
+def test_shuffle_reasoning_on_large_text():
+    # time budgets for these inputs: bench/adversarial.py (tests assert no wall-clock time)
     big = "This is a step. " * 60_000 + "Last."  # ~1 MB
-    t = time.perf_counter()
     out = shuffle_reasoning(big, random.Random(0))
-    assert time.perf_counter() - t < 2.0
     assert len(out) == len(big) and out.count("Last.") == 1 and out != big

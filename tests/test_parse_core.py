@@ -1,5 +1,3 @@
-import time
-
 import pytest
 
 from groundrl.parse import (
@@ -80,12 +78,11 @@ def test_parse_number_rejects():
     assert parse_exact_number("8 points").value is None
 
 
-def test_adversarial_megabyte_is_fast():
+def test_adversarial_megabyte_is_handled():
+    # the time budget for this input lives in bench/adversarial.py (no wall-clock asserts here)
     text = "<" * 100_000 + "<score>" * 50_000 + "{" * 200_000 + "[" * 200_000 + "-e" * 200_000
-    t = time.perf_counter()
-    find_tag(text, "score")
-    find_tag(text, "score", which="last")
-    parse_json_object(text, lenient=True)
-    parse_literal_list(text)
-    parse_number(text)
-    assert time.perf_counter() - t < 1.0
+    # no "</score>" anywhere, no balanced {…} or […], no digit: every extractor says "none"
+    assert find_tag(text, "score") is None and find_tag(text, "score", which="last") is None
+    assert parse_json_object(text, lenient=True).value is None
+    assert not parse_literal_list(text).ok
+    assert parse_number(text).value is None

@@ -1,7 +1,5 @@
 """Score and verdict parsers (groundrl.parse.scores). Expected values are worked by hand."""
 
-import time
-
 import pytest
 
 from groundrl.parse.scores import (
@@ -222,7 +220,8 @@ def test_parse_preferred_rejects(value):
     assert p.value is None and "preferred must be 1 or 2" in p.error
 
 
-def test_parsers_linear_on_adversarial_megabyte():
+def test_parsers_total_on_adversarial_megabyte():
+    # time budgets for these inputs: bench/adversarial.py (tests assert no wall-clock time)
     texts = [
         "<" * 1_000_000,
         "<score>" * 140_000,  # ~1 MB of unclosed openers
@@ -230,10 +229,8 @@ def test_parsers_linear_on_adversarial_megabyte():
         "<answer>" * 60_000 + "</answer" * 60_000,
         ("<score>" + "9" * 200 + "/") * 4_900,
     ]
-    for text in texts:
-        t = time.perf_counter()
-        parse_score(text)
-        parse_score(text, which="first")
-        parse_unit_score(text)
-        parse_pairwise_verdict(text)
-        assert time.perf_counter() - t < 0.5, text[:20]
+    for text in texts:  # none holds a closed <score> or a 1/2 verdict
+        assert parse_score(text).value is None and "no <score>" in parse_score(text).error, text[:20]
+        assert parse_score(text, which="first").value is None, text[:20]
+        assert parse_unit_score(text) == 0.0, text[:20]
+        assert parse_pairwise_verdict(text).value is None, text[:20]

@@ -1,5 +1,3 @@
-import time
-
 import numpy as np
 import pytest
 
@@ -191,12 +189,13 @@ def test_counting():
 
 
 def test_adversarial_megabyte():
+    # time budgets for these inputs: bench/adversarial.py (tests assert no wall-clock time)
     texts = ["<" * 1_000_000, "<points x1=" * 90_000, "frame " * 150_000 + "1", "<answer>" * 120_000]
-    t = time.perf_counter()
     for s in texts:
-        outcome(s, "B")
-        outcome(s, "kitchen")
-        spatial(s, {"cup": MASK})
-        detection_reward(s, [[0, 0, 1, 1]])
+        assert outcome(s, "B").value == 0.0
+        assert outcome(s, "kitchen").value == 0.0
+        assert spatial(s, {"cup": MASK}).value is None  # no complete point: not applicable
+        assert detection_reward(s, [[0, 0, 1, 1]]).value == 0.0
         extract_temporal_mentions(s)
-    assert time.perf_counter() - t < 1.0
+    frames, _ = extract_temporal_mentions(texts[2])
+    assert [m.at for m in frames] == [1.0]  # only the trailing "frame 1" is a mention

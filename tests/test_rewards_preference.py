@@ -2,7 +2,6 @@
 the format check is also compared with the paper's regex on small generated texts."""
 
 import re
-import time
 
 import pytest
 from hypothesis import given, settings
@@ -191,12 +190,11 @@ _ADVERSARIAL = {
 
 
 @pytest.mark.parametrize("name", list(_ADVERSARIAL))
-def test_megabyte_adversarial_text_scores_well_under_a_second(name):
+def test_megabyte_adversarial_text_is_scored(name):
+    # time budgets for these inputs: bench/adversarial.py (tests assert no wall-clock time)
     text = _ADVERSARIAL[name]
     assert len(text) >= 900_000
-    t = time.perf_counter()
     fmt = proxy_format(text)
     acc = proxy_accuracy(text, 1)
     rubric_text(text)
-    assert time.perf_counter() - t < 0.5
     assert fmt.value == 0.0 and acc.value in (1.0, -1.0)

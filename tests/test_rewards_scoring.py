@@ -2,7 +2,6 @@
 Every expected value is worked by hand in the comment beside it."""
 
 import math
-import time
 
 import pytest
 
@@ -299,7 +298,8 @@ def test_metrics_reject_mismatch_and_empty(metric):
         metric([], [])
 
 
-def test_eqa_rewards_linear_on_adversarial_megabyte():
+def test_eqa_rewards_total_on_adversarial_megabyte():
+    # time budgets for these inputs: bench/adversarial.py (tests assert no wall-clock time)
     texts = [
         "<" * 1_000_000,
         "<critique>" * 100_000,
@@ -307,8 +307,6 @@ def test_eqa_rewards_linear_on_adversarial_megabyte():
         "<critique></critique>" + "<score>" * 140_000,
         ("<critique>" + "</critique" * 3 + "<score>") * 20_000,
     ]
-    for text in texts:
-        t = time.perf_counter()
-        eqa_format(text)
-        eqa_accuracy(text, 5)
-        assert time.perf_counter() - t < 0.5, text[:20]
+    for text in texts:  # no closed <critique>…</critique><score>…</score> pair: 0 and 0
+        assert eqa_format(text).value == 0.0, text[:20]
+        assert eqa_accuracy(text, 5).value == 0.0, text[:20]

@@ -1,10 +1,9 @@
-"""Every reward is total: any text in, a finite score out, never an exception — and fast
-on adversarial megabyte completions."""
+"""Every reward is total: any text in, a finite score out, never an exception — also on
+adversarial megabyte completions (their time budgets: bench/adversarial.py)."""
 
 from __future__ import annotations
 
 import math
-import time
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -122,8 +121,6 @@ ADVERSARIAL = {
 
 @pytest.mark.parametrize("name", RECIPE_NAMES)
 @pytest.mark.parametrize("kind", sorted(ADVERSARIAL))
-def test_megabyte_adversarial_under_a_second(name, kind):
-    text = ADVERSARIAL[kind]
-    t = time.perf_counter()
-    check(name, text)
-    assert time.perf_counter() - t < 1.0
+def test_megabyte_adversarial_is_total(name, kind):
+    # time budgets for these inputs: bench/adversarial.py (tests assert no wall-clock time)
+    check(name, ADVERSARIAL[kind])

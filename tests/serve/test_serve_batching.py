@@ -42,32 +42,43 @@ def test_requests_are_cut_into_batches_of_max_batch_in_order():
     assert all(name.startswith("groundrl-") for name in rec.threads)  # off the event loop
 
 
-def test_max_wait_bounds_the_wait_for_company_and_zero_means_no_wait():
-    async def one(wait):
-        b = MicroBatcher(Recorder(), max_batch=64, max_wait=wait)
-        t = time.perf_counter()
-        out = await b.submit([1])
-        elapsed = time.perf_counter() - t
+def test_max_wait_waits_for_company_and_zero_means_no_wait():
+    # a second request 0.05 s after the first: within a 0.2 s max_wait it shares the batch;
+    # with max_wait=0 the first is scored alone. Both timers live on the one event loop, so
+    # the order (0.05 s before 0.2 s) holds however loaded the machine is.
+    async def two(wait):
+        rec = Recorder()
+        b = MicroBatcher(rec, max_batch=64, max_wait=wait)
+        first = asyncio.ensure_future(b.submit([1]))
+        await asyncio.sleep(0.05)
+        second = await asyncio.wait_for(b.submit([2]), 30)
+        out = [await asyncio.wait_for(first, 30), second]
         await b.close()
-        return out, elapsed
+        return out, rec.batches
 
-    out, waited = asyncio.run(one(0.2))
-    assert out == [10] and 0.19 <= waited < 0.6
-    out, waited = asyncio.run(one(0.0))
-    assert out == [10] and waited < 0.1
+    assert asyncio.run(two(0.2)) == ([[10], [20]], [[1, 2]])
+    assert asyncio.run(two(0.0)) == ([[10], [20]], [[1], [2]])
+
+
+def test_max_wait_bounds_the_wait_of_a_lone_request():
+    async def one():
+        b = MicroBatcher(Recorder(), max_batch=64, max_wait=0.2)
+        out = await asyncio.wait_for(b.submit([1]), 30)  # returns once max_wait has passed
+        await b.close()
+        return out
+
+    assert asyncio.run(one()) == [10]
 
 
 def test_a_full_batch_does_not_wait_for_max_wait():
     async def main():
-        b = MicroBatcher(Recorder(), max_batch=2, max_wait=5.0)
-        t = time.perf_counter()
-        out = await asyncio.gather(b.submit([1]), b.submit([2]))
-        elapsed = time.perf_counter() - t
+        b = MicroBatcher(Recorder(), max_batch=2, max_wait=3600.0)
+        # waiting for max_wait would take an hour; wait_for's 60 s only guards against a hang
+        out = await asyncio.wait_for(asyncio.gather(b.submit([1]), b.submit([2])), 60)
         await b.close()
-        return out, elapsed
+        return out
 
-    out, elapsed = asyncio.run(main())
-    assert out == [[10], [20]] and elapsed < 1.0
+    assert asyncio.run(main()) == [[10], [20]]
 
 
 def test_admission_refuses_past_the_limit_and_records_the_high_water_mark():
@@ -136,17 +147,39 @@ def test_close_finishes_accepted_work_then_refuses_new_work():
     assert rec.batches == [[1, 2], [3, 4], [5, 6]]
 
 
-def test_concurrency_scores_batches_side_by_side():
-    async def run(concurrency):
-        b = MicroBatcher(Recorder(delay=0.2), max_batch=1, max_wait=0.0, concurrency=concurrency)
-        t = time.perf_counter()
-        await asyncio.gather(b.submit([1]), b.submit([2]))
-        elapsed = time.perf_counter() - t
-        await b.close()
-        return elapsed
+class Overlap:
+    """score(items) -> [10·x]; counts how many calls are inside at once. With ``meet`` the
+    calls wait at a barrier for ``meet`` partners, which only side-by-side calls can pass."""
 
-    assert asyncio.run(run(1)) >= 0.39  # two 0.2 s batches one after the other
-    assert asyncio.run(run(2)) < 0.35  # side by side
+    def __init__(self, meet: int = 0) -> None:
+        self.lock = threading.Lock()
+        self.inside = self.most = 0
+        self.barrier = threading.Barrier(meet, timeout=30) if meet else None
+
+    def __call__(self, items):
+        with self.lock:
+            self.inside += 1
+            self.most = max(self.most, self.inside)
+        if self.barrier is not None:
+            self.barrier.wait()
+        else:
+            time.sleep(0.05)  # room for a second call to come in, were it allowed to
+        with self.lock:
+            self.inside -= 1
+        return [10 * x for x in items]
+
+
+def test_concurrency_scores_batches_side_by_side():
+    async def run(score, concurrency):
+        b = MicroBatcher(score, max_batch=1, max_wait=0.0, concurrency=concurrency)
+        out = await asyncio.gather(b.submit([1]), b.submit([2]))
+        await b.close()
+        return out
+
+    one = Overlap()
+    assert asyncio.run(run(one, 1)) == [[10], [20]] and one.most == 1  # one after the other
+    two = Overlap(meet=2)
+    assert asyncio.run(run(two, 2)) == [[10], [20]] and two.most == 2  # side by side
 
 
 def test_cancelled_request_releases_its_queued_items():
