@@ -28,7 +28,7 @@ import itertools
 from typing import Any
 
 from groundrl.sim.catalog import KNIVES, base_type, props
-from groundrl.sim.goals import STATE_OF, STATION_OF, Goal, conditions, goal_objs, satisfied
+from groundrl.sim.goals import STATE_OF, STATION_OF, Goal, allowed, conditions, goal_objs, satisfied
 from groundrl.sim.skills import Skill
 from groundrl.sim.world import Env, Scene
 
@@ -39,7 +39,23 @@ def _precursor(env: Env, goal: Goal, oid: str) -> bool:
     """``oid`` is the goal object or a slice of it (sliced or not yet)."""
     if base_type(env.type_of[oid]) != goal.obj:
         return False
-    return goal.obj_id is None or oid == goal.obj_id or oid.startswith(goal.obj_id + "_Slice_")
+    if goal.obj_id is not None and not (oid == goal.obj_id or oid.startswith(goal.obj_id + "_Slice_")):
+        return False
+    ok = allowed(goal, env)[0]
+    return ok is None or oid.split("_Slice_")[0] in ok
+
+
+def _described(goal: Goal, env: Env) -> dict[str, frozenset[str]]:
+    """Types whose instances the goal restricts → the allowed ids (the planner finds
+    those by id: "find a Cabinet_2")."""
+    o, r, m = allowed(goal, env)
+    if goal.obj_id is not None:
+        o = frozenset({goal.obj_id}) if o is None else o & {goal.obj_id}
+    out = {}
+    for t, ok in ((goal.obj, o), (goal.recep, r), (goal.mrecep, m)):
+        if t and ok is not None:
+            out[t] = ok if t not in out else out[t] & ok
+    return out
 
 
 def relevant_types(goal: Goal, env: Env) -> set[str]:
@@ -99,7 +115,14 @@ def _key(env: Env) -> tuple:
 
 def _candidates(env: Env, types: set[str], goal: Goal, macros: bool) -> list[Skill]:
     """Skills worth trying here (the module docstring says what is pruned and why)."""
-    out = [Skill("find", t) for t in sorted({env.type_of[i] for i in env.order if i != env.held} & types)]
+    described = _described(goal, env)
+    out = [
+        Skill("find", t)
+        for t in sorted({env.type_of[i] for i in env.order if i != env.held} & types)
+        if t not in described
+    ]
+    for t, ok in described.items():
+        out.extend(Skill("find", i) for i in env.order if i in ok and i != env.held and env.type_of[i] == t)
     if env.at is None:
         return out
     here_spot = env.spot(env.at)
@@ -170,10 +193,18 @@ class _Ctx:
         self.station = STATION_OF.get(goal.task_type)
 
 
-def _spots(env: Env, t: str | None, exclude_held: bool = True) -> frozenset:
+def _spots(env: Env, t: str | None, exclude_held: bool = True, ok: frozenset[str] | None = None) -> frozenset:
     if t is None:
         return frozenset()
-    return frozenset(env.spot(i) for i in env.ids_of_type(t) if not (exclude_held and i == env.held))
+    return frozenset(
+        env.spot(i)
+        for i in env.ids_of_type(t)
+        if not (exclude_held and i == env.held) and (ok is None or i in ok)
+    )
+
+
+def _recep_spots(env: Env, goal: Goal) -> frozenset:
+    return _spots(env, goal.recep, ok=allowed(goal, env)[1])
 
 
 def _finds(cur: Any, pre: list[frozenset], final: frozenset | None) -> int:
@@ -222,7 +253,7 @@ def _cost(env: Env, ctx: _Ctx, o: str, m: str | None) -> int:
             pre.append(o_spot)
         puts += 1
         accounted.add(o)
-        final = _spots(env, goal.recep)
+        final = _recep_spots(env, goal)
         open_types.add(goal.recep)
 
     if tt == "pick_and_place_simple":
@@ -235,7 +266,7 @@ def _cost(env: Env, ctx: _Ctx, o: str, m: str | None) -> int:
             pre.append(o_spot)
         if not any(i in env.on for i in env.ids_of_type(goal.recep)):
             acts += 1
-        final = _spots(env, goal.recep)
+        final = _recep_spots(env, goal)
     elif tt in STATE_OF:
         flag = {"clean": env.clean, "hot": env.hot, "cool": env.cool}[STATE_OF[tt]]
         station = ctx.station or ""
@@ -251,7 +282,7 @@ def _cost(env: Env, ctx: _Ctx, o: str, m: str | None) -> int:
             pre.append(_spots(env, station))
             puts += 1
             accounted.add(o)
-            final = _spots(env, goal.recep)
+            final = _recep_spots(env, goal)
         else:
             in_station = any(env.type_of[a] == station for a in env.ancestors(o))
             if not in_station:
@@ -274,7 +305,7 @@ def _cost(env: Env, ctx: _Ctx, o: str, m: str | None) -> int:
             if goal.recep != station:
                 picks += 1
                 puts += 1
-                final = _spots(env, goal.recep)
+                final = _recep_spots(env, goal)
                 open_types.add(goal.recep)
                 pre.append(_spots(env, station) if not in_station else o_spot)
             else:
@@ -296,7 +327,7 @@ def _cost(env: Env, ctx: _Ctx, o: str, m: str | None) -> int:
                 c = env.enclosing_closed(m)
                 if c is not None and not ctx.macros:
                     opens.add(c)
-            final = _spots(env, goal.recep)
+            final = _recep_spots(env, goal)
         if not m_in_r and m is not None:
             if not m_held:
                 picks += 1
@@ -306,7 +337,7 @@ def _cost(env: Env, ctx: _Ctx, o: str, m: str | None) -> int:
                     opens.add(c)
             puts += 1
             accounted.add(m)
-            final = _spots(env, goal.recep)
+            final = _recep_spots(env, goal)
             open_types.add(goal.recep)
     slices = 0
     if need_slice:
@@ -356,9 +387,10 @@ def _cost_two(env: Env, ctx: _Ctx) -> int:
                 n += 1
         return n + _finds(cur, pre, None)
     per: dict[str, int] = {}
+    rok = allowed(goal, env)[1]
     for o in objs:
         p = env.parent.get(o)
-        if p is not None and env.type_of[p] == goal.recep:
+        if p is not None and env.type_of[p] == goal.recep and (rok is None or p in rok):
             per[p] = per.get(p, 0) + 1
     r = 2 - min(2, max(per.values(), default=0))
     if r == 0:
@@ -372,7 +404,7 @@ def _cost_two(env: Env, ctx: _Ctx) -> int:
         and all(i not in env.opened for i in env.ids_of_type(goal.recep))
     ):
         n += 1
-    final = _spots(env, goal.recep)
+    final = _recep_spots(env, goal)
     return n + (0 if cur in final else 1)
 
 
@@ -390,7 +422,8 @@ def _h(env: Env, ctx: _Ctx) -> int:
         return _INF
     ms: list[str | None] = [None]
     if goal.task_type == "pick_and_place_with_movable_recep":
-        ms = [i for i in env.order if env.type_of[i] == goal.mrecep]
+        mok = allowed(goal, env)[2]
+        ms = [i for i in env.order if env.type_of[i] == goal.mrecep and (mok is None or i in mok)]
         if not ms:
             return _INF
     return min(_cost(env, ctx, o, m) for o in pre for m in ms)

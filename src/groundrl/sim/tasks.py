@@ -9,13 +9,14 @@ import json
 import random
 import re
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from groundrl.sim.catalog import ROOM_OBJECTS, ROOM_RECEPTACLES, room_of_floorplan
 from groundrl.sim.goals import Goal, progress, satisfied
-from groundrl.sim.scenes import SceneBuilder, build_scene, lamp_for
+from groundrl.sim.refs import ANCHORS, refs_from_instruction
+from groundrl.sim.scenes import SceneBuilder, build_scene, describe_scene, lamp_for
 from groundrl.sim.world import Env, Scene
 
 
@@ -109,7 +110,11 @@ def _seed(*parts: Any) -> int:
 
 def tasks_from_splits(data: dict[str, list[dict[str, Any]]], limit: int | None = None) -> list[Task]:
     """One task per split record: the id's goal, a plausible scene of the floorplan's
-    room type (seeded by the record), the split's real instruction."""
+    room type (seeded by the record), the split's real instruction, and the
+    instruction's descriptions of its object / target / movable receptacle
+    (:func:`groundrl.sim.refs.refs_from_instruction`) made part of the goal, with
+    distractors in the scene that differ in what the description says
+    (:func:`groundrl.sim.scenes.describe_scene`)."""
     out = []
     for subset, records in data.items():
         for k, r in enumerate(records):
@@ -118,6 +123,13 @@ def tasks_from_splits(data: dict[str, list[dict[str, Any]]], limit: int | None =
             rng = random.Random(_seed(r["task"], r.get("repeat_idx", 0), subset))
             n_inst = 3 if subset in ("spatial", "visual_appearance") else 1
             scene = build_scene(room, goal, rng, floorplan=fp, n_instances=n_inst)
+            refs = refs_from_instruction(
+                r["instruction"], goal.obj, goal.recep, goal.mrecep, {o.type for o in scene.objects} | ANCHORS
+            )
+            goal = replace(goal, **{k + "_ref": v for k, v in refs.items()})
+            scene, goal = describe_scene(
+                scene, goal, random.Random(_seed(r["task"], r.get("repeat_idx", 0), subset, "looks"))
+            )
             out.append(
                 Task(
                     f"{subset}/{k}",

@@ -97,7 +97,7 @@ class Env:
     __slots__ = (
         "scene", "static", "order", "type_of", "parent", "held", "opened", "on", "sliced", "clean", "hot",
         "cool", "at", "last_recep", "steps", "invalid_steps", "max_steps", "max_invalid", "goal",
-        "done", "auto_open",
+        "done", "auto_open", "memo",
     )  # fmt: skip
 
     def __init__(
@@ -114,6 +114,7 @@ class Env:
         self.scene = scene
         self.static = {o.id: o for o in scene.objects}
         self.max_steps, self.max_invalid, self.goal = max_steps, max_invalid, goal
+        self.memo: dict[Any, Any] = {}  # per-scene facts (goals' allowed instances), shared by copies
         self.reset()
 
     def reset(self) -> str:
@@ -136,7 +137,7 @@ class Env:
     def copy(self) -> Env:
         """An independent copy of the live state (the scene and settings are shared)."""
         e = object.__new__(Env)
-        e.scene, e.static, e.goal = self.scene, self.static, self.goal
+        e.scene, e.static, e.goal, e.memo = self.scene, self.static, self.goal, self.memo
         e.max_steps, e.max_invalid, e.auto_open = self.max_steps, self.max_invalid, self.auto_open
         e.order = self.order  # never mutated in place (slicing makes a new list)
         e.type_of, e.parent = dict(self.type_of), dict(self.parent)
