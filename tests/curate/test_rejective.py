@@ -20,7 +20,19 @@ def test_too_easy_and_none_correct():
     assert rejective_filter(rec(7, [7, 8, 6])) == {"id": "x", "kept": [], "reason": "too_easy"}
     assert rejective_filter(rec(7, [7])) == {"id": "x", "kept": [], "reason": "too_easy"}
     assert rejective_filter(rec(7, [1, "bad", 10])) == {"id": "x", "kept": [], "reason": "none_correct"}
-    assert rejective_filter(rec(7, [])) == {"id": "x", "kept": [], "reason": "none_correct"}
+    # no evaluations at all is not "none correct": it is an error record saying so
+    assert rejective_filter(rec(7, [])) == {
+        "id": "x",
+        "kept": [],
+        "reason": "error",
+        "error": "`evaluations` is empty: nothing to keep or reject",
+    }
+    assert rejective_filter({"id": "x", "gt_score": 7}) == {
+        "id": "x",
+        "kept": [],
+        "reason": "error",
+        "error": "no `evaluations` list: expected [{critique, score}, …]",
+    }
 
 
 def test_float_rounding_does_not_move_the_boundary():
@@ -54,22 +66,29 @@ def test_score_forms():
 def test_ground_truth_forms():
     assert rejective_filter(rec("7", [6, 1]))["kept"] == [0]
     assert rejective_filter(rec("<score>7</score>", [6, 1]))["kept"] == [0]
-    assert rejective_filter(rec(None, [6, 1]))["reason"] == "none_correct"
-    assert rejective_filter(rec("n/a", [6, 1]))["reason"] == "none_correct"
+    none = rejective_filter(rec(None, [6, 1]))
+    assert none["reason"] == "error" and none["error"] == "`gt_score` missing or not a number: None"
+    assert rejective_filter(rec("n/a", [6, 1]))["error"] == "`gt_score` missing or not a number: 'n/a'"
 
 
 def test_total_on_malformed_records():
     assert rejective_filter({"id": 3, "gt_score": 7, "evaluations": "7"}) == {
         "id": 3,
         "kept": [],
-        "reason": "none_correct",
+        "reason": "error",
+        "error": "`evaluations` must be a list of {critique, score}, got str",
     }
     assert rejective_filter({"gt_score": 7, "evaluations": [None, 7, "<score>1</score>"]}) == {
         "id": None,
         "kept": [1],
         "reason": "kept",
     }
-    assert rejective_filter("not a record") == {"id": None, "kept": [], "reason": "none_correct"}
+    assert rejective_filter("not a record") == {
+        "id": None,
+        "kept": [],
+        "reason": "error",
+        "error": "a record must be a JSON object, got str",
+    }
 
 
 @pytest.mark.parametrize("tau", [0, -1, float("nan"), float("inf"), True, "2"])

@@ -1,39 +1,114 @@
-"""``groundrl curate PIPELINE IN.jsonl -o OUT.jsonl``: streaming, resumable data curation."""
+"""``groundrl curate PIPELINE INPUT.jsonl -o OUT.jsonl``: streaming, resumable data curation."""
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 import typer
 
 app = typer.Typer(
-    help="Curate SFT/RL data: verifier-filter, rejective, consensus, mask-difficulty, decompose. Reruns skip ids already in the output.",
+    help=(
+        "Curate SFT/RL data: verifier-filter, rejective, consensus, mask-difficulty, decompose. "
+        "Each reads INPUT (JSONL, one record per line) and appends one JSON line per record to the "
+        "file -o/--output; a rerun skips the ids already there and retries the records that errored "
+        "(--no-retry-errors keeps them). A bad input line or a record that cannot be processed is "
+        "written as {id, line, error}; the exit status is then 1."
+    ),
     no_args_is_help=True,
 )
-IN = typer.Argument(..., exists=True, dir_okay=False, help="Input JSONL.")
-OUT = typer.Option(..., "-o", "--output", help="Output JSONL (appended; existing ids are skipped).")
+
+# One grammar for every curate command (and the same names as `score`).
+INPUT = typer.Argument(
+    ...,
+    exists=True,
+    dir_okay=False,
+    readable=True,
+    help="JSONL file, one record per line (fields in the command's help).",
+)
+OUTPUT = typer.Option(
+    ...,
+    "-o",
+    "--output",
+    help="Output JSONL file (appended; ids already there are skipped); its folder is created.",
+)
+RETRY = typer.Option(
+    True,
+    "--retry-errors/--no-retry-errors",
+    help="On a rerun, redo the records that errored last time (their error lines are replaced).",
+)
+LIMIT = typer.Option(None, "--limit", min=0, help="Process at most this many new records (for a quick look).")
+QUIET = typer.Option(False, "--quiet/--no-quiet", "-q", help="No progress bar.")
+SEED = typer.Option(0, "--seed", help="Seed of the random draws (each record's draw also depends on its id).")
+JUDGE_BACKEND_HELP = "transformers | openai: the model that answers (see `groundrl recipes`)."
+JUDGE_MODEL_HELP = "Served model name (openai) or local checkpoint path (transformers)."
+JUDGE_URL_HELP = "Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1."
 
 
-def _report(counts) -> None:
+def _report(counts: Counter, output: Path, backend: Any = None) -> None:
+    """Print the summary; exit 1 when records errored or every judge call failed."""
+    counts = Counter(counts)
     done = counts.pop("skipped_already_done", 0)
+    retried = counts.pop("retried_errors", 0)
+    old_errors = counts.pop("old_errors_kept", 0)
+    written = sum(counts.values())
+    extra = f", {retried} errored before and retried" if retried else ""
     typer.echo(
-        f"{sum(counts.values())} written ({done} already done): "
-        + ", ".join(f"{k}: {v}" for k, v in sorted(counts.items()))
+        f"{written} written ({done} already done{extra})"
+        + (": " + ", ".join(f"{k}: {v}" for k, v in sorted(counts.items())) if counts else "")
     )
+    typer.echo(f"wrote {output}")
+    stats = getattr(backend, "stats", None)
+    if stats is not None and stats.requests and stats.failures == stats.requests:
+        typer.echo(
+            f"error: all {stats.requests} judge calls failed (is the judge reachable?); "
+            "the affected records are error records and a rerun retries them.",
+            err=True,
+        )
+        raise typer.Exit(1)
+    if old_errors:
+        typer.echo(
+            f"note: {old_errors} error records from earlier runs were kept (--no-retry-errors).", err=True
+        )
+    if counts.get("error"):
+        typer.echo(
+            f"{counts['error']} of {written} records errored (see their `error` and `line` fields); "
+            "rerun to retry them.",
+            err=True,
+        )
+        raise typer.Exit(1)
+
+
+def _close(backend: Any) -> None:
+    close = getattr(backend, "close", None)
+    if callable(close):
+        close()
 
 
 @app.command(
     "verifier-filter",
-    help="Argos: keep a sample when its best rollout scores ≥ --threshold with a right outcome. Records {id, question, answer, rollouts, masks?/boxes?, frames?}.",
+    help=(
+        "Argos: keep a sample when its best rollout scores ≥ --threshold with a right outcome. "
+        "Records {id, question, answer, rollouts: \\[text, …], masks?/boxes?, frames?}; "
+        "writes {id, kept, best_index, best_score, best_rollout, parts, tools, reason}."
+    ),
 )
 def verifier_filter_cmd(
-    inp: Path = IN,
-    output: Path = OUT,
-    threshold: float = typer.Option(0.7, "--threshold"),
-    tau: float = typer.Option(0.5, "--tau", help="Accuracy gate."),
-    judge_backend: str | None = typer.Option(None, "--judge-backend"),
-    judge_model: str | None = typer.Option(None, "--judge-model"),
-    judge_url: str | None = typer.Option(None, "--judge-url"),
+    input: Path = INPUT,
+    output: Path = OUTPUT,
+    threshold: float = typer.Option(
+        0.7, "--threshold", help="Keep when the best rollout's score ≥ this (paper: 0.7)."
+    ),
+    tau: float = typer.Option(
+        0.5, "--tau", help="Accuracy gate: grounding parts count only when outcome ≥ tau."
+    ),
+    retry_errors: bool = RETRY,
+    limit: int | None = LIMIT,
+    quiet: bool = QUIET,
+    judge_backend: str | None = typer.Option(None, "--judge-backend", help=JUDGE_BACKEND_HELP),
+    judge_model: str | None = typer.Option(None, "--judge-model", help=JUDGE_MODEL_HELP),
+    judge_url: str | None = typer.Option(None, "--judge-url", help=JUDGE_URL_HELP),
 ) -> None:
     from groundrl.curate.pipelines import run
     from groundrl.curate.verifier_filter import verifier_filter
@@ -44,51 +119,103 @@ def verifier_filter_cmd(
         from groundrl.judges import make_backend
 
         backend = make_backend(judge_backend, judge_model, judge_url)
-    v = AgenticVerifier(backend, tau=tau)
-    _report(run(inp, output, lambda r: verifier_filter(r, v, threshold), "reason"))
+    try:
+        v = AgenticVerifier(backend, tau=tau)
+        counts = run(
+            input,
+            output,
+            lambda r: verifier_filter(r, v, threshold),
+            "reason",
+            not quiet,
+            retry_errors,
+            limit,
+        )
+    finally:
+        _close(backend)
+    _report(counts, output, backend)
 
 
 @app.command(
     "rejective",
-    help="EQA-RM Eq. 1: keep evaluations with |s_gt - s| < tau unless all are correct. Records {id, gt_score, evaluations: [{critique, score}]}.",
+    help=(
+        "EQA-RM Eq. 1: keep evaluations with |gt_score − score| < --tau unless all are correct. "
+        "Records {id, gt_score, evaluations: [{critique, score}, …]}; writes {id, kept (a list of indices), reason} "
+        "with reason kept | too_easy | none_correct (a record without evaluations or gt_score is an error)."
+    ),
 )
-def rejective_cmd(inp: Path = IN, output: Path = OUT, tau: float = typer.Option(2.0, "--tau")) -> None:
+def rejective_cmd(
+    input: Path = INPUT,
+    output: Path = OUTPUT,
+    tau: float = typer.Option(
+        2.0, "--tau", help="An evaluation is correct when |gt_score − score| < tau (paper: 2)."
+    ),
+    retry_errors: bool = RETRY,
+    limit: int | None = LIMIT,
+    quiet: bool = QUIET,
+) -> None:
     from groundrl.curate import rejective_filter
     from groundrl.curate.pipelines import run
 
     if tau <= 0:
-        raise typer.BadParameter("--tau must be > 0")
-    _report(run(inp, output, lambda r: rejective_filter(r, tau), "reason"))
+        raise typer.BadParameter("--tau must be > 0", param_hint="--tau")
+    _report(
+        run(input, output, lambda r: rejective_filter(r, tau), "reason", not quiet, retry_errors, limit),
+        output,
+    )
 
 
 @app.command(
     "consensus",
-    help="EmbodiedBrain: categories A/B/C/D from k baseline answers and a stronger model; D dropped, --keep-a of A kept. Records {id, gold, answers, strong_answer?}.",
+    help=(
+        "EmbodiedBrain: categories A/B/C/D from k baseline answers and a stronger model; D dropped, "
+        "--keep-a of A kept. Records {id, gold, answers: \\[text, …], strong_answer?}; writes the record "
+        "plus {category, kept, n_correct, suspect_label}."
+    ),
 )
 def consensus_cmd(
-    inp: Path = IN,
-    output: Path = OUT,
-    keep_a: float = typer.Option(0.2, "--keep-a"),
-    seed: int = typer.Option(0, "--seed"),
+    input: Path = INPUT,
+    output: Path = OUTPUT,
+    keep_a: float = typer.Option(
+        0.2,
+        "--keep-a",
+        min=0.0,
+        max=1.0,
+        help="Share of category-A (all baselines right) records kept (0..1).",
+    ),
+    seed: int = SEED,
+    retry_errors: bool = RETRY,
+    limit: int | None = LIMIT,
+    quiet: bool = QUIET,
 ) -> None:
     from groundrl.curate import consensus
     from groundrl.curate.pipelines import run
 
-    _report(run(inp, output, lambda r: consensus(r, keep_a, seed), "category"))
+    counts = run(
+        input, output, lambda r: consensus(r, keep_a, seed), "category", not quiet, retry_errors, limit
+    )
+    _report(counts, output)
 
 
 @app.command(
     "mask-difficulty",
-    help="EmbodiedBrain: accuracy under pixel masking 0.0..0.9 (K repeats) and the failure threshold lambda*. Records {id, image, question, answer}; needs a judge model to answer.",
+    help=(
+        "EmbodiedBrain: accuracy under pixel masking 0.0..0.9 (--k masks per ratio) and the failure "
+        "threshold lambda*. Records {id, image (path, data URL or base64), question, answer}; writes "
+        "{id, curve: \\[{ratio, accuracy}, …], lambda_star}. Needs a judge model to answer; a record whose "
+        "judge call failed is an error record (retried on a rerun)."
+    ),
 )
 def mask_difficulty_cmd(
-    inp: Path = IN,
-    output: Path = OUT,
-    k: int = typer.Option(10, "--k"),
-    seed: int = typer.Option(0, "--seed"),
-    judge_backend: str = typer.Option(..., "--judge-backend"),
-    judge_model: str = typer.Option(..., "--judge-model"),
-    judge_url: str | None = typer.Option(None, "--judge-url"),
+    input: Path = INPUT,
+    output: Path = OUTPUT,
+    k: int = typer.Option(10, "--k", min=1, help="Masked copies per ratio (paper: 10)."),
+    seed: int = SEED,
+    retry_errors: bool = RETRY,
+    limit: int | None = LIMIT,
+    quiet: bool = QUIET,
+    judge_backend: str = typer.Option(..., "--judge-backend", help=JUDGE_BACKEND_HELP),
+    judge_model: str = typer.Option(..., "--judge-model", help=JUDGE_MODEL_HELP),
+    judge_url: str | None = typer.Option(None, "--judge-url", help=JUDGE_URL_HELP),
 ) -> None:
     from groundrl.curate import mask_difficulty
     from groundrl.curate.pipelines import run
@@ -108,16 +235,40 @@ def mask_difficulty_cmd(
             }
         ]
         g = backend.generate([req], SamplingParams(max_tokens=64))[0]
-        return g.ok and outcome(g.text, sample["answer"]).value == 1.0
+        if not g.ok:  # a failed call is not a wrong answer: the record errors and is retried
+            raise RuntimeError(f"judge call failed: {g.error}")
+        return outcome(g.text, sample["answer"]).value == 1.0
 
-    _report(run(inp, output, lambda r: mask_difficulty(r, answer_fn, k=k, seed=seed), "lambda_star"))
+    try:
+        counts = run(
+            input,
+            output,
+            lambda r: mask_difficulty(r, answer_fn, k=k, seed=seed),
+            "lambda_star",
+            not quiet,
+            retry_errors,
+            limit,
+        )
+    finally:
+        _close(backend)
+    _report(counts, output, backend)
 
 
 @app.command(
     "decompose",
-    help="Reinforced Reasoning: a trajectory of T actions → T per-step samples. Records {id, instruction, actions, observations?}.",
+    help=(
+        "Reinforced Reasoning: a trajectory of T actions → T per-step samples. Records "
+        "{id, instruction, actions: \\[...], observations?: \\[...]}; writes {id: '<id>/step<t>', instruction, "
+        "history, observation, target} per step."
+    ),
 )
-def decompose_cmd(inp: Path = IN, output: Path = OUT) -> None:
+def decompose_cmd(
+    input: Path = INPUT,
+    output: Path = OUTPUT,
+    retry_errors: bool = RETRY,
+    limit: int | None = LIMIT,
+    quiet: bool = QUIET,
+) -> None:
     from groundrl.curate import decompose
     from groundrl.curate.pipelines import _repair, done_ids, run
 
@@ -127,4 +278,4 @@ def decompose_cmd(inp: Path = IN, output: Path = OUT) -> None:
     def fn(r):
         return [s for s in decompose(r) if s["id"] not in written]
 
-    _report(run(inp, output, fn, None))
+    _report(run(input, output, fn, None, not quiet, retry_errors, limit), output)

@@ -49,30 +49,49 @@ def rejective_filter(record: dict[str, Any], tau: float = 2.0) -> dict[str, Any]
 
     * ``"kept"`` — at least one evaluation is correct and at least one is not;
     * ``"too_easy"`` — all N (N ≥ 1) are correct: nothing is kept;
-    * ``"none_correct"`` — no evaluation is correct (also: no evaluations, or a missing or
-      unparseable ``gt_score``, against which nothing can be correct).
+    * ``"none_correct"`` — no evaluation is correct;
+    * ``"error"`` — the record cannot be filtered, and an ``error`` field says why: it is
+      not a mapping, has no ``evaluations`` list (or an empty one), or its ``gt_score``
+      is missing or not a number. (Reporting these as ``"none_correct"`` would blame
+      evaluations that were never there.)
 
     An evaluation's score is its ``score`` field (a number, a numeric string or a text
     with a ``<score>`` tag); when that field is absent or null, the last ``<score>`` tag
     of its ``critique``; an evaluation given as a bare string or number is read the same
     way. A missing or unparseable score makes the evaluation incorrect. Total on malformed
     records; only ``tau`` is validated (``ValueError`` unless a finite number > 0).
+
+    >>> rejective_filter({"id": "x", "gt_score": 7, "evaluations": [{"score": 6}, {"score": 1}]})
+    {'id': 'x', 'kept': [0], 'reason': 'kept'}
+    >>> rejective_filter({"id": "y", "gt_score": 7})["error"]
+    'no `evaluations` list: expected [{critique, score}, …]'
     """
     if isinstance(tau, bool) or not isinstance(tau, (int, float)) or not math.isfinite(tau) or tau <= 0:
         raise ValueError(f"tau must be a finite number > 0 (EQA-RM uses 2), got {tau!r}")
     if not isinstance(record, dict):
-        return {"id": None, "kept": [], "reason": "none_correct"}
-    gt = read_score(record.get("gt_score"))
+        return _error(None, f"a record must be a JSON object, got {type(record).__name__}")
+    rid = record.get("id")
     evals = record.get("evaluations")
+    if evals is None:
+        return _error(rid, "no `evaluations` list: expected [{critique, score}, …]")
     if not isinstance(evals, (list, tuple)):
-        evals = []
+        return _error(rid, f"`evaluations` must be a list of {{critique, score}}, got {type(evals).__name__}")
+    if not evals:
+        return _error(rid, "`evaluations` is empty: nothing to keep or reject")
+    gt = read_score(record.get("gt_score"))
+    if gt is None:
+        return _error(rid, f"`gt_score` missing or not a number: {record.get('gt_score')!r}")
     correct = []
     for i, ev in enumerate(evals):
         s = _eval_score(ev)
-        if gt is not None and s is not None and abs(gt - s) < tau - _EPS:
+        if s is not None and abs(gt - s) < tau - _EPS:
             correct.append(i)
     if not correct:
-        return {"id": record.get("id"), "kept": [], "reason": "none_correct"}
+        return {"id": rid, "kept": [], "reason": "none_correct"}
     if len(correct) == len(evals):
-        return {"id": record.get("id"), "kept": [], "reason": "too_easy"}
-    return {"id": record.get("id"), "kept": correct, "reason": "kept"}
+        return {"id": rid, "kept": [], "reason": "too_easy"}
+    return {"id": rid, "kept": correct, "reason": "kept"}
+
+
+def _error(rid: Any, message: str) -> dict[str, Any]:
+    return {"id": rid, "kept": [], "reason": "error", "error": message}
