@@ -67,6 +67,7 @@ class Part:
     _params: tuple[str, ...] = field(default=(), init=False, repr=False)
     _required: tuple[str, ...] = field(default=(), init=False, repr=False)
     _var_kw: bool = field(default=False, init=False, repr=False)
+    _first: str = field(default="completion", init=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.name or not isinstance(self.name, str):
@@ -84,6 +85,7 @@ class Part:
         params = list(sig.parameters.values())
         if not params:
             raise ValueError(f"Part {self.name!r}: fn must take the completion as its first argument")
+        self._first = params[0].name
         names, required = [], []
         for p in params[1:]:  # the first parameter receives the completion
             if p.kind is inspect.Parameter.VAR_KEYWORD:
@@ -108,7 +110,8 @@ class Part:
         if missing:
             return self._failed(f"missing field {missing[0]!r}")
         if self._var_kw:
-            kwargs = dict(sample)
+            # every field, but never a second value for the completion's own parameter
+            kwargs = {k: v for k, v in sample.items() if k not in (self._first, "completion")}
         else:
             kwargs = {k: sample[k] for k in self._params if k in sample}
         try:
@@ -161,6 +164,34 @@ class Rubric:
         self.gate = gate
         self.tau = float(tau)
         self.name = name
+        # Judge backends this rubric owns (closed by close()) and the judge objects behind
+        # its model-based parts (their call/failure counters feed run summaries).
+        self.resources: list[Any] = []
+        self.judges: list[Any] = []
+
+    def close(self) -> None:
+        """Close the judge backends this rubric owns (HTTP sessions, local models).
+        Idempotent; a rubric without judges has nothing to close."""
+        while self.resources:
+            res = self.resources.pop()
+            try:
+                res.close()
+            except Exception as e:  # closing must not mask the run's own outcome
+                import logging
+
+                logging.getLogger("groundrl.judges").warning("closing %r failed: %s", res, e)
+
+    def __enter__(self) -> Rubric:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def judge_stats(self) -> tuple[int, int]:
+        """``(calls, failures)`` summed over the rubric's judges."""
+        calls = sum(int(getattr(j, "calls", 0) or 0) for j in self.judges)
+        failures = sum(int(getattr(j, "failures", 0) or 0) for j in self.judges)
+        return calls, failures
 
     @property
     def names(self) -> list[str]:

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 from groundrl.recipes.base import Recipe
+from groundrl.results import verdict_row
 from groundrl.rubric import Rubric
 
 BATCH_SIZE = 64
@@ -41,7 +42,7 @@ def _flush(rubric: Rubric, batch: list[tuple[int, dict[str, Any]]]) -> list[dict
     completions = [r["completion"] for _, r in batch]
     verdicts = rubric.score_batch(completions, [r for _, r in batch])
     return [
-        {"id": r.get("id"), "line": line, **v.to_dict()} for (line, r), v in zip(batch, verdicts, strict=True)
+        {"id": r.get("id"), "line": line, **verdict_row(v)} for (line, r), v in zip(batch, verdicts, strict=True)
     ]
 
 

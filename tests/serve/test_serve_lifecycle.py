@@ -112,9 +112,22 @@ def test_groundrl_serve_command(tools, workers):
     [
         (["--recipe", "nope"], "unknown recipe 'nope'"),
         (["--judge-model", "m"], "--judge-backend"),
-        (["--judge-backend", "openai"], "--recipe"),
+        (["--judge-backend", "openai"], "needs a model"),
         (
-            ["--recipe", "eqa_rm", "--judge-backend", "openai", "--judge-model", "m", "--judge-url", "x"],
+            ["--judge-backend", "openai", "--judge-model", "m", "--judge-url", "http://127.0.0.1:9/v1"],
+            "--recipe",
+        ),
+        (
+            [
+                "--recipe",
+                "eqa_rm",
+                "--judge-backend",
+                "openai",
+                "--judge-model",
+                "m",
+                "--judge-url",
+                "http://127.0.0.1:9/v1",
+            ],
             "eqa_rm",
         ),
         (["--max-batch", "0"], "--max-batch"),

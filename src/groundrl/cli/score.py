@@ -10,7 +10,8 @@ from typing import Any
 import typer
 
 from groundrl.cli.main import app
-from groundrl.recipes import RECIPE_NAMES
+from groundrl.cli.recipe_options import RecipeArgs, recipe_by_name, recipe_command
+from groundrl.recipes import recipe_names
 from groundrl.scoring import iter_jsonl_lines, score_records
 from groundrl.summary import print_summary
 
@@ -20,75 +21,40 @@ from groundrl.summary import print_summary
     help=(
         "Score every line of INPUT (JSONL, one sample per line with a `completion` field and the recipe's "
         "fields) and write one JSON line per input line: `id`, `reward`, `parts`, `reasons` (or `error` for "
-        f"a bad line). Recipes: {', '.join(RECIPE_NAMES)}. Exit status 1 when any line was bad."
+        "a bad line). `groundrl recipes` lists the recipes, their fields and options. "
+        "Exit status 1 when any line was bad, 2 on bad options."
     ),
 )
+@recipe_command
 def score_cmd(
-    recipe: str = typer.Argument(..., help=f"One of: {', '.join(RECIPE_NAMES)}."),
+    recipe: str = typer.Argument(..., help=f"Recipe: {', '.join(recipe_names())} (`groundrl recipes` shows their fields and options)."),
     input: Path = typer.Argument(
         ..., exists=True, dir_okay=False, readable=True, help="JSONL file of samples."
     ),
     output: Path | None = typer.Option(
-        None, "-o", "--output", help="Where to write results (default: stdout)."
+        None, "-o", "--output", help="File to write results to (default: stdout); its folder is created."
     ),
     action_map: Path | None = typer.Option(
-        None,
-        "--action-map",
-        exists=True,
-        dir_okay=False,
-        help="reinforced_planning: {id: name} JSON action map.",
+        None, "--action-map", exists=True, dir_okay=False, help="Alias of -O action_map=PATH."
     ),
-    lenient: bool = typer.Option(
-        False, "--lenient", help="reinforced_planning: also accept fenced JSON / prose."
-    ),
-    tau: float | None = typer.Option(None, "--tau", help="argos: accuracy gate threshold (default 0.5)."),
-    judge_backend: str | None = typer.Option(
-        None, "--judge-backend", help="openai | transformers: run model-based parts."
-    ),
-    judge_model: str | None = typer.Option(
-        None, "--judge-model", help="Judge model name (openai) or local path (transformers)."
-    ),
-    judge_url: str | None = typer.Option(
-        None, "--judge-url", help="Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1."
-    ),
+    lenient: bool | None = typer.Option(None, "--lenient", help="Alias of -O lenient=true."),
+    tau: float | None = typer.Option(None, "--tau", help="Alias of -O tau=X (argos)."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar or summary table."),
+    recipe_args: RecipeArgs = None,  # type: ignore[assignment]
 ) -> None:
-    from groundrl.recipes import get_recipe
-
+    rec = recipe_by_name(recipe)
+    aliases = {"action_map": str(action_map) if action_map else None, "lenient": lenient, "tau": tau}
+    rubric = recipe_args.rubric(rec, aliases)
     try:
-        rec = get_recipe(recipe)
-    except ValueError as e:
-        raise typer.BadParameter(str(e), param_hint="RECIPE") from e
-    options: dict[str, Any] = {}
-    if action_map is not None:
-        if "action_map" not in rec.options:
-            raise typer.BadParameter(f"--action-map does not apply to {recipe}", param_hint="--action-map")
-        options["action_map"] = str(action_map)
-    if lenient:
-        if "lenient" not in rec.options:
-            raise typer.BadParameter(f"--lenient does not apply to {recipe}", param_hint="--lenient")
-        options["lenient"] = True
-    if tau is not None:
-        if "tau" not in rec.options:
-            raise typer.BadParameter(f"--tau does not apply to {recipe}", param_hint="--tau")
-        options["tau"] = tau
-    if judge_backend is not None:
-        from groundrl.cli.judge_options import make_recipe_judge
+        _score_file(rec, rubric, input, output, quiet)
+    finally:
+        rubric.close()
 
-        judge = make_recipe_judge(recipe, judge_backend, judge_model, judge_url)
-        if judge is not None:
-            options["judge"] = judge
-    elif judge_model or judge_url:
-        raise typer.BadParameter(
-            "--judge-model/--judge-url need --judge-backend", param_hint="--judge-backend"
-        )
-    try:
-        rubric = rec.rubric(**options)
-    except (ValueError, OSError) as e:
-        typer.echo(f"error: {e}", err=True)
-        raise typer.Exit(2) from e
 
+def _score_file(rec: Any, rubric: Any, input: Path, output: Path | None, quiet: bool) -> None:
     lines = input.read_text(encoding="utf-8", errors="replace").splitlines()
+    if output:
+        output.parent.mkdir(parents=True, exist_ok=True)
     out = output.open("w", encoding="utf-8") if output else sys.stdout
     n_bad = 0
     results = []
@@ -104,13 +70,10 @@ def score_cmd(
         if output:
             out.close()
     if not quiet:
-        print_summary(recipe, rubric.names, results, err=output is None)
-    judge = options.get("judge")
-    if judge is not None:
-        typer.echo(
-            f"judge: {judge.calls} calls, {judge.failures} failed (failed parts got their fallback value)",
-            err=True,
-        )
+        print_summary(rec.name, rubric.names, results, err=output is None)
+    calls, failures = rubric.judge_stats()
+    if rubric.judges:
+        typer.echo(f"judge: {calls} calls, {failures} failed (failed parts got their fallback value)", err=True)
     if n_bad:
         typer.echo(f"{n_bad} of {len(results)} lines could not be scored (see their `error`).", err=True)
         raise typer.Exit(1)

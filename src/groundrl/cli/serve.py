@@ -10,7 +10,8 @@ from typing import Any
 
 import typer
 
-from groundrl.recipes import RECIPE_NAMES
+from groundrl.cli.recipe_options import RecipeArgs, recipe_by_name, recipe_command
+from groundrl.recipes import recipe_names
 
 
 def _is_loopback(host: str) -> bool:
@@ -22,13 +23,38 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
+def _options(
+    recipe: str | None, args: RecipeArgs, action_map: Path | None, lenient: bool | None, tau: float | None
+) -> dict[str, Any]:
+    """``-O`` plus the alias flags, checked against ``--recipe`` when there is one (without
+    one, each option goes to the recipes that declare it)."""
+    aliases = {"action_map": str(action_map.resolve()) if action_map else None, "lenient": lenient, "tau": tau}
+    if recipe is not None:
+        options = args.options(recipe_by_name(recipe), aliases)
+        options.pop("judge", None)  # the judge travels as its own JSON setting
+        return options
+    if args.judge is not None:
+        raise typer.BadParameter(
+            "--judge-backend runs the model-based parts of --recipe: give --recipe", param_hint="--judge-backend"
+        )
+    from groundrl.recipes.options import parse_assignments
+
+    options = {k: v for k, v in aliases.items() if v is not None}
+    try:
+        options.update(parse_assignments(args.assignments))
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="-O/--option") from e
+    return options
+
+
+@recipe_command
 def command(
     host: str = typer.Option("127.0.0.1", "--host", help="Interface to bind (loopback by default)."),
     port: int = typer.Option(8000, "--port", min=0, max=65535, help="TCP port."),
     recipe: str | None = typer.Option(
         None,
         "--recipe",
-        help=f"Default recipe of /score and the recipe of /get_reward (OpenRLHF): {', '.join(RECIPE_NAMES)}.",
+        help=f"Default recipe of /score and the recipe of /get_reward (OpenRLHF): {', '.join(recipe_names())}.",
     ),
     token: str | None = typer.Option(
         None,
@@ -41,21 +67,10 @@ def command(
         "--action-map",
         exists=True,
         dir_okay=False,
-        help="reinforced_planning: {id: name} JSON action map.",
+        help="Alias of -O action_map=PATH.",
     ),
-    lenient: bool = typer.Option(
-        False, "--lenient", help="reinforced_planning: also accept fenced JSON / prose."
-    ),
-    tau: float | None = typer.Option(None, "--tau", help="argos: accuracy gate threshold (default 0.5)."),
-    judge_backend: str | None = typer.Option(
-        None, "--judge-backend", help="openai | transformers: run the model-based parts of --recipe."
-    ),
-    judge_model: str | None = typer.Option(
-        None, "--judge-model", help="Judge model name (openai) or local path (transformers)."
-    ),
-    judge_url: str | None = typer.Option(
-        None, "--judge-url", help="Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8001/v1."
-    ),
+    lenient: bool | None = typer.Option(None, "--lenient", help="Alias of -O lenient=true."),
+    tau: float | None = typer.Option(None, "--tau", help="Alias of -O tau=X (argos)."),
     max_batch: int = typer.Option(64, "--max-batch", min=1, help="Samples per scoring call (micro-batch)."),
     max_wait_ms: float = typer.Option(
         5.0, "--max-wait-ms", min=0.0, help="Longest a judge-backed batch waits to fill (rule-only: no wait)."
@@ -87,6 +102,7 @@ def command(
     workers: int = typer.Option(
         1, "--workers", min=1, help="uvicorn worker processes (each builds its own app)."
     ),
+    recipe_args: RecipeArgs = None,  # type: ignore[assignment]
 ) -> None:
     """Serve rewards over HTTP: POST /score, POST /get_reward (OpenRLHF), GET /health, GET /metrics."""
     try:
@@ -99,13 +115,7 @@ def command(
         )
         raise typer.Exit(2) from e
 
-    options: dict[str, Any] = {}
-    if action_map is not None:
-        options["action_map"] = str(action_map.resolve())
-    if lenient:
-        options["lenient"] = True
-    if tau is not None:
-        options["tau"] = tau
+    options = _options(recipe, recipe_args, action_map, lenient, tau)
     config: dict[str, Any] = {
         "recipe": recipe,
         "token": token,
@@ -117,17 +127,8 @@ def command(
         "batch_concurrency": batch_concurrency,
         "options": options,
     }
-    if judge_backend is not None:
-        if recipe is None:
-            raise typer.BadParameter(
-                "--judge-backend runs the model-based parts of --recipe: give --recipe",
-                param_hint="--judge-backend",
-            )
-        config["judge"] = {"backend": judge_backend, "model": judge_model, "url": judge_url}
-    elif judge_model or judge_url:
-        raise typer.BadParameter(
-            "--judge-model/--judge-url need --judge-backend", param_hint="--judge-backend"
-        )
+    if recipe_args.judge is not None:
+        config["judge"] = recipe_args.judge.to_dict()  # JSON: worker processes rebuild it
     try:
         app = build_app(config)  # configuration errors surface here, before binding
     except (ValueError, TypeError, OSError) as e:

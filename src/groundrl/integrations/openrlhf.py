@@ -7,20 +7,23 @@ The completion is the query with its prompt prefix removed. The label fills the 
 label field; a label that is a JSON object is read as a dict of sample fields instead
 (so several fields, e.g. ``{"gold": [...], "action_map": "map.json"}``, fit one label).
 
-The recipe for the module-level ``reward_func`` is chosen by environment variables set
-on the Ray workers: ``GROUNDRL_RECIPE`` (required) and ``GROUNDRL_ACTION_MAP``
-(optional, reinforced_planning). Or build one with :func:`make_reward_func`.
+The module-level ``reward_func`` is configured by environment variables set on the Ray
+workers (:func:`groundrl.integrations.common.env_config`): ``GROUNDRL_RECIPE``
+(required), recipe options as ``GROUNDRL_OPTIONS`` (JSON) or ``GROUNDRL_OPTION_<NAME>``,
+and the judge as ``GROUNDRL_JUDGE`` (JSON) or ``GROUNDRL_JUDGE_BACKEND`` /
+``GROUNDRL_JUDGE_MODEL`` / ``GROUNDRL_JUDGE_URL`` / …. On Ray, set them in the job's
+runtime environment (``ray job submit --runtime-env-json '{"env_vars": {...}}'``) so
+every worker sees them. Or build a function with :func:`make_reward_func`.
 """
 
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Callable, Sequence
-from functools import lru_cache
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from groundrl.integrations.common import label_field, resolve_rubric
+from groundrl.integrations.common import RubricCache, env_config, label_field, resolve_rubric
+from groundrl.results import TRAINER_NOT_APPLICABLE, part_columns
 from groundrl.rubric import Rubric
 
 
@@ -61,10 +64,7 @@ def score_queries(
     samples = [label_to_sample(lab, field) for lab in labels]
     verdicts = rubric.score_batch(completions, samples)
     rewards = [v.total for v in verdicts]
-    extra = {
-        name: [0.0 if v.parts[name].value is None else v.parts[name].value for v in verdicts]
-        for name in rubric.names
-    }
+    extra = part_columns(verdicts, rubric.names, TRAINER_NOT_APPLICABLE)
     return {"rewards": rewards, "scores": rewards, "extra_logs": extra}
 
 
@@ -81,9 +81,18 @@ def _as_tensors(out: dict[str, Any]) -> dict[str, Any]:
 
 
 def make_reward_func(
-    recipe_or_rubric: str | Rubric, label: str | None = None, tensors: bool = True, **options: Any
+    recipe_or_rubric: str | Rubric,
+    label: str | None = None,
+    tensors: bool = True,
+    *,
+    recipe_options: Mapping[str, Any] | None = None,
+    judge: Any = None,
+    **options: Any,
 ) -> Callable[..., dict[str, Any]]:
-    rubric = resolve_rubric(recipe_or_rubric, **options)
+    """An OpenRLHF ``reward_func`` for one recipe (or rubric): options as
+    ``recipe_options={...}`` or keywords, ``judge`` as a mapping, a JudgeConfig or a
+    judge object; ``label`` overrides the field the label fills."""
+    rubric = resolve_rubric(recipe_or_rubric, recipe_options, judge, **options)
     field = label or label_field(recipe_or_rubric)
 
     def reward_func(queries, prompts, labels=None, **kwargs):
@@ -93,16 +102,18 @@ def make_reward_func(
     return reward_func
 
 
-@lru_cache(maxsize=4)
-def _env_reward_func(recipe: str, action_map: str | None) -> Callable[..., dict[str, Any]]:
-    opts = {"action_map": action_map} if action_map else {}
-    return make_reward_func(recipe, **opts)
+_rubrics = RubricCache()
 
 
 def reward_func(queries, prompts, labels=None, **kwargs):
-    recipe = os.environ.get("GROUNDRL_RECIPE")
+    recipe, options, judge = env_config()
     if not recipe:
         raise RuntimeError(
             "set GROUNDRL_RECIPE (e.g. reinforced_planning) on the workers that load this reward_func"
         )
-    return _env_reward_func(recipe, os.environ.get("GROUNDRL_ACTION_MAP"))(queries, prompts, labels, **kwargs)
+    from groundrl.recipes import get_recipe
+
+    out = score_queries(
+        _rubrics.get(recipe, options, judge), get_recipe(recipe).label_field, queries, prompts, labels
+    )
+    return _as_tensors(out)

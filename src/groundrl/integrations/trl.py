@@ -19,6 +19,8 @@ Each part's reasons go to the completions table via ``log_extra`` as ``<part>_re
 Usage::
 
     funcs, weights = reward_funcs("reinforced_planning", action_map="map.json")
+    funcs, weights = reward_funcs("proxy_grm", judge={"backend": "openai", "model": "m",
+                                                      "url": "http://127.0.0.1:8000/v1"})
     trainer = GRPOTrainer(model, reward_funcs=funcs,
                           args=GRPOConfig(..., reward_weights=weights), train_dataset=ds)
 """
@@ -26,10 +28,11 @@ Usage::
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from groundrl.integrations.common import completion_text, resolve_rubric
+from groundrl.results import part_values
 from groundrl.rubric import Part, Rubric
 from groundrl.types import Verdict
 
@@ -95,7 +98,9 @@ def _total_func(scorer: _BatchScorer, name: str | None) -> Callable[..., list[fl
         if completions is None:
             raise ValueError("TRL reward function called without completions")
         verdicts = scorer.verdicts(prompts, completions, kwargs)
-        return _check([v.total if name is None else v.parts[name].value for v in verdicts], completions)
+        if name is None:
+            return _check([v.total for v in verdicts], completions)
+        return _check([part_values(v, (name,))[name] for v in verdicts], completions)
 
     reward.__name__ = reward.__qualname__ = name or "reward"
     return reward
@@ -128,11 +133,20 @@ def _part_func(part: Part, async_judges: bool) -> Callable[..., Any]:
 
 
 def reward_funcs(
-    recipe_or_rubric: str | Rubric, async_judges: bool = True, **options: Any
+    recipe_or_rubric: str | Rubric,
+    async_judges: bool = True,
+    *,
+    recipe_options: Mapping[str, Any] | None = None,
+    judge: Any = None,
+    **options: Any,
 ) -> tuple[list[Callable[..., Any]], list[float]]:
     """``(funcs, weights)`` for ``GRPOTrainer(reward_funcs=funcs)`` and
-    ``GRPOConfig(reward_weights=weights)``. See the module docstring."""
-    rubric = resolve_rubric(recipe_or_rubric, **options)
+    ``GRPOConfig(reward_weights=weights)``. See the module docstring.
+
+    Recipe options come as ``recipe_options={...}`` or keyword arguments; ``judge`` is a
+    :class:`~groundrl.judges.config.JudgeConfig`, its mapping (``{"backend": "openai",
+    "model": …, "url": …}``) or a ready judge object."""
+    rubric = resolve_rubric(recipe_or_rubric, recipe_options, judge, **options)
     if rubric.aggregate == "sum":
         return [_part_func(p, async_judges) for p in rubric.parts], rubric.weights
     scorer = _BatchScorer(rubric)

@@ -47,6 +47,7 @@ class TransformersBackend(JudgeBackend):
         batch_size: int = 8,
         device: str | None = None,
         cache: ResponseCache | str | None = None,
+        dtype: str | None = None,
     ) -> None:
         super().__init__()
         import torch
@@ -67,6 +68,8 @@ class TransformersBackend(JudgeBackend):
         self.net = model.eval()
         if device:
             self.net.to(device)
+        if dtype:  # "bfloat16" etc.; the checkpoint's own dtype otherwise
+            self.net.to(getattr(torch, dtype))
         self.processor = processor
         self.tokenizer = getattr(processor, "tokenizer", processor)
         self.tokenizer.padding_side = "left"

@@ -14,9 +14,16 @@ from __future__ import annotations
 from typing import Any
 
 from groundrl.recipes.base import Recipe
+from groundrl.recipes.options import Option
 from groundrl.rewards.grounding import spatial
 from groundrl.rewards.outcome import outcome
 from groundrl.rubric import Part, Rubric
+
+
+def _judge(backend: Any, sampling: Any) -> Any:
+    from groundrl.judges.papers import ArgosTeachers
+
+    return ArgosTeachers(backend, sampling)
 
 
 def build(
@@ -25,6 +32,13 @@ def build(
     if verifier is not None:
         # the agentic verifier picks the tools per sample and applies the gate itself
         return Rubric([verifier.as_part("verifier")], name="argos")
+    if weights is not None and (
+        not isinstance(weights, dict)
+        or not all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in weights.values())
+    ):
+        raise ValueError(
+            f'weights must be a mapping {{part: number}}, e.g. {{"spatial": 0.5}}; got {weights!r}'
+        )
     w = {"outcome": 1.0, "spatial": 1.0, **(weights or {})}
     semantic = getattr(judge, "semantic", None) if judge is not None else None
 
@@ -51,10 +65,18 @@ RECIPE = Recipe(
     required=("answer",),
     optional=("points_masks",),
     label_field="answer",
-    options={
-        "tau": "accuracy gate (default 0.5)",
-        "weights": "{part: weight}",
-        "judge": "teacher judges",
-        "verifier": "an AgenticVerifier used as the one part",
-    },
+    options=(
+        Option("tau", "float", 0.5, "accuracy gate: below it the total is the outcome alone"),
+        Option("weights", "json", None, 'part weights, e.g. {"outcome": 1, "spatial": 1}'),
+        Option(
+            "judge",
+            "judge",
+            None,
+            "teacher judges: adds semantic answer matching and parts frame_grounding, "
+            "segment_grounding, reasoning",
+        ),
+        Option("verifier", "object", None, "an AgenticVerifier used as the one part (Python only)"),
+    ),
+    judge_factory=_judge,
+    judge_parts=("frame_grounding", "segment_grounding", "reasoning"),
 )

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from groundrl.recipes.base import Recipe
+from groundrl.recipes.options import Option
 from groundrl.rewards.planning import DEFAULT_ATOMIC_ACTIONS, embodied_format, plan_f1, plan_order_f1
 from groundrl.rubric import Part, Rubric
 from groundrl.types import Score
@@ -27,6 +28,12 @@ def _metric(fn, name):
     return part
 
 
+def _judge(backend: Any, sampling: Any) -> Any:
+    from groundrl.judges.papers import PlanningGRM
+
+    return PlanningGRM(backend, sampling)
+
+
 def build(atomic_actions: Any = None, judge: Any = None) -> Rubric:
     if isinstance(atomic_actions, str):
         raise ValueError("atomic_actions must be a collection of verbs, not one string")
@@ -37,6 +44,8 @@ def build(atomic_actions: Any = None, judge: Any = None) -> Rubric:
         Part("plan_order_f1", _metric(plan_order_f1, "plan_order_f1"), weight=0.0),
     ]
     if judge is not None:
+        if atomic_actions is not None and hasattr(judge, "atomic_actions"):
+            judge.atomic_actions = tuple(verbs)  # the GRM's prompt lists the same verbs
         parts.append(judge.as_part("grm", weight=0.8))
     return Rubric(parts, name="embodied_brain")
 
@@ -48,5 +57,10 @@ RECIPE = Recipe(
     build=build,
     optional=("gold",),
     label_field="gold",
-    options={"atomic_actions": "override the 57 atomic verbs", "judge": "planning GRM judge (grm part)"},
+    options=(
+        Option("atomic_actions", "list", None, "the atomic action verbs (default: the paper's 57)"),
+        Option("judge", "judge", None, "planning GRM judge: adds part grm (weight 0.8; format drops to 0.2)"),
+    ),
+    judge_factory=_judge,
+    judge_parts=("grm",),
 )

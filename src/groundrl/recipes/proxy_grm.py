@@ -10,8 +10,15 @@ from __future__ import annotations
 from typing import Any
 
 from groundrl.recipes.base import Recipe
+from groundrl.recipes.options import Option
 from groundrl.rewards.preference import proxy_accuracy, proxy_format
 from groundrl.rubric import Part, Rubric
+
+
+def _judge(backend: Any, sampling: Any) -> Any:
+    from groundrl.judges.papers import ProxyAgent
+
+    return ProxyAgent(backend, sampling)
 
 
 def build(judge: Any = None) -> Rubric:
@@ -29,5 +36,7 @@ RECIPE = Recipe(
     required=("preferred",),
     optional=("query", "response_1", "response_2", "image"),
     label_field="preferred",
-    options={"judge": "proxy agent judge (proxy part)"},
+    options=(Option("judge", "judge", None, "proxy agent: adds part proxy (±1, 0 when the call fails)"),),
+    judge_factory=_judge,
+    judge_parts=("proxy",),
 )

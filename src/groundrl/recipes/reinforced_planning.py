@@ -15,6 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from groundrl.recipes.base import Recipe
+from groundrl.recipes.options import Option
 from groundrl.rewards.planning import load_action_map, reinforced_accuracy, reinforced_format
 from groundrl.rubric import Part, Rubric
 from groundrl.types import Score
@@ -55,5 +56,15 @@ RECIPE = Recipe(
     required=("gold",),
     optional=("action_map",),
     label_field="gold",
-    options={"action_map": "path to an {id: name} JSON action map", "lenient": "accept fenced JSON / prose"},
+    options=(
+        Option(
+            "action_map",
+            "path",
+            None,
+            "{id: name} JSON action map (a path, or the mapping itself from Python/YAML); "
+            "without one the format reward's map term is 0",
+            mapping_ok=True,
+        ),
+        Option("lenient", "bool", False, "also accept fenced JSON / prose around the plan"),
+    ),
 )

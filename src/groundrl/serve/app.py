@@ -48,7 +48,7 @@ from fastapi import FastAPI, Request
 from fastapi.responses import Response
 
 from groundrl.integrations.openrlhf import score_queries
-from groundrl.recipes import RECIPE_NAMES, get_recipe
+from groundrl.recipes import get_recipe, recipe_names
 from groundrl.recipes.base import Recipe
 from groundrl.rubric import Rubric
 from groundrl.scoring import score_records
@@ -271,7 +271,8 @@ def create_app(
     for name, rec in extra.items():
         if not isinstance(rec, Recipe):
             raise TypeError(f"recipes[{name!r}] must be a groundrl Recipe, got {type(rec).__name__}")
-    names = tuple(dict.fromkeys((*RECIPE_NAMES, *extra)))
+    # the registry's recipes (built-in, registered, installed) as of now, plus ``recipes``
+    names = tuple(dict.fromkeys((*recipe_names(), *extra)))
     options = {k: dict(v) for k, v in (recipe_options or {}).items()}
     overrides = dict(rubric_overrides or {})
     for what, mapping in (("recipe_options", options), ("rubric_overrides", overrides)):
@@ -342,6 +343,9 @@ def create_app(
         for b in list(batchers.values()):
             await b.close()
         batchers.clear()
+        for name, (_rec, rub) in list(rubrics.items()):
+            if name not in overrides:  # a caller's rubric is the caller's to close
+                rub.close()
 
     app = FastAPI(
         title="groundrl reward server",

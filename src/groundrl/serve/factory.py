@@ -8,8 +8,10 @@ made in the process that uses it.
 Configuration keys (all optional): ``recipe``, ``token``, ``max_batch``, ``max_wait_ms``,
 ``max_queue``, ``max_body_bytes``, ``max_samples``, ``batch_concurrency``,
 ``retry_after_s`` (see :func:`groundrl.serve.app.create_app`); ``options``: recipe options
-by name (``action_map``, ``lenient``, ``tau``), each given to every recipe that declares
-it; ``judge``: ``{"backend", "model", "url"}`` for the model-based parts of ``recipe``.
+by name (``action_map``, ``lenient``, ``tau``, any registered recipe's), each given to
+every recipe that declares it (the server's ``recipe`` alone when it declares it);
+``judge``: a :class:`~groundrl.judges.config.JudgeConfig` mapping (``{"backend",
+"model", "url", …}``) for the model-based parts of ``recipe``.
 """
 
 from __future__ import annotations
@@ -50,17 +52,21 @@ def check_config(config: Mapping[str, Any]) -> dict[str, Any]:
             raise ValueError('judge must be {"backend": ..., "model": ..., "url": ...}')
         if not config.get("recipe"):
             raise ValueError("a judge scores the model-based parts of the server's recipe: give recipe too")
+        from groundrl.judges.config import JudgeConfig
+
+        JudgeConfig.from_mapping(judge)  # bad judge settings fail here, naming the setting
     return dict(config)
 
 
 def recipe_options(options: Mapping[str, Any], recipe: str | None, judge: Any = None) -> dict[str, dict]:
     """``{recipe: {option: value}}``: each option goes to every recipe declaring it, the
     judge to ``recipe``. An option no recipe declares is an error."""
-    from groundrl.recipes import RECIPE_NAMES, get_recipe
+    from groundrl.recipes import get_recipe, recipe_names
 
     out: dict[str, dict[str, Any]] = {}
+    declared = {n: {o.name for o in get_recipe(n).options} for n in recipe_names()} if options else {}
     for opt, value in options.items():
-        takers = [n for n in RECIPE_NAMES if opt in get_recipe(n).options]
+        takers = [n for n, names in declared.items() if opt in names]
         if not takers:
             raise ValueError(f"no recipe has the option {opt!r}")
         if recipe is not None and recipe in takers:
@@ -81,9 +87,9 @@ def build_app(config: Mapping[str, Any] | None = None):
     judge = None
     spec = config.get("judge")
     if spec is not None:
-        from groundrl.judges.recipes import recipe_judge
+        from groundrl.judges.config import JudgeConfig
 
-        judge = recipe_judge(recipe, backend=spec["backend"], model=spec.get("model"), url=spec.get("url"))
+        judge = JudgeConfig.from_mapping(spec)  # the recipe builds its judge from it
     opts = recipe_options(config.get("options") or {}, recipe, judge)
     return create_app(**{k: config[k] for k in APP_KEYS if k in config}, recipe_options=opts)
 

@@ -1,0 +1,166 @@
+"""One option syntax for every command that takes a recipe.
+
+:func:`recipe_command` adds to a Typer command:
+
+* ``-O/--option KEY=VALUE`` (repeatable): any option the recipe declares, converted by
+  its declared type (``groundrl recipes`` lists them);
+* the ``--judge-*`` flags of :class:`~groundrl.judges.config.JudgeConfig` (``--judge-backend``,
+  ``--judge-model``, ``--judge-url``, …), shown in their own help panel.
+
+The command receives them as one :class:`RecipeArgs` in its ``recipe_args`` parameter
+and calls :meth:`RecipeArgs.options` (or :meth:`RecipeArgs.rubric`). Older per-option
+flags (``--action-map``, ``--lenient``, ``--tau``) stay as aliases: they are merged with
+``-O`` and must agree with it.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import typing
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import typer
+
+from groundrl.judges.config import BACKENDS, DTYPES, JudgeConfig
+from groundrl.recipes import Recipe, get_recipe
+from groundrl.recipes.options import OptionError, parse_assignments
+
+PANEL = "Judge (model-based parts)"
+_JUDGE_FLAGS: dict[str, tuple[Any, str]] = {
+    "backend": (str | None, f"{' | '.join(BACKENDS)}: run the recipe's model-based parts."),
+    "model": (str | None, "Judge model: the served name (openai) or a local checkpoint path (transformers)."),
+    "url": (str | None, "Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1."),
+    "api_key_env": (str | None, "Environment variable holding the API key (default OPENAI_API_KEY)."),
+    "device": (str | None, "transformers: device of the local judge, e.g. cuda:0."),
+    "dtype": (str | None, f"transformers: {' | '.join(DTYPES)}."),
+    "batch_size": (int | None, "transformers: requests per padded forward pass (default 8)."),
+    "concurrency": (int | None, "openai: requests in flight (default 16)."),
+    "timeout": (float | None, "openai: seconds per request (default 60)."),
+    "retries": (int | None, "openai: retries on 429/5xx/timeouts (default 3)."),
+    "temperature": (float | None, "Sampling temperature (default the paper judge's, greedy)."),
+    "max_tokens": (int | None, "Tokens per judge answer (default the paper judge's, 512)."),
+    "cache": (str | None, "sqlite file caching judge answers (reruns cost nothing)."),
+}
+
+
+def judge_config(values: Mapping[str, Any]) -> JudgeConfig | None:
+    """A JudgeConfig from the ``--judge-*`` values, ``None`` when none is set; settings
+    without ``--judge-backend`` are an error."""
+    given = {k: v for k, v in values.items() if v is not None}
+    if not given:
+        return None
+    if "backend" not in given:
+        flags = ", ".join(f"--judge-{k.replace('_', '-')}" for k in given)
+        raise typer.BadParameter(f"{flags} need --judge-backend", param_hint="--judge-backend")
+    try:
+        return JudgeConfig.from_mapping(given)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="--judge-*") from e
+
+
+@dataclass
+class RecipeArgs:
+    """What the ``-O`` and ``--judge-*`` flags said."""
+
+    assignments: list[str] = field(default_factory=list)
+    judge: JudgeConfig | None = None
+
+    def options(self, recipe: Recipe | str, aliases: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Validated recipe options: ``-O`` assignments, alias flags (``None`` = not
+        given), and the judge; any problem raises ``typer.BadParameter`` naming it."""
+        rec = recipe if isinstance(recipe, Recipe) else recipe_by_name(recipe)
+        try:
+            raw: dict[str, Any] = parse_assignments(self.assignments)
+            for key, value in (aliases or {}).items():
+                if value is None:
+                    continue
+                rec.option(key)  # the alias flag must apply to this recipe
+                if key in raw and rec.option(key).convert(raw[key], rec.name) != rec.option(key).convert(
+                    value, rec.name
+                ):
+                    raise OptionError(f"--{key.replace('_', '-')} and -O {key}=… disagree")
+                raw[key] = value
+            if self.judge is not None:
+                if rec.judge_factory is None:
+                    raise OptionError(
+                        f"recipe {rec.name!r} has no model-based parts; drop the --judge-* flags"
+                    )
+                raw["judge"] = self.judge
+            for key in raw:
+                if not rec.option(key).cli_settable:
+                    raise OptionError(f"recipe {rec.name!r}, option {key!r} is set from Python, not the CLI")
+            rec.resolve_options(raw)  # convert once now, so errors come before any work
+        except OptionError as e:
+            raise typer.BadParameter(str(e), param_hint="-O/--option") from e
+        return raw
+
+    def rubric(self, recipe: Recipe | str, aliases: Mapping[str, Any] | None = None) -> Any:
+        """The recipe's rubric for these flags; the caller closes it (``rubric.close()``)."""
+        rec = recipe if isinstance(recipe, Recipe) else recipe_by_name(recipe)
+        options = self.options(rec, aliases)
+        try:
+            return rec.rubric(**options)
+        except (ValueError, OSError) as e:
+            raise typer.BadParameter(str(e), param_hint="-O/--option") from e
+
+
+def recipe_by_name(name: str) -> Recipe:
+    try:
+        return get_recipe(name)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="RECIPE") from e
+
+
+def _extra_params() -> list[inspect.Parameter]:
+    kw = inspect.Parameter.KEYWORD_ONLY
+    params = [
+        inspect.Parameter(
+            "option_",
+            kw,
+            annotation=list[str] | None,
+            default=typer.Option(
+                None,
+                "-O",
+                "--option",
+                metavar="KEY=VALUE",
+                help="Recipe option, repeatable (see `groundrl recipes`), e.g. -O lenient=true.",
+            ),
+        )
+    ]
+    for key, (typ, help_) in _JUDGE_FLAGS.items():
+        params.append(
+            inspect.Parameter(
+                f"judge_{key}_",
+                kw,
+                annotation=typ,
+                default=typer.Option(
+                    None, f"--judge-{key.replace('_', '-')}", help=help_, rich_help_panel=PANEL
+                ),
+            )
+        )
+    return params
+
+
+def recipe_command(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorator: ``func(..., recipe_args: RecipeArgs)`` becomes a Typer command with
+    ``-O`` and the ``--judge-*`` flags (see the module docstring)."""
+    hints = typing.get_type_hints(func)
+    sig = inspect.signature(func)
+    own = [p.replace(annotation=hints.get(p.name, p.annotation)) for p in sig.parameters.values()]
+    own = [p for p in own if p.name != "recipe_args"]
+    extra = _extra_params()
+
+    @functools.wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        assignments = kwargs.pop("option_", None) or []
+        judge = {k: kwargs.pop(f"judge_{k}_", None) for k in _JUDGE_FLAGS}
+        kwargs["recipe_args"] = RecipeArgs(list(assignments), judge_config(judge))
+        return func(*args, **kwargs)
+
+    del wrapper.__wrapped__  # Typer must read the new signature, not the wrapped one
+    wrapper.__signature__ = sig.replace(parameters=[*own, *extra])  # type: ignore[attr-defined]
+    wrapper.__annotations__ = {p.name: p.annotation for p in (*own, *extra)}
+    return wrapper

@@ -1,0 +1,188 @@
+"""One judge configuration for every surface.
+
+The same settings reach a judge from ``--judge-*`` flags (score, serve, train, bench,
+curate), a ``judge:`` block in a train YAML, ``judge=`` (a mapping or a
+:class:`JudgeConfig`) in the adapters and the server factory, and ``GROUNDRL_JUDGE_*``
+environment variables (the OpenRLHF function file, verl workers on Ray).
+
+>>> JudgeConfig.from_mapping({"backend": "openai", "model": "m", "url": "http://127.0.0.1:8000/v1"}).timeout
+60.0
+
+Building it checks the settings; nothing connects or loads until :meth:`make_backend`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, fields
+from typing import Any
+
+BACKENDS = ("openai", "transformers")
+DTYPES = ("float32", "bfloat16", "float16")
+ENV_PREFIX = "GROUNDRL_JUDGE_"
+
+
+@dataclass(frozen=True)
+class JudgeConfig:
+    """Where the judge runs and how it is called.
+
+    * ``backend``: ``openai`` (any OpenAI-compatible server: vLLM, SGLang) or
+      ``transformers`` (a local checkpoint directory).
+    * ``model``: the served model name (openai) or the checkpoint path (transformers).
+    * ``url``: base URL ending in ``/v1`` (openai only).
+    * ``api_key_env``: name of the environment variable holding the API key (the key
+      itself never sits in a config file or a log).
+    * ``device``, ``dtype`` (``float32``/``bfloat16``/``float16``), ``batch_size``:
+      local models only.
+    * ``concurrency``, ``timeout`` (s), ``retries``: openai only.
+    * ``temperature``, ``max_tokens``: sampling; ``None`` keeps each paper judge's default
+      (greedy, 512 tokens).
+    * ``cache``: path of a sqlite response cache.
+    """
+
+    backend: str
+    model: str
+    url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    device: str | None = None
+    dtype: str | None = None
+    batch_size: int = 8
+    concurrency: int = 16
+    timeout: float = 60.0
+    retries: int = 3
+    temperature: float | None = None
+    max_tokens: int | None = None
+    cache: str | None = None
+
+    def __post_init__(self) -> None:
+        if self.backend not in BACKENDS:
+            raise ValueError(f"judge backend {self.backend!r} is not one of {', '.join(BACKENDS)}")
+        if not self.model:
+            raise ValueError("the judge needs a model (a served model name or a local checkpoint path)")
+        if self.backend == "openai":
+            if not self.url or not str(self.url).startswith(("http://", "https://")):
+                raise ValueError(
+                    f"the openai judge backend needs url=http(s)://…/v1 (got {self.url!r}), "
+                    "e.g. http://127.0.0.1:8000/v1"
+                )
+        elif self.url:
+            raise ValueError(
+                "url is for the openai backend; a transformers judge loads model from a local path"
+            )
+        if self.dtype is not None and self.dtype not in DTYPES:
+            raise ValueError(f"judge dtype {self.dtype!r} is not one of {', '.join(DTYPES)}")
+        for name in ("batch_size", "concurrency"):
+            if not isinstance(getattr(self, name), int) or getattr(self, name) < 1:
+                raise ValueError(f"judge {name} must be an integer ≥ 1, got {getattr(self, name)!r}")
+        if not isinstance(self.retries, int) or self.retries < 0:
+            raise ValueError(f"judge retries must be an integer ≥ 0, got {self.retries!r}")
+        if not (isinstance(self.timeout, (int, float)) and self.timeout > 0):
+            raise ValueError(f"judge timeout must be > 0 seconds, got {self.timeout!r}")
+        if self.max_tokens is not None and (not isinstance(self.max_tokens, int) or self.max_tokens < 1):
+            raise ValueError(f"judge max_tokens must be an integer ≥ 1, got {self.max_tokens!r}")
+        if self.temperature is not None and not (
+            isinstance(self.temperature, (int, float)) and 0 <= self.temperature <= 10
+        ):
+            raise ValueError(f"judge temperature must be a number in [0, 10], got {self.temperature!r}")
+
+    # -- construction ------------------------------------------------------------------
+
+    @classmethod
+    def keys(cls) -> tuple[str, ...]:
+        return tuple(f.name for f in fields(cls))
+
+    @classmethod
+    def from_mapping(cls, spec: Mapping[str, Any]) -> JudgeConfig:
+        """From a dict (YAML ``judge:`` block, adapter ``judge=``, JSON); string values
+        of numeric settings are converted. Unknown keys raise, naming the allowed ones."""
+        if isinstance(spec, JudgeConfig):
+            return spec
+        if not isinstance(spec, Mapping):
+            raise ValueError(f"a judge configuration is a mapping, got {type(spec).__name__}")
+        spec = {str(k).replace("-", "_"): v for k, v in spec.items() if v is not None}
+        unknown = sorted(set(spec) - set(cls.keys()))
+        if unknown:
+            raise ValueError(f"unknown judge setting {unknown[0]!r}; settings are {', '.join(cls.keys())}")
+        for f in fields(cls):
+            if f.name in spec and isinstance(spec[f.name], str):
+                spec[f.name] = _from_text(f.name, spec[f.name])
+        if "backend" not in spec:
+            raise ValueError(f"a judge configuration needs backend ({' or '.join(BACKENDS)})")
+        if "model" not in spec:
+            raise ValueError("the judge needs a model (a served model name or a local checkpoint path)")
+        return cls(**spec)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> JudgeConfig | None:
+        """From ``GROUNDRL_JUDGE`` (a JSON object) or ``GROUNDRL_JUDGE_<SETTING>``
+        variables (``GROUNDRL_JUDGE_BACKEND``, ``…_MODEL``, ``…_URL``, …); ``None`` when
+        neither is set."""
+        env = os.environ if environ is None else environ
+        raw = env.get("GROUNDRL_JUDGE")
+        if raw:
+            try:
+                spec = json.loads(raw)
+            except ValueError as e:
+                raise ValueError(f"GROUNDRL_JUDGE is not JSON: {e}") from None
+            return cls.from_mapping(spec)
+        spec = {k[len(ENV_PREFIX) :].lower(): v for k, v in env.items() if k.startswith(ENV_PREFIX) and v}
+        return cls.from_mapping(spec) if spec else None
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-able settings, defaults left out (for server workers, Ray actors, logs)."""
+        defaults = {f.name: f.default for f in fields(self)}
+        return {k: v for k, v in asdict(self).items() if k in ("backend", "model") or v != defaults[k]}
+
+    # -- use -----------------------------------------------------------------------------
+
+    def make_backend(self) -> Any:
+        """A :class:`~groundrl.judges.base.JudgeBackend` for these settings (the caller
+        closes it)."""
+        if self.backend == "openai":
+            from groundrl.judges.openai_backend import OpenAIBackend
+
+            return OpenAIBackend(
+                self.model,
+                str(self.url),
+                api_key=os.environ.get(self.api_key_env),
+                concurrency=self.concurrency,
+                timeout=self.timeout,
+                max_retries=self.retries,
+                cache=self.cache,
+            )
+        from groundrl.judges.transformers_backend import TransformersBackend
+
+        return TransformersBackend(
+            self.model, batch_size=self.batch_size, device=self.device, dtype=self.dtype, cache=self.cache
+        )
+
+    def sampling(self) -> Any:
+        """:class:`~groundrl.judges.base.SamplingParams` when temperature or max_tokens
+        is set, else ``None`` (the paper judge's own default)."""
+        if self.temperature is None and self.max_tokens is None:
+            return None
+        from groundrl.judges.base import SamplingParams
+
+        kw: dict[str, Any] = {"max_tokens": 512}
+        if self.temperature is not None:
+            kw["temperature"] = float(self.temperature)
+        if self.max_tokens is not None:
+            kw["max_tokens"] = self.max_tokens
+        return SamplingParams(**kw)
+
+
+_INTS = ("batch_size", "concurrency", "retries", "max_tokens")
+_FLOATS = ("timeout", "temperature")
+
+
+def _from_text(name: str, value: str) -> Any:
+    try:
+        if name in _INTS:
+            return int(value)
+        if name in _FLOATS:
+            return float(value)
+    except ValueError:
+        raise ValueError(f"judge {name} must be a number, got {value!r}") from None
+    return value
