@@ -11,7 +11,6 @@ from dataclasses import replace
 from groundrl.sim.catalog import (
     FIXTURES,
     LAMPS,
-    MOVABLE_RECEPTACLES,
     OPENABLE,
     PICKUPABLE,
     RECEPTACLES,
@@ -176,7 +175,7 @@ def describe_scene(scene: Scene, goal: Goal, rng: random.Random) -> tuple[Scene,
             continue
         n_match = 2 if role == "obj" and goal.task_type == "pick_two_obj_and_place" else 1
         have = [o.id for o in b.objects if o.type == t]
-        top = t in RECEPTACLES and t not in MOVABLE_RECEPTACLES
+        top = t not in PICKUPABLE  # receptacles, lamps, appliances stand on their own
         while len(have) < n_match + 2:
             if top:
                 have.append(b.add(t))

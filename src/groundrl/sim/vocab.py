@@ -50,6 +50,7 @@ SYNONYMS = {
     "toilet paper": "ToiletPaper", "alarm clock": "AlarmClock", "butter knife": "ButterKnife", "light": "FloorLamp",
 }  # fmt: skip
 _IT = {"it", "the object in hand", "object in hand", "the object", "object", "that", "this"}
+_ID_RE = re.compile(r"^[A-Za-z]+_\d+(?:_Slice_\d+)?$", re.I)
 _ARTICLE_RE = re.compile(r"^(?:the|a|an|some)\s+", re.I)
 _SLICE_RE = re.compile(r"^(?:sliced\s+(\w+)|(\w+)\s+slices?|slices?\s+of\s+(\w+))$", re.I)
 
@@ -81,6 +82,11 @@ def resolve(name: Any, env: Env, prefer_sliced: bool = True) -> Resolution:
     raw = name.strip().strip(".'\"")
     if raw in env.type_of:
         return Resolution(raw, "instance id")
+    if _ID_RE.match(raw):  # an instance id in another case ("cabinet_2", as lowercase vocabularies write it)
+        low_id = raw.lower()
+        for i in env.order:
+            if i.lower() == low_id:
+                return Resolution(i, "instance id")
     text = _ARTICLE_RE.sub("", raw).strip()
     low = text.lower()
     if low in _IT:
@@ -478,7 +484,8 @@ def _reachable_type(env: Env, t: str) -> bool:
 def action_space(scene: Scene) -> dict[int, str]:
     """EB-ALFRED-style enumerated actions for a scene: every "find a T", then "pick up
     the T" for pickupables, "put down the object in hand", open/close, turn on/off and
-    slice where they apply (sliced forms included), types in sorted order. JSON-export it
+    slice where they apply (sliced forms included), types in sorted order, then "find a
+    <id>" for every instance of a type the scene holds several of. JSON-export it
     as ``--action-map`` for the reinforced_planning rewards."""
     types = sorted(
         {o.type for o in scene.objects}
@@ -490,6 +497,12 @@ def action_space(scene: Scene) -> dict[int, str]:
     names += [f"{v} the {t}" for v in ("open", "close") for t in types if props(t)["openable"]]
     names += [f"turn {v} the {t}" for v in ("on", "off") for t in types if props(t)["toggleable"]]
     names += [f"slice the {t}" for t in types if props(t)["sliceable"]]
+    # a type with several instances: "find a Cabinet_2" goes to that one (appended, so
+    # the ids above do not depend on how many instances a scene has)
+    count: dict[str, int] = {}
+    for o in scene.objects:
+        count[o.type] = count.get(o.type, 0) + 1
+    names += [f"find a {o.id}" for o in sorted(scene.objects, key=lambda o: o.id) if count[o.type] > 1]
     return dict(enumerate(names))
 
 

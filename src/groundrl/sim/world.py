@@ -210,9 +210,14 @@ class Env:
     def observation(self) -> str:
         """What the agent sees: every receptacle with its open / on state and what is
         visibly in or on it (not what is inside a closed container), where the agent
-        stands, and what it holds."""
+        stands, and what it holds. An object with appearance attributes is described
+        by them ("yellow plastic small SprayBottle"); a type the scene holds several
+        of is named by instance id (``Cabinet_2``), which every vocabulary accepts, and
+        such an instance's place is given when it has one ("left", "bottom", "under
+        the SinkBasin")."""
         parts = [f"You are in a {self.scene.room.replace('_', ' ')}."]
         items = []
+        names = self._display_names()
         for i in self.order:
             if i == self.held:
                 continue
@@ -225,18 +230,61 @@ class Env:
             p = self.parent[i]
             if p is None:
                 if state or props(t)["receptacle"] or props(t)["toggleable"]:
-                    items.append(t + (f" ({', '.join(state)})" if state else ""))
+                    items.append(names.get(i, t) + (f" ({', '.join(state)})" if state else ""))
                 continue
             if self.enclosing_closed(i) is not None:
                 continue
             pt = self.type_of[p]
             rel = "in" if props(pt)["openable"] or pt in _OPEN_WORD else "on"
-            items.append(t + (f" ({', '.join(state)})" if state else "") + f" {rel} the {pt}")
+            items.append(
+                names.get(i, t)
+                + (f" ({', '.join(state)})" if state else "")
+                + f" {rel} the {names.get(p, pt)}"
+            )
         if items:
             parts.append("You see: " + ", ".join(items) + ".")
-        parts.append(f"You are next to the {self.name(self.at)}." if self.at else "You have not moved yet.")
-        parts.append(f"You are holding the {self.name(self.held)}." if self.held else "Your hand is empty.")
+        parts.append(
+            f"You are next to the {names.get(self.at, self.name(self.at))}."
+            if self.at
+            else "You have not moved yet."
+        )
+        parts.append(
+            f"You are holding the {names.get(self.held, self.name(self.held))}."
+            if self.held
+            else "Your hand is empty."
+        )
         return " ".join(parts)
+
+    def _display_names(self) -> dict[str, str]:
+        """Per-instance names for the text state (only where they differ from the type)."""
+        key = ("names", tuple(self.order), tuple(self.type_of[i] for i in self.order))
+        got = self.memo.get(key)
+        if got is not None:
+            return got
+        from groundrl.sim.refs import SceneFacts
+
+        facts = self.memo.get("facts")
+        if facts is None:
+            facts = self.memo["facts"] = SceneFacts(self.scene.objects)
+        count: dict[str, int] = {}
+        for i in self.order:
+            count[self.type_of[i]] = count.get(self.type_of[i], 0) + 1
+        out = {}
+        for i in self.order:
+            t = self.type_of[i]
+            base = i.split("_Slice_")[0]
+            a = facts.attrs.get(base, {})
+            looks = " ".join(a[k] for k in ("color", "material", "size", "shape") if k in a)
+            several = count[t] > 1 and i not in self.sliced  # slices of one object are alike
+            name = i if several else t
+            where = [a[k] for k in ("side", "height") if k in a] if several else []
+            if several and base in facts.type_of:
+                where += _relations(facts, base)
+            text = (looks + " " + name).strip() + (f" [{', '.join(where)}]" if where else "")
+            if text != t:
+                out[i] = text
+        self.memo[key] = out
+        return out
 
     def state_json(self) -> dict[str, Any]:
         """The live state as JSON (with :meth:`load_state` it restores an episode)."""
@@ -530,7 +578,9 @@ class Env:
         return None
 
     def _macro(self, target: str | None, station: str, flag: str, verb: str) -> str:
-        oid = self.held if target is None else self._resolve(target)
+        held_type = self.type_of[self.held] if self.held is not None else None
+        # a type names the object in hand when that is one ("clean the Mug" while holding a Mug)
+        oid = self.held if target is None or target == held_type else self._resolve(target)
         if self.held is None or oid != self.held:
             return f"You must hold the {target or 'object'} to {verb} it."
         t = self.type_of[oid]
@@ -562,6 +612,24 @@ class Env:
         for i in [root, *self.descendants(root)] if include_root else self.descendants(root):
             if props(self.type_of[i])[key]:
                 target.add(i)
+
+
+def _relations(facts: Any, oid: str) -> list[str]:
+    """Spatial relations of a top-level instance to the anchors in the scene."""
+    from groundrl.sim.refs import ANCHORS
+
+    out = []
+    anchors = sorted({t for t in facts.type_of.values() if t in ANCHORS} - {facts.type_of[oid]})
+    for rel, words in (
+        ("under", "under"),
+        ("above", "above"),
+        ("left_of", "left of"),
+        ("right_of", "right of"),
+    ):
+        for a in anchors:
+            if facts.related(oid, rel, a, ()):
+                out.append(f"{words} the {a}")
+    return out
 
 
 _VERBS = frozenset(VERBS)
