@@ -1,4 +1,4 @@
-"""``groundrl sft DATA.jsonl``: supervised fine-tuning (cold start or RFT) on TRL's SFTTrainer."""
+"""``groundrl sft INPUT.jsonl -o RUN_DIR``: supervised fine-tuning (cold start or RFT) on TRL's SFTTrainer."""
 
 from __future__ import annotations
 
@@ -8,49 +8,69 @@ import typer
 
 
 def command(
-    data: Path = typer.Argument(
-        ..., exists=True, dir_okay=False, help='JSONL of {"prompt", "target", "images"?: [paths]}.'
+    input: Path = typer.Argument(
+        ...,
+        exists=True,
+        dir_okay=False,
+        readable=True,
+        help='JSONL of {"prompt", "target", "images"?: [paths relative to the file]}; text-only and '
+        "image records may be mixed.",
     ),
     model: str = typer.Option(
         "tiny", "--model", help="A local checkpoint path, or `tiny` to build the tiny random Qwen2.5-VL."
     ),
     output: Path = typer.Option(
-        Path("runs/sft"), "-o", "--output", help="Output directory (the model lands in OUTPUT/final)."
+        Path("runs/sft"),
+        "-o",
+        "--output",
+        help="Run folder (created): the model lands in OUTPUT/final, a `tiny` model in OUTPUT/tiny-model.",
     ),
-    max_steps: int = typer.Option(100, "--max-steps", help="Optimisation steps."),
-    batch_size: int = typer.Option(2, "--batch-size", help="Per-device batch size."),
+    max_steps: int = typer.Option(100, "--max-steps", min=1, help="Optimisation steps."),
+    batch_size: int = typer.Option(2, "--batch-size", min=1, help="Per-device batch size."),
     learning_rate: float = typer.Option(1e-4, "--lr", help="Learning rate."),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Train on the first N records only."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the data order and of the `tiny` model's weights."),
     cpu: bool = typer.Option(True, "--cpu/--gpu", help="Train on the CPU (default) or on the GPU with bf16."),
 ) -> None:
-    """Fine-tune on (prompt, images, target) records with the loss on the target only."""
+    """Fine-tune a VLM on (prompt, images, target) records with the loss on the target only.
+
+    Records may mix text-only and image ones. Writes OUTPUT/final (model + processor).
+    """
     from groundrl.train.sft import build_sft_trainer, read_jsonl
 
+    try:
+        rows = read_jsonl(input, limit=limit)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="INPUT") from e
+    if not rows:
+        raise typer.BadParameter(f"{input} has no records", param_hint="INPUT")
     if model == "tiny":
         from groundrl.testing.tiny_vlm import build_tiny_vlm
 
-        model = str(build_tiny_vlm(output / "tiny-model", seed=0))
+        model = str(build_tiny_vlm(output / "tiny-model", seed=seed))
     elif not Path(model).exists():
         raise typer.BadParameter(f"{model} is not a local path (no hub downloads)", param_hint="--model")
     try:
-        rows = read_jsonl(data)
         trainer = build_sft_trainer(
             model,
             rows,
             str(output),
-            base=data.parent,
+            base=input.parent,
             max_steps=max_steps,
             per_device_train_batch_size=batch_size,
             learning_rate=learning_rate,
+            seed=seed,
             use_cpu=cpu,
             bf16=not cpu,
         )
     except (ValueError, KeyError, OSError) as e:
-        raise typer.BadParameter(str(e)) from e
+        raise typer.BadParameter(str(e), param_hint="INPUT") from e
     trainer.train()
     losses = [h["loss"] for h in trainer.state.log_history if "loss" in h]
     trainer.save_model(str(output / "final"))
     typer.echo(
-        f"{len(losses)} logged steps, loss {losses[0]:.3f} -> {losses[-1]:.3f}; saved to {output}/final"
+        f"{len(rows)} records, {len(losses)} logged steps, loss {losses[0]:.3f} -> {losses[-1]:.3f}"
         if losses
-        else f"saved to {output}/final"
+        else f"{len(rows)} records"
     )
+    typer.echo(f"wrote {output / 'final'}")

@@ -3,7 +3,8 @@
 kept auxiliary evaluations (:func:`groundrl.curate.rejective_filter`).
 
 Records: ``{"prompt": str, "target": str, "images": [paths]?}`` → a conversational
-prompt/completion dataset (loss on the completion only), images as image parts.
+prompt/completion dataset (loss on the completion only), images as image parts. One file
+may mix records with images and text-only records.
 """
 
 from __future__ import annotations
@@ -56,9 +57,14 @@ def sft_dataset(rows: list[dict[str, Any]], base: Path | None = None) -> Any:
             "prompt": [{"role": "user", "content": content}],
             "completion": [{"role": "assistant", "content": [{"type": "text", "text": r["target"]}]}],
         }
-        if images:
-            row["images"] = images
+        row["images"] = images
         out.append(row)
+    if not any(row["images"] for row in out):  # text only: a plain (not vision) dataset
+        for row in out:
+            del row["images"]
+    # Mixed files: every row carries an `images` list, empty for a text-only record, so
+    # TRL's vision collator takes both kinds in one batch (a missing key read as None
+    # broke it; issue 17, item 5).
     return Dataset.from_list(out)
 
 
@@ -91,5 +97,20 @@ def build_sft_trainer(
     )
 
 
-def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
-    return [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+def read_jsonl(path: str | Path, limit: int | None = None) -> list[dict[str, Any]]:
+    """The JSON objects of a JSONL file (at most ``limit``); ``ValueError`` naming the
+    1-based line of the first line that is not a JSON object."""
+    rows: list[dict[str, Any]] = []
+    for k, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        if limit is not None and len(rows) >= limit:
+            break
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError as e:
+            raise ValueError(f"{path}:{k}: not JSON ({e})") from None
+        if not isinstance(obj, dict):
+            raise ValueError(f"{path}:{k}: a JSON {type(obj).__name__}, expected an object")
+        rows.append(obj)
+    return rows
