@@ -13,6 +13,9 @@ Layout (deterministic: the same state always gives the same pixels):
   ``hot`` / ``cold``, yellow when switched on;
 * objects with a ``position`` attribute (spatial tasks) put their box in the left,
   middle or right column, so "the one on the left" is on the left in the image;
+* labels carry what the text state says of an object: its looks ("yellow plastic
+  small") and, for a type with several instances, its id and place ("Cabinet_1
+  [bottom, under the SinkBasin]"), cut to fit the box;
 * the agent is a red disc in the box it stands at.
 """
 
@@ -128,6 +131,8 @@ def render_scene(state: Env | Scene, size: int = 448) -> Any:
     font, small = _font(fs), _font(max(7, fs - 2))
     strip = fs + 8
     names = _names(env)
+    shown_as = env._display_names()  # looks and place, as the text state words them
+    names = {i: shown_as.get(i, n) for i, n in names.items()}
 
     title = f"{env.scene.room.replace('_', ' ')}" + (
         f"  (FloorPlan {env.scene.floorplan})" if env.scene.floorplan else ""
