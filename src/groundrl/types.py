@@ -7,8 +7,11 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+_set = object.__setattr__
+_isfinite = math.isfinite
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(frozen=True, slots=True, init=False)
 class Score:
     """One reward part for one completion.
 
@@ -16,24 +19,33 @@ class Score:
     sample (TRL's convention: a ``None`` reward is ignored for that completion).
     ``reason`` says why the value is what it is when that is not obvious (a parse
     failure, a missing field, a judge that could not be reached); empty otherwise.
+
+    ``Score(name, value, reason="")``; a value that is not a finite float becomes one
+    (``float(value)``), NaN / ±inf become 0 with the replacement noted in the reason.
+
+    >>> Score("format", 1)
+    Score(name='format', value=1.0, reason='')
+    >>> Score("accuracy", float("nan")).value
+    0.0
     """
 
     name: str
     value: float | None
     reason: str = ""
 
-    def __post_init__(self) -> None:
-        if self.value is not None:
-            v = float(self.value)
-            if not math.isfinite(v):
+    # Written out (not generated with a __post_init__): every reward call builds
+    # Scores, and one pass of plain assignments costs half the generated pair.
+    def __init__(self, name: str, value: float | None, reason: str = "") -> None:
+        if value is not None:
+            v = float(value)
+            if not _isfinite(v):
                 # A reward must never poison a training batch with NaN/inf.
-                object.__setattr__(
-                    self,
-                    "reason",
-                    (self.reason + "; " if self.reason else "") + f"non-finite value {v!r} replaced by 0",
-                )
+                reason = (reason + "; " if reason else "") + f"non-finite value {v!r} replaced by 0"
                 v = 0.0
-            object.__setattr__(self, "value", v)
+            value = v
+        _set(self, "name", name)
+        _set(self, "value", value)
+        _set(self, "reason", reason)
 
     @property
     def applies(self) -> bool:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from groundrl.parse.result import Parsed, fail
 from groundrl.parse.structured import parse_json_object, parse_literal_list
@@ -19,7 +19,6 @@ REINFORCED_PLAN_KEYS: tuple[str, ...] = (
 )
 
 _PLAN_LINE_RE = re.compile(r"\d+\.\s*\[(\w+)\]")
-_WS_RE = re.compile(r"\s+")
 # The cache keeps its keys (the texts) alive: longer texts are parsed uncached so that
 # 4096 adversarial megabyte completions cannot pin gigabytes. ~8k tokens is far above
 # a real plan, so ordinary completions are always cached.
@@ -36,9 +35,9 @@ def parse_reinforced_plan(text: Any, lenient: bool = False) -> Parsed:
     :func:`groundrl.parse.structured.parse_json_object`).
 
     Results are cached on ``(text, lenient)`` (the last 4096 texts up to 32,768
-    characters) so the format and accuracy parts of one completion cost one
-    ``json.loads``. **The returned dict is shared between callers: treat it as
-    read-only** (copy it before changing it).
+    characters). **The returned dict is shared between callers: treat it as
+    read-only** (copy it before changing it). The rewards read
+    :func:`reinforced_plan_digest` instead, which keeps no decoded JSON.
     """
     if not isinstance(text, str):
         return fail(f"completion is {type(text).__name__}, not text")
@@ -50,11 +49,127 @@ def parse_reinforced_plan(text: Any, lenient: bool = False) -> Parsed:
 parse_reinforced_plan.cache_clear = _parse_plan_cached.cache_clear  # type: ignore[attr-defined]
 
 
+# Action names repeat (an action map has a few hundred); a bounded dict keeps each one's
+# normal form. Only short plain ``str`` keys are kept, and the dict is emptied when full,
+# so neither memory nor a hostile ``__hash__`` can grow it.
+_NORM_CACHE: dict[str, str] = {}
+_NORM_CACHE_MAX = 16_384
+_NORM_KEY_MAX_CHARS = 256
+
+
 def normalize_action_name(s: Any) -> str:
-    """Case-folded, whitespace-collapsed, stripped action name ("" for non-strings)."""
+    """Case-folded, whitespace-collapsed, stripped action name ("" for non-strings).
+
+    Equal to ``re.sub(r"\\s+", " ", s).strip().casefold()`` (``str.split()`` and the
+    regex ``\\s`` agree on what whitespace is), computed without a regex and kept for
+    names seen before.
+
+    >>> normalize_action_name("  Pick UP\\tthe  Apple ")
+    'pick up the apple'
+    """
     if not isinstance(s, str):
         return ""
-    return _WS_RE.sub(" ", s).strip().casefold()
+    r = _NORM_CACHE.get(s) if type(s) is str else None
+    if r is None:
+        r = " ".join(s.split()).casefold()
+        if type(s) is str and len(s) <= _NORM_KEY_MAX_CHARS:
+            if len(_NORM_CACHE) >= _NORM_CACHE_MAX:
+                _NORM_CACHE.clear()
+            _NORM_CACHE[s] = r
+    return r
+
+
+normalize_action_name.cache_clear = _NORM_CACHE.clear  # type: ignore[attr-defined]
+
+
+_PLAN_KEY_SET = frozenset(REINFORCED_PLAN_KEYS)
+
+
+class PlanDigest(NamedTuple):
+    """What the Reinforced Reasoning rewards read from one completion, kept without the
+    decoded JSON (see :func:`reinforced_plan_digest`).
+
+    ``error``: why the completion is not one JSON object (``None`` when it is);
+    ``missing``: the required keys it lacks, in :data:`REINFORCED_PLAN_KEYS` order;
+    ``n``: ``len(executable_plan)``, ``-1`` when that is not a list; per step,
+    ``aids`` holds the ``action_id`` of a *valid* step (a dict with an ``int``, not
+    ``bool``, ``action_id`` and a ``str`` ``action_name``) and ``None`` otherwise, and
+    ``names`` the :func:`normalize_action_name` of its ``action_name`` when that is a
+    ``str`` (``None`` otherwise, or when the step is not a dict).
+    """
+
+    error: str | None
+    missing: tuple[str, ...] = ()
+    n: int = 0
+    aids: tuple[int | None, ...] = ()
+    names: tuple[str | None, ...] = ()
+
+
+_NO_STEP = (None, None)
+
+
+def _digest(text: str, lenient: bool) -> PlanDigest:
+    obj = parse_json_object(text, lenient=lenient)
+    plan_obj = obj.value
+    if plan_obj is None:
+        return PlanDigest(obj.error)
+    missing = (
+        ()
+        if plan_obj.keys() >= _PLAN_KEY_SET
+        else tuple(k for k in REINFORCED_PLAN_KEYS if k not in plan_obj)
+    )
+    plan = plan_obj.get("executable_plan")
+    if not isinstance(plan, list):
+        return PlanDigest(None, missing, -1)
+    # JSON gives exact str / int / bool, so ``type(x) is int`` is "an int, not a bool"
+    # here and every str may use the normaliser's dict.
+    norm, cget = normalize_action_name, _NORM_CACHE.get
+    steps = [(st.get("action_id"), st.get("action_name")) if type(st) is dict else _NO_STEP for st in plan]
+    names = tuple([(cget(x) or norm(x)) if type(x) is str else None for _, x in steps])
+    aids = tuple([aid if type(aid) is int and type(x) is str else None for aid, x in steps])
+    return PlanDigest(None, missing, len(plan), aids, names)
+
+
+# (text -> digest) for strict and lenient parsing; first in, first out beyond 4096
+# entries (a plain dict: cheaper per call than functools.lru_cache, and a batch scored
+# part by part still finds every completion of the batch).
+_DIGESTS: tuple[dict[str, PlanDigest], dict[str, PlanDigest]] = ({}, {})
+_DIGESTS_MAX = 4096
+
+
+def _digest_cache_clear() -> None:
+    for d in _DIGESTS:
+        d.clear()
+
+
+def reinforced_plan_digest(text: Any, lenient: bool = False) -> PlanDigest:
+    """The completion's plan as the Reinforced Reasoning format and accuracy rewards read
+    it (a :class:`PlanDigest`), parsed as :func:`parse_reinforced_plan` parses.
+
+    Cached on ``(text, lenient)`` (4096 texts up to 32,768 characters each) so the
+    two rewards of one completion cost one ``json.loads``. Only the digest is kept —
+    tuples of strings and ints — not the decoded JSON, whose many small containers
+    would cost the garbage collector more than the parse itself.
+
+    >>> d = reinforced_plan_digest('{"executable_plan": [{"action_id": 1, "action_name": " Open  Fridge"}]}')
+    >>> d.n, d.aids, d.names, len(d.missing)
+    (1, (1,), ('open fridge',), 3)
+    """
+    if not isinstance(text, str):
+        return PlanDigest(f"completion is {type(text).__name__}, not text")
+    lenient = bool(lenient)
+    cache = _DIGESTS[lenient]
+    d = cache.get(text) if type(text) is str else None
+    if d is None:
+        d = _digest(text, lenient)
+        if type(text) is str and len(text) <= _CACHE_MAX_CHARS:
+            if len(cache) >= _DIGESTS_MAX:
+                del cache[next(iter(cache))]
+            cache[text] = d
+    return d
+
+
+reinforced_plan_digest.cache_clear = _digest_cache_clear  # type: ignore[attr-defined]
 
 
 def extract_actions(text: Any) -> Parsed:

@@ -46,13 +46,20 @@ def parse_json_object(text: Any, lenient: bool = False) -> Parsed:
     stripped = text.strip()
     if not stripped:
         return fail("empty completion")
-    strict = _loads(stripped)
-    if strict.ok:
-        if isinstance(strict.value, dict):
-            return strict
-        return fail(f"JSON is a {type(strict.value).__name__}, not an object")
+    try:
+        value = json.loads(stripped)
+    except RecursionError:
+        error = "JSON nested too deeply"
+    except (ValueError, TypeError) as e:
+        error = f"invalid JSON: {str(e)[:80]}"
+    else:
+        if isinstance(value, dict):
+            return Parsed(value)
+        if value is not None:
+            return fail(f"JSON is a {type(value).__name__}, not an object")
+        error = ""  # "null": no value, as in _loads
     if not lenient:
-        return fail(strict.error + " (strict mode: the whole completion must be one JSON object)")
+        return fail(error + " (strict mode: the whole completion must be one JSON object)")
     fences = _FENCE_RE.findall(stripped)
     if len(fences) > 1:
         return fail(f"{len(fences)} fenced blocks; expected one")

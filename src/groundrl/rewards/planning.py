@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 
 from groundrl.parse.plans import (
-    REINFORCED_PLAN_KEYS,
+    _NORM_CACHE,
     extract_actions,
     normalize_action_name,
-    parse_reinforced_plan,
     plan_lines,
+    reinforced_plan_digest,
 )
 from groundrl.parse.structured import parse_literal_list
 from groundrl.parse.tags import _close_re, _open_re
@@ -67,22 +67,6 @@ def load_action_map(path_or_mapping: Any) -> dict[int, str]:
     return out
 
 
-def _valid_step(step: Any) -> bool:
-    return (
-        isinstance(step, dict)
-        and isinstance(step.get("action_id"), int)
-        and not isinstance(step.get("action_id"), bool)
-        and isinstance(step.get("action_name"), str)
-    )
-
-
-def _map_name(action_map: Mapping[Any, Any], action_id: int) -> Any:
-    name = action_map.get(action_id)
-    if name is None:  # a map read straight from JSON has string keys
-        name = action_map.get(str(action_id))
-    return name
-
-
 def reinforced_format(
     completion: Any, action_map: Mapping[int, str] | None = None, lenient: bool = False
 ) -> Score:
@@ -104,43 +88,45 @@ def reinforced_format(
     :func:`load_action_map` (int keys); a map with the ids as decimal strings (straight
     from ``json.load``) is also looked up correctly.
     """
-    parsed = parse_reinforced_plan(completion, lenient=lenient)
-    if not parsed.ok:
-        return Score("format", 0.0, parsed.error)
-    obj = parsed.value
-    keys = 0.125 if all(k in obj for k in REINFORCED_PLAN_KEYS) else 0.0
-    plan = obj.get("executable_plan")
-    reasons = (
-        [] if keys else ["missing key(s): " + ", ".join(k for k in REINFORCED_PLAN_KEYS if k not in obj)]
-    )
-    if not isinstance(plan, list) or not plan:
-        reasons.append(
-            "executable_plan is empty" if isinstance(plan, list) else "executable_plan is not a list"
-        )
+    d = reinforced_plan_digest(completion, lenient=lenient)
+    if d.error is not None:
+        return Score("format", 0.0, d.error)
+    keys = 0.0 if d.missing else 0.125
+    reasons = ["missing key(s): " + ", ".join(d.missing)] if d.missing else []
+    n = d.n
+    if n <= 0:
+        reasons.append("executable_plan is empty" if n == 0 else "executable_plan is not a list")
         return Score("format", keys, "; ".join(reasons))
-    n = len(plan)
-    valid = [s for s in plan if _valid_step(s)]
-    valid_term = 0.125 * len(valid) / n
+    aids = d.aids
+    n_valid = n - aids.count(None)
+    matched = 0
+    if action_map is not None:
+        # a valid step matches when its normalised name is non-empty and equals the map's
+        get_name, norm, cget = action_map.get, normalize_action_name, _NORM_CACHE.get
+        for aid, nn in zip(aids, d.names, strict=True):
+            if aid is None or not nn:
+                continue
+            ref = get_name(aid)
+            if ref is None:  # a map read straight from JSON has string keys
+                ref = get_name(str(aid))
+            if isinstance(ref, str):
+                nr = cget(ref) if type(ref) is str else None
+                if nn == (norm(ref) if nr is None else nr):
+                    matched += 1
+    valid_term = 0.125 * n_valid / n
     if action_map is None:
         reasons.append("no action map: map term 0")
         map_term = 0.0
     else:
-        matched = sum(
-            1
-            for s in valid
-            if normalize_action_name(_map_name(action_map, s["action_id"]))
-            == normalize_action_name(s["action_name"])
-            != ""
-        )
         map_term = 0.25 * matched / n
         if matched < n:
             reasons.append(f"{matched}/{n} steps match the action map")
-    if len(valid) < n:
-        reasons.append(f"{len(valid)}/{n} steps valid")
+    if n_valid < n:
+        reasons.append(f"{n_valid}/{n} steps valid")
     return Score("format", keys + valid_term + map_term, "; ".join(reasons))
 
 
-def _gold_names(gold: Any) -> list[str] | None:
+def _gold_names_uncached(gold: Any) -> tuple[str, ...] | None:
     if isinstance(gold, str):
         parsed = parse_literal_list(gold)
         gold = parsed.value if parsed.ok else None
@@ -148,7 +134,23 @@ def _gold_names(gold: Any) -> list[str] | None:
         gold = list(gold)
     if not isinstance(gold, list):
         return None
-    return [normalize_action_name(g) if isinstance(g, str) else "\x00" for g in gold]
+    return tuple(normalize_action_name(g) if isinstance(g, str) else "\x00" for g in gold)
+
+
+# A gold label is shared by every completion of its prompt (a GRPO group): parse each
+# distinct label string once. Labels longer than this are parsed uncached.
+_GOLD_CACHE_MAX_CHARS = 32_768
+
+
+@lru_cache(maxsize=4096)
+def _gold_names_cached(gold: str) -> tuple[str, ...] | None:
+    return _gold_names_uncached(gold)
+
+
+def _gold_names(gold: Any) -> tuple[str, ...] | None:
+    if type(gold) is str and len(gold) <= _GOLD_CACHE_MAX_CHARS:
+        return _gold_names_cached(gold)
+    return _gold_names_uncached(gold)
 
 
 def reinforced_accuracy(completion: Any, gold: Any, lenient: bool = False) -> Score:
@@ -168,24 +170,22 @@ def reinforced_accuracy(completion: Any, gold: Any, lenient: bool = False) -> Sc
         return Score("accuracy", 0.0, "gold is not a list of action names")
     if not names:
         return Score("accuracy", 0.0, "empty gold plan")
-    parsed = parse_reinforced_plan(completion, lenient=lenient)
-    if not parsed.ok:
-        return Score("accuracy", 0.0, parsed.error)
-    plan = parsed.value.get("executable_plan")
-    if not isinstance(plan, list):
+    d = reinforced_plan_digest(completion, lenient=lenient)
+    if d.error is not None:
+        return Score("accuracy", 0.0, d.error)
+    if d.n < 0:
         return Score("accuracy", 0.0, "executable_plan is not a list")
     c = 0
-    for step, g in zip(plan, names, strict=False):
-        name = step.get("action_name") if isinstance(step, dict) else None
-        if not isinstance(name, str) or normalize_action_name(name) != g:
+    for nn, g in zip(d.names, names, strict=False):
+        if nn != g:  # None (not a dict / not a str name) never equals a gold name
             break
         c += 1
     t = len(names)
     r = c * (c + 1) / (t * (t + 1))
     reason = "" if c == t else f"prefix {c}/{t}"
-    if t == 1 and len(plan) > 1:
+    if t == 1 and d.n > 1:
         r -= 0.25
-        reason = (reason + "; " if reason else "") + f"single-step gold, {len(plan)} steps predicted: -0.25"
+        reason = (reason + "; " if reason else "") + f"single-step gold, {d.n} steps predicted: -0.25"
     return Score("accuracy", r, reason)
 
 
