@@ -114,10 +114,17 @@ class Env:
         self.scene = scene
         self.static = {o.id: o for o in scene.objects}
         self.max_steps, self.max_invalid, self.goal = max_steps, max_invalid, goal
-        self.memo: dict[Any, Any] = {}  # per-scene facts (goals' allowed instances), shared by copies
-        self.reset()
+        # per-scene facts (descriptions' allowed instances, display names), shared by every
+        # Env on this scene: a Scene is not to be changed once an Env runs on it
+        self.memo: dict[Any, Any] = scene.__dict__.setdefault("_memo", {})
+        self._reset_state()
 
     def reset(self) -> str:
+        """Back to the scene's initial state; returns the observation."""
+        self._reset_state()
+        return self.observation()
+
+    def _reset_state(self) -> None:
         s = self.scene
         self.order = [o.id for o in s.objects]
         self.type_of = {o.id: o.type for o in s.objects}
@@ -132,7 +139,6 @@ class Env:
         self.last_recep: str | None = None
         self.steps = self.invalid_steps = 0
         self.done = False
-        return self.observation()
 
     def copy(self) -> Env:
         """An independent copy of the live state (the scene and settings are shared)."""
