@@ -27,7 +27,9 @@ from groundrl.summary import print_summary
 )
 @recipe_command
 def score_cmd(
-    recipe: str = typer.Argument(..., help=f"Recipe: {', '.join(recipe_names())} (`groundrl recipes` shows their fields and options)."),
+    recipe: str = typer.Argument(
+        ..., help=f"Recipe: {', '.join(recipe_names())} (`groundrl recipes` shows their fields and options)."
+    ),
     input: Path = typer.Argument(
         ..., exists=True, dir_okay=False, readable=True, help="JSONL file of samples."
     ),
@@ -37,7 +39,9 @@ def score_cmd(
     action_map: Path | None = typer.Option(
         None, "--action-map", exists=True, dir_okay=False, help="Alias of -O action_map=PATH."
     ),
-    lenient: bool | None = typer.Option(None, "--lenient", help="Alias of -O lenient=true."),
+    lenient: bool | None = typer.Option(
+        None, "--lenient/--no-lenient", help="Alias of -O lenient=true|false."
+    ),
     tau: float | None = typer.Option(None, "--tau", help="Alias of -O tau=X (argos)."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar or summary table."),
     recipe_args: RecipeArgs = None,  # type: ignore[assignment]
@@ -73,7 +77,9 @@ def _score_file(rec: Any, rubric: Any, input: Path, output: Path | None, quiet: 
         print_summary(rec.name, rubric.names, results, err=output is None)
     calls, failures = rubric.judge_stats()
     if rubric.judges:
-        typer.echo(f"judge: {calls} calls, {failures} failed (failed parts got their fallback value)", err=True)
+        typer.echo(
+            f"judge: {calls} calls, {failures} failed (failed parts got their fallback value)", err=True
+        )
     if n_bad:
         typer.echo(f"{n_bad} of {len(results)} lines could not be scored (see their `error`).", err=True)
         raise typer.Exit(1)

@@ -28,14 +28,19 @@ def _options(
 ) -> dict[str, Any]:
     """``-O`` plus the alias flags, checked against ``--recipe`` when there is one (without
     one, each option goes to the recipes that declare it)."""
-    aliases = {"action_map": str(action_map.resolve()) if action_map else None, "lenient": lenient, "tau": tau}
+    aliases = {
+        "action_map": str(action_map.resolve()) if action_map else None,
+        "lenient": lenient,
+        "tau": tau,
+    }
     if recipe is not None:
         options = args.options(recipe_by_name(recipe), aliases)
         options.pop("judge", None)  # the judge travels as its own JSON setting
         return options
     if args.judge is not None:
         raise typer.BadParameter(
-            "--judge-backend runs the model-based parts of --recipe: give --recipe", param_hint="--judge-backend"
+            "--judge-backend runs the model-based parts of --recipe: give --recipe",
+            param_hint="--judge-backend",
         )
     from groundrl.recipes.options import parse_assignments
 
@@ -69,7 +74,9 @@ def command(
         dir_okay=False,
         help="Alias of -O action_map=PATH.",
     ),
-    lenient: bool | None = typer.Option(None, "--lenient", help="Alias of -O lenient=true."),
+    lenient: bool | None = typer.Option(
+        None, "--lenient/--no-lenient", help="Alias of -O lenient=true|false."
+    ),
     tau: float | None = typer.Option(None, "--tau", help="Alias of -O tau=X (argos)."),
     max_batch: int = typer.Option(64, "--max-batch", min=1, help="Samples per scoring call (micro-batch)."),
     max_wait_ms: float = typer.Option(

@@ -3,12 +3,14 @@ judge prompts and parsers, and test-time scaling. Importing this package loads n
 torch nor transformers; the transformers backend imports them when built."""
 
 from groundrl.judges.base import Generation, JudgeBackend, JudgeStats, LogProbResult, SamplingParams
+from groundrl.judges.config import JudgeConfig
 from groundrl.judges.factory import BACKENDS, make_backend
 
 __all__ = [
     "BACKENDS",
     "Generation",
     "JudgeBackend",
+    "JudgeConfig",
     "JudgeStats",
     "LogProbResult",
     "SamplingParams",

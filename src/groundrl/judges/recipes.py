@@ -1,21 +1,23 @@
-"""Judges for the recipes' model-based parts, from the CLI's judge options."""
+"""A recipe's judge object from backend settings, through the recipe registry (each
+recipe declares its own ``judge_factory``; no list of judged recipes is kept here)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from groundrl.judges.factory import make_backend
-from groundrl.judges.papers import ArgosTeachers, PlanningGRM, ProxyAgent
-
-# recipe → (judge class, part name it adds)
-RECIPE_JUDGES = {"embodied_brain": PlanningGRM, "proxy_grm": ProxyAgent, "argos": ArgosTeachers}
+from groundrl.judges.config import JudgeConfig
 
 
 def recipe_judge(recipe: str, backend: str, model: str | None, url: str | None = None, **options: Any) -> Any:
-    """The judge object a recipe's ``judge=`` option expects. ``eqa_rm`` and
-    ``reinforced_planning`` have no model-based parts: asking for one is an error."""
-    if recipe not in RECIPE_JUDGES:
+    """The judge object a recipe's ``judge=`` option expects. A recipe without
+    model-based parts (``eqa_rm``, ``reinforced_planning``) raises ``ValueError``."""
+    from groundrl.recipes import get_recipe, recipe_names
+
+    rec = get_recipe(recipe)
+    if rec.judge_factory is None:
+        judged = [n for n in recipe_names() if get_recipe(n).judge_factory is not None]
         raise ValueError(
-            f"recipe {recipe} has no model-based parts; drop --judge-backend (judged recipes: {', '.join(RECIPE_JUDGES)})"
+            f"recipe {recipe} has no model-based parts; drop --judge-backend (judged recipes: {', '.join(judged)})"
         )
-    return RECIPE_JUDGES[recipe](make_backend(backend, model, url, **options))
+    cfg = JudgeConfig.from_mapping({"backend": backend, "model": model, "url": url, **options})
+    return rec.judge_factory(cfg.make_backend(), cfg.sampling())

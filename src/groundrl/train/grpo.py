@@ -6,7 +6,10 @@ prompts with image parts → the recipe's rubric through :mod:`groundrl.integrat
 from the YAML's ``grpo:`` section on top of CPU-safe defaults.
 
 YAML keys: ``model`` (a local path, or ``tiny`` to build the tiny random Qwen2.5-VL),
-``data`` (JSONL path), ``recipe_options`` (e.g. ``action_map``), ``output_dir``,
+``data`` (JSONL path), ``recipe_options`` (the recipe's declared options, e.g.
+``action_map``; ``groundrl recipes`` lists them), ``judge`` (a
+:class:`~groundrl.judges.config.JudgeConfig` block for the recipe's model-based parts,
+e.g. ``{backend: openai, model: judge, url: "http://127.0.0.1:8000/v1"}``), ``output_dir``,
 ``grpo`` (any ``GRPOConfig`` field), ``step_grpo`` (``{p: 0.5, seed: 0}``: EmbodiedBrain's
 Step-GRPO guided precursors, see :func:`apply_step_hints`). The same file with a real checkpoint path and GPU
 settings runs unchanged on a GPU (see ``configs/``).
@@ -39,6 +42,9 @@ CPU_DEFAULTS: dict[str, Any] = {
 }
 
 
+CONFIG_KEYS = ("model", "data", "recipe", "recipe_options", "judge", "output_dir", "grpo", "step_grpo")
+
+
 def load_config(path: str | Path) -> dict[str, Any]:
     import yaml
 
@@ -48,12 +54,28 @@ def load_config(path: str | Path) -> dict[str, Any]:
     cfg = yaml.safe_load(p.read_text()) or {}
     if not isinstance(cfg, dict):
         raise ValueError(f"{p}: the config must be a YAML mapping")
-    unknown = set(cfg) - {"model", "data", "recipe_options", "output_dir", "grpo", "recipe"}
+    unknown = set(cfg) - set(CONFIG_KEYS)
     if unknown:
-        raise ValueError(
-            f"{p}: unknown key(s) {sorted(unknown)}; allowed: model, data, recipe_options, output_dir, grpo"
-        )
+        raise ValueError(f"{p}: unknown key(s) {sorted(unknown)}; allowed: {', '.join(CONFIG_KEYS)}")
+    if cfg.get("recipe_options") is not None and not isinstance(cfg["recipe_options"], dict):
+        raise ValueError(f"{p}: recipe_options must be a mapping {{option: value}}")
+    if cfg.get("judge") is not None:
+        from groundrl.judges.config import JudgeConfig
+
+        try:
+            cfg["judge"] = JudgeConfig.from_mapping(cfg["judge"])
+        except ValueError as e:
+            raise ValueError(f"{p}: judge: {e}") from None
     return cfg
+
+
+def check_recipe_options(recipe: str, cfg: dict[str, Any]) -> None:
+    """Unknown or badly typed ``recipe_options`` (and a judge for a recipe without
+    model-based parts) fail here, before any model is loaded."""
+    rec = get_recipe(recipe)
+    rec.resolve_options(cfg.get("recipe_options") or {})
+    if cfg.get("judge") is not None and rec.judge_factory is None:
+        raise ValueError(f"recipe {recipe!r} has no model-based parts; drop the judge block")
 
 
 def apply_step_hints(records: list[dict[str, Any]], p: float = 0.5, seed: int = 0) -> list[dict[str, Any]]:
@@ -146,6 +168,7 @@ def build_trainer(
 
     torch.set_num_threads(1)
     rec = get_recipe(recipe)
+    check_recipe_options(recipe, cfg)
     out = Path(cfg.get("output_dir", f"runs/train-{recipe}"))
     out.mkdir(parents=True, exist_ok=True)
     model_path = cfg.get("model", "tiny")
@@ -159,7 +182,7 @@ def build_trainer(
     missing = [f for f in rec.required if f not in rows[0]]
     if missing:
         raise ValueError(f"{cfg['data']}: recipe {recipe} needs field(s) {missing}")
-    funcs, weights = reward_funcs(recipe, **(cfg.get("recipe_options") or {}))
+    funcs, weights = reward_funcs(recipe, recipe_options=cfg.get("recipe_options"), judge=cfg.get("judge"))
     funcs = [*funcs, *extra_reward_funcs]
     weights = [*weights, *extra_weights]
     args = GRPOConfig(
