@@ -4,9 +4,10 @@ RewardBench, MM-RLHF-Reward Bench).
 Each pair is shown in a seeded random order (swap with probability 0.5, per item from
 ``seed`` and the item id) and the verdict is mapped back. **An unparseable verdict counts
 as wrong** (published scripts disagree: some drop such items, which flatters a judge that
-fails to answer). Metrics: overall accuracy, macro accuracy over categories, and Acc+ —
-the fraction of ``group``s whose every pair is right — when items carry ``group``; all
-with bootstrap 95% CIs.
+fails to answer). Metrics: overall accuracy, macro accuracy over categories (bootstrap
+95% CIs over pairs), and Acc+ — the fraction of ``group``s whose every pair is right —
+when items carry ``group`` (a rate over groups: Wilson 95% CI, with the number of groups).
+Chance levels: 0.5 per pair; for Acc+ the mean over groups of 0.5^(pairs in the group).
 
 Rubric-transfer mode (Proxy-GRM Table 4): with ``rubrics_from`` (a ``results.jsonl`` of
 an earlier run), each item's rubric — that run's output up to ``</rubric>`` — goes to a
@@ -22,13 +23,24 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from groundrl.benchmarks.runner import plot_bars, write_outputs
-from groundrl.benchmarks.stats import md_table, with_ci
+from groundrl.benchmarks.runner import plot_rates, write_outputs
+from groundrl.benchmarks.stats import fmt, md_table, wilson_ci, with_ci
 from groundrl.judges.papers import ProxyAgent, ProxyGRMPolicy
 from groundrl.parse.scores import parse_pairwise_verdict
 from groundrl.rewards.preference import rubric_text
 
 REQUIRED = ("query", "response_1", "response_2", "preferred")
+NO_CATEGORY = "(no category)"
+
+DEFINITIONS = [
+    "- **accuracy**: share of pairs where the judge preferred the gold-preferred response; an "
+    "unparseable verdict counts as wrong. Chance: 0.5.",
+    "- **macro accuracy**: the mean of the per-category accuracies (each category weighs the same).",
+    "- **Acc+**: share of groups (items with the same `group`) in which *every* pair is judged "
+    "right; its n is the number of groups. Chance: the mean over groups of 0.5^(pairs in the group).",
+    "- **95% CI**: percentile bootstrap over pairs (1000 resamples) for accuracy and macro accuracy; "
+    "Wilson score interval for Acc+ and the per-category accuracies.",
+]
 
 
 def swapped(item_id: Any, seed: int) -> bool:
@@ -58,11 +70,22 @@ def macro_accuracy(rows: list[dict[str, Any]]) -> float:
     return sum(accuracy(g) for g in groups.values()) / len(groups)
 
 
-def acc_plus(rows: list[dict[str, Any]]) -> float | None:
+def _groups(rows: list[dict[str, Any]]) -> dict[str, list[bool]]:
     groups: dict[str, list[bool]] = defaultdict(list)
     for r in rows:
         if r.get("group") is not None:
             groups[str(r["group"])].append(r["correct"])
+    return groups
+
+
+def acc_plus(rows: list[dict[str, Any]]) -> float | None:
+    """Share of groups whose every pair is right (``None`` without groups).
+
+    >>> acc_plus([{"group": "g1", "correct": True}, {"group": "g1", "correct": True},
+    ...           {"group": "g2", "correct": True}, {"group": "g2", "correct": False}])
+    0.5
+    """
+    groups = _groups(rows)
     return sum(all(v) for v in groups.values()) / len(groups) if groups else None
 
 
@@ -74,6 +97,8 @@ def run(
     rubrics_from: str | Path | None = None,
     bad: list | None = None,
 ) -> dict[str, Any]:
+    if not items:
+        raise ValueError("pairwise-rm needs at least one item")
     swaps = [swapped(it["id"], seed) for it in items]
     if rubrics_from is not None:
         source = {}
@@ -89,6 +114,7 @@ def run(
     shown = [_presented(it, s) for it, s in zip(items, swaps, strict=True)]
     if rubrics_from is not None:
         proxy = judge if isinstance(judge, ProxyAgent) else ProxyAgent(judge.backend)
+        used: Any = proxy
         verdicts = proxy.verdicts(shown, rubrics)
         raw_outputs = [why for _, why in verdicts]
         parsed = [v for v, _ in verdicts]
@@ -99,6 +125,7 @@ def run(
             if isinstance(judge, ProxyGRMPolicy)
             else ProxyGRMPolicy(judge.backend if hasattr(judge, "backend") else judge)
         )
+        used = policy
         gens = policy.judge(shown)
         raw_outputs = [g.text if g.ok else None for g in gens]
         parsed = [parse_pairwise_verdict(t).value if t is not None else None for t in raw_outputs]
@@ -116,10 +143,11 @@ def run(
                 "verdict": verdict,
                 "preferred": pref,
                 "correct": verdict == pref,
-                "category": it.get("category", "all"),
+                "category": it.get("category") if it.get("category") is not None else NO_CATEGORY,
                 "group": it.get("group"),
             }
         )
+    groups = _groups(results)
     metrics: dict[str, Any] = {
         "mode": mode,
         "n": len(results),
@@ -128,47 +156,92 @@ def run(
         "acc_plus": acc_plus(results),
         "accuracy_ci95": with_ci(results, accuracy, seed)["ci95"],
         "macro_accuracy_ci95": with_ci(results, macro_accuracy, seed)["ci95"],
+        "n_categories": len({str(r["category"]) for r in results}),
+        "n_groups": len(groups),
+        "chance_accuracy": 0.5,
         "unparseable": sum(r["verdict"] is None for r in results),
         "n_bad_items": len(bad or []),
         "bad_items": bad or [],
+        "judge": {"calls": used.calls, "failures": used.failures},
     }
-    if metrics["acc_plus"] is not None:
-        metrics["acc_plus_ci95"] = with_ci(results, lambda rs: acc_plus(rs) or 0.0, seed)["ci95"]
+    if groups:
+        metrics["acc_plus_ci95"] = list(wilson_ci(sum(all(v) for v in groups.values()), len(groups)))
+        metrics["chance_acc_plus"] = sum(0.5 ** len(v) for v in groups.values()) / len(groups)
     cats: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in results:
         cats[str(r["category"])].append(r)
-    metrics["by_category"] = {c: {"n": len(rs), "accuracy": accuracy(rs)} for c, rs in sorted(cats.items())}
+    metrics["by_category"] = {
+        c: {
+            "n": len(rs),
+            "hits": sum(r["correct"] for r in rs),
+            "accuracy": accuracy(rs),
+            "accuracy_ci95": list(wilson_ci(sum(r["correct"] for r in rs), len(rs))),
+        }
+        for c, rs in sorted(cats.items())
+    }
     report = [
         f"# pairwise-rm ({mode}): {metrics['n']} pairs",
         "",
         md_table(
-            ["metric", "value", "95% CI"],
+            ["metric", "value", "95% CI", "n", "chance"],
             [
-                ("accuracy", metrics["accuracy"], metrics["accuracy_ci95"]),
-                ("macro accuracy", metrics["macro_accuracy"], metrics["macro_accuracy_ci95"]),
+                ("accuracy", metrics["accuracy"], metrics["accuracy_ci95"], f"{metrics['n']} pairs", 0.5),
+                (
+                    "macro accuracy",
+                    metrics["macro_accuracy"],
+                    metrics["macro_accuracy_ci95"],
+                    f"{metrics['n_categories']} categories",
+                    0.5,
+                ),
                 (
                     "Acc+",
-                    metrics["acc_plus"] if metrics["acc_plus"] is not None else "—",
-                    metrics.get("acc_plus_ci95", "—"),
+                    metrics["acc_plus"],
+                    metrics.get("acc_plus_ci95"),
+                    f"{metrics['n_groups']} groups",
+                    metrics.get("chance_acc_plus"),
                 ),
             ],
         ),
         "",
-        f"Unparseable verdicts (counted wrong): {metrics['unparseable']}; bad items skipped: {len(bad or [])}.",
+        f"Unparseable verdicts (counted wrong): {metrics['unparseable']}; judge calls "
+        f"{metrics['judge']['calls']}, failed {metrics['judge']['failures']}; bad items skipped: {len(bad or [])}."
+        + ("" if groups else " Acc+ needs a `group` field on the items; none had one."),
+        "",
+        *DEFINITIONS,
+        "",
+        "## by category",
         "",
         md_table(
-            ["category", "n", "accuracy"],
-            [(c, m["n"], m["accuracy"]) for c, m in metrics["by_category"].items()],
+            ["category", "n", "accuracy", "95% CI (Wilson)"],
+            [(c, m["n"], m["accuracy"], m["accuracy_ci95"]) for c, m in metrics["by_category"].items()],
         ),
         "",
     ]
     out.mkdir(parents=True, exist_ok=True)
-    plot_bars(
+    cats_m = metrics["by_category"]
+    plot_rates(
         out / "accuracy_by_category.png",
-        list(metrics["by_category"]),
-        [m["accuracy"] for m in metrics["by_category"].values()],
-        "pairwise accuracy by category",
-        "accuracy",
+        list(cats_m),
+        [m["hits"] for m in cats_m.values()],
+        [m["n"] for m in cats_m.values()],
+        f"pairwise-rm accuracy by category ({mode}, n={metrics['n']})",
+        "accuracy (picks the preferred)",
+        chance=0.5,
+        chance_label="chance (0.5)",
     )
-    write_outputs(out, results, metrics, "\n".join(report))
+    write_outputs(out, results, metrics, "\n".join(report), ["accuracy_by_category.png"])
     return metrics
+
+
+def summary(metrics: dict[str, Any]) -> str:
+    """One line for the terminal, rounded."""
+    acc_plus_part = (
+        f", Acc+ {fmt(metrics['acc_plus'])} {fmt(metrics.get('acc_plus_ci95'))} over {metrics['n_groups']} groups"
+        if metrics["acc_plus"] is not None
+        else ""
+    )
+    return (
+        f"n {metrics['n']} pairs: accuracy {fmt(metrics['accuracy'])} {fmt(metrics['accuracy_ci95'])}, "
+        f"macro {fmt(metrics['macro_accuracy'])}{acc_plus_part} (chance 0.5); unparseable "
+        f"{metrics['unparseable']}, bad items skipped {metrics['n_bad_items']}"
+    )

@@ -66,16 +66,117 @@ def _unreadable_image(item: dict[str, Any], base: Path) -> str | None:
     return None
 
 
-def write_outputs(out: Path, results: list[dict[str, Any]], metrics: dict[str, Any], report: str) -> None:
+def write_outputs(
+    out: Path, results: list[dict[str, Any]], metrics: dict[str, Any], report: str, pngs: Sequence[str] = ()
+) -> list[Path]:
+    """Write results.jsonl, metrics.json (raw values) and report.md into ``out`` (created);
+    returns every file of the run, the PNGs (already written) included, and lists their
+    names in ``metrics["files"]`` and at the end of the report."""
     out.mkdir(parents=True, exist_ok=True)
-    with (out / "results.jsonl").open("w") as f:
+    names = ["results.jsonl", "metrics.json", "report.md", *pngs]
+    metrics["files"] = names
+    with (out / "results.jsonl").open("w", encoding="utf-8") as f:
         for r in results:
-            f.write(json.dumps(r, default=str) + "\n")
-    (out / "metrics.json").write_text(json.dumps(metrics, indent=2, default=str) + "\n")
-    (out / "report.md").write_text(report)
+            f.write(json.dumps(r, default=str, ensure_ascii=False) + "\n")
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=2, default=str) + "\n", encoding="utf-8")
+    report = report.rstrip("\n") + "\n\n## files\n\n" + "".join(f"- `{n}`\n" for n in names)
+    (out / "report.md").write_text(report, encoding="utf-8")
+    return [out / n for n in names]
+
+
+def plot_rates(
+    path: Path,
+    labels: Sequence[str],
+    hits: Sequence[int],
+    ns: Sequence[int],
+    title: str,
+    ylabel: str,
+    chance: Sequence[float] | float | None = None,
+    chance_label: str = "chance",
+    bar_label: str = "accuracy",
+) -> None:
+    """Bars of rates ``hits / n`` with Wilson 95% CIs, each labelled with its value and n.
+
+    A zero rate is drawn as a visible stub at 0 and labelled, so it cannot be mistaken
+    for a missing bar. ``chance`` (one level, or one per bar) is drawn as a dashed line
+    (segments per bar); the legend sits below the axes, off the data.
+    """
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import textwrap
+
+    import matplotlib.pyplot as plt
+
+    from groundrl.benchmarks.stats import wilson_ci
+
+    rates = [h / n if n else 0.0 for h, n in zip(hits, ns, strict=True)]
+    cis = [wilson_ci(h, n) for h, n in zip(hits, ns, strict=True)]
+    x = list(range(len(labels)))
+    fig, ax = plt.subplots(figsize=(max(5.0, 1.1 * len(labels) + 2.5), 4.4))
+    ax.bar(x, rates, color="tab:blue", width=0.6, label=bar_label, zorder=2)
+    ax.bar(  # a thin stub at 0 so a zero rate is still a visible bar
+        [i for i, r in zip(x, rates, strict=True) if r == 0],
+        [0.012] * sum(r == 0 for r in rates),
+        color="tab:blue",
+        width=0.6,
+        zorder=2,
+    )
+    lo = [r - c[0] if c[0] is not None else 0 for r, c in zip(rates, cis, strict=True)]
+    hi = [c[1] - r if c[1] is not None else 0 for r, c in zip(rates, cis, strict=True)]
+    ax.errorbar(
+        x,
+        rates,
+        yerr=[lo, hi],
+        fmt="none",
+        ecolor="black",
+        capsize=4,
+        lw=1,
+        label="95% CI (Wilson)",
+        zorder=3,
+    )
+    levels: list[float] | None = None
+    if chance is not None:
+        levels = [float(chance)] * len(x) if isinstance(chance, (int, float)) else [float(c) for c in chance]
+        for i, c in enumerate(levels):
+            ax.hlines(
+                c,
+                i - 0.42,
+                i + 0.42,
+                colors="tab:red",
+                linestyles="--",
+                lw=1.5,
+                zorder=4,
+                label=chance_label if i == 0 else None,
+            )
+    for i, (r, n, c) in enumerate(zip(rates, ns, cis, strict=True)):
+        top = c[1] if c[1] is not None else r
+        if levels is not None and top - 0.01 <= levels[i] <= top + 0.17:
+            top = max(top, levels[i])  # keep the label off the chance line
+        ax.text(i, top + 0.02, f"{r:.3f}\nn={n}", ha="center", va="bottom", fontsize=8)
+    ticks = ["\n".join(textwrap.wrap(str(lab), 14)) or str(lab) for lab in labels]
+    ax.set_xticks(x, ticks)
+    tick_lines = max((t.count("\n") + 1 for t in ticks), default=1)
+    ax.set_ylim(0, 1.22)
+    ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
+    ax.set_ylabel(ylabel)
+    ax.set_xlim(-0.6, len(x) - 0.4)
+    ax.set_title(title)
+    ax.grid(axis="y", alpha=0.3, zorder=0)
+    ax.legend(
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.06 - 0.055 * tick_lines),  # below the tick labels
+        ncol=3,
+        fontsize=8,
+        frameon=False,
+    )
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
 
 
 def plot_bars(path: Path, labels: Sequence[str], values: Sequence[float], title: str, ylabel: str) -> None:
+    """Plain bars (kept for callers without counts); prefer :func:`plot_rates` for rates."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -83,6 +184,8 @@ def plot_bars(path: Path, labels: Sequence[str], values: Sequence[float], title:
 
     fig, ax = plt.subplots(figsize=(max(5, 0.9 * len(labels) + 2), 3.5))
     ax.bar(range(len(labels)), values, color="tab:blue")
+    for i, v in enumerate(values):
+        ax.text(i, v, f"{v:.3f}", ha="center", va="bottom", fontsize=8)
     ax.set_xticks(range(len(labels)), labels, rotation=25, ha="right")
     ax.set_ylabel(ylabel)
     ax.set_title(title)

@@ -2,7 +2,11 @@
 gold scores (EQARewardBench). Metrics: accuracy (|s − s*| ≤ 2) and RMSE overall, per
 ``source`` and per ``category``, each with a bootstrap 95% CI; with ``k > 1`` samples,
 test-time-scaling curves (vote) from the same samples. An item whose judge output has
-no parseable score counts as wrong for accuracy and is left out of RMSE (``n_missing``)."""
+no parseable score counts as wrong for accuracy and is left out of RMSE (``n_missing``).
+
+Chance level (drawn on the plots): a score drawn uniformly from the integers 0..10 is
+within 2 of a gold score g with probability ``#{s : |s − g| ≤ 2} / 11`` (5/11 for
+g = 7); a group's chance level is that probability averaged over its items."""
 
 from __future__ import annotations
 
@@ -11,17 +15,45 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from groundrl.benchmarks.runner import plot_bars, write_outputs
-from groundrl.benchmarks.stats import md_table, with_ci
+from groundrl.benchmarks.runner import plot_rates, write_outputs
+from groundrl.benchmarks.stats import fmt, md_table, wilson_ci, with_ci
 from groundrl.judges.base import SamplingParams
 from groundrl.judges.papers import EQARMEvaluator
-from groundrl.judges.tts import DEFAULT_KS, TTS_PARAMS, aggregate_scores, plot_tts, tts_curve
+from groundrl.judges.tts import DEFAULT_KS, TTS_PARAMS, aggregate_scores, tts_curve
 
 REQUIRED = ("question", "reasoning", "answer", "gt_score")
 
 
+NO_SOURCE = "(no source)"
+NO_CATEGORY = "(no category)"
+
+DEFINITIONS = [
+    "- **accuracy**: share of items whose predicted score is within 2 of the gold score "
+    "(|Δ| ≤ 2 on the 0–10 scale); an unparseable judge output counts as wrong.",
+    "- **RMSE**: root mean squared error of the predicted against the gold score, over the items "
+    "with a parseable prediction.",
+    "- **chance**: accuracy of a score drawn uniformly from the integers 0..10 (its expected value "
+    "for these gold scores).",
+    "- **95% CI**: percentile bootstrap over items (1000 resamples) for the overall numbers; Wilson "
+    "score interval for the per-group accuracies on the plot.",
+]
+
+
+def _hit(r: dict[str, Any]) -> bool:
+    return r["pred"] is not None and abs(r["pred"] - r["gt_score"]) <= 2
+
+
 def _acc(rows: list[dict[str, Any]]) -> float:
-    return sum(1 for r in rows if r["pred"] is not None and abs(r["pred"] - r["gt_score"]) <= 2) / len(rows)
+    return sum(1 for r in rows if _hit(r)) / len(rows)
+
+
+def chance_accuracy(gold: float) -> float:
+    """P(|s − gold| ≤ 2) for s uniform on the integers 0..10.
+
+    >>> round(chance_accuracy(7), 4), round(chance_accuracy(9), 4), round(chance_accuracy(0), 4)
+    (0.4545, 0.3636, 0.2727)
+    """
+    return sum(1 for s in range(11) if abs(s - gold) <= 2 + 1e-9) / 11
 
 
 def _rmse(rows: list[dict[str, Any]]) -> float | None:
@@ -30,10 +62,22 @@ def _rmse(rows: list[dict[str, Any]]) -> float | None:
 
 
 def run(
-    items: list[dict[str, Any]], evaluator: EQARMEvaluator, out: Path, k: int = 1, bad: list | None = None
+    items: list[dict[str, Any]],
+    evaluator: EQARMEvaluator,
+    out: Path,
+    k: int = 1,
+    bad: list | None = None,
+    seed: int | None = None,
 ) -> dict[str, Any]:
+    """Judge every item (``k`` samples each), write results.jsonl, metrics.json,
+    report.md, accuracy_by_category.png (and tts.png for ``k > 1``) into ``out``; return
+    the metrics (raw values). ``seed`` seeds the bootstrap (and the sampling when K > 1)."""
+    if not items:
+        raise ValueError("score-rm needs at least one item")
     params = TTS_PARAMS if k > 1 else SamplingParams(max_tokens=512)
-    params = SamplingParams(params.temperature, params.top_p, params.max_tokens, params.seed, n=k)
+    sample_seed = seed if (seed is not None and k > 1) else params.seed
+    params = SamplingParams(params.temperature, params.top_p, params.max_tokens, sample_seed, n=k)
+    boot = seed or 0
     gens = evaluator.raw(items, params)
     from groundrl.parse.scores import parse_score
 
@@ -49,16 +93,19 @@ def run(
                 "samples": scores,
                 "raw": g.texts[:1],
                 "error": g.error,
-                "source": it.get("source", "all"),
-                "category": it.get("category", "all"),
+                "source": it.get("source") if it.get("source") is not None else NO_SOURCE,
+                "category": it.get("category") if it.get("category") is not None else NO_CATEGORY,
             }
         )
     metrics: dict[str, Any] = {
         "n": len(results),
-        "accuracy": _acc(results),
+        "accuracy": _acc(results) if results else None,
         "rmse": _rmse(results),
-        "accuracy_ci95": with_ci(results, _acc)["ci95"],
-        "rmse_ci95": with_ci(results, _rmse)["ci95"],
+        "accuracy_ci95": with_ci(results, _acc, boot)["ci95"],
+        "rmse_ci95": with_ci(results, _rmse, boot)["ci95"],
+        "chance_accuracy": sum(chance_accuracy(r["gt_score"]) for r in results) / len(results)
+        if results
+        else None,
         "n_missing": sum(r["pred"] is None for r in results),
         "n_bad_items": len(bad or []),
         "bad_items": bad or [],
@@ -69,39 +116,127 @@ def run(
         for r in results:
             groups[str(r[key])].append(r)
         metrics[f"by_{key}"] = {
-            g: {"n": len(rs), "accuracy": _acc(rs), "rmse": _rmse(rs)} for g, rs in sorted(groups.items())
+            g: {
+                "n": len(rs),
+                "hits": sum(_hit(r) for r in rs),
+                "accuracy": _acc(rs),
+                "accuracy_ci95": list(wilson_ci(sum(_hit(r) for r in rs), len(rs))),
+                "rmse": _rmse(rs),
+                "chance_accuracy": sum(chance_accuracy(r["gt_score"]) for r in rs) / len(rs),
+            }
+            for g, rs in sorted(groups.items())
         }
     report = [
         f"# score-rm: {metrics['n']} items",
         "",
-        f"accuracy (|Δ|≤2) **{metrics['accuracy']:.3f}** (95% CI {metrics['accuracy_ci95']}), RMSE **{metrics['rmse']}** (95% CI {metrics['rmse_ci95']}), unparseable {metrics['n_missing']}, bad items skipped {len(bad or [])}",
+        md_table(
+            ["metric", "value", "95% CI", "n"],
+            [
+                ("accuracy (|Δ| ≤ 2)", metrics["accuracy"], metrics["accuracy_ci95"], metrics["n"]),
+                ("RMSE", metrics["rmse"], metrics["rmse_ci95"], metrics["n"] - metrics["n_missing"]),
+                ("chance accuracy", metrics["chance_accuracy"], None, metrics["n"]),
+            ],
+        ),
+        "",
+        f"Unparseable judge outputs (counted wrong, left out of RMSE): {metrics['n_missing']}; "
+        f"judge calls {evaluator.calls}, failed {evaluator.failures}; bad items skipped: {len(bad or [])}.",
+        "",
+        *DEFINITIONS,
         "",
     ]
     for key in ("source", "category"):
         rows = [
-            (g, m["n"], m["accuracy"], m["rmse"] if m["rmse"] is not None else "—")
+            (g, m["n"], m["accuracy"], m["accuracy_ci95"], m["chance_accuracy"], m["rmse"])
             for g, m in metrics[f"by_{key}"].items()
         ]
-        report += [f"## by {key}", "", md_table([key, "n", "accuracy", "RMSE"], rows), ""]
+        report += [
+            f"## by {key}",
+            "",
+            md_table([key, "n", "accuracy", "95% CI (Wilson)", "chance", "RMSE"], rows),
+            "",
+        ]
     out.mkdir(parents=True, exist_ok=True)
+    pngs = []
     if k > 1:
         ks = [x for x in DEFAULT_KS if x <= k]
         curve = tts_curve([r["samples"] for r in results], [r["gt_score"] for r in results], ks)
+        for c in curve:
+            hits = round(c["accuracy"] * len(results)) if c["accuracy"] is not None else 0
+            c["accuracy_ci95"] = list(wilson_ci(hits, len(results)))
         metrics["tts"] = curve
-        plot_tts(curve, str(out / "tts.png"))
+        plot_tts(curve, out / "tts.png", len(results), metrics["chance_accuracy"])
+        pngs.append("tts.png")
         report += [
-            "## test-time scaling (vote)",
+            "## test-time scaling (vote over the first K samples)",
             "",
-            md_table(["K", "accuracy", "RMSE"], [(c["k"], c["accuracy"], c["rmse"]) for c in curve]),
+            md_table(
+                ["K", "accuracy", "95% CI (Wilson)", "RMSE"],
+                [(c["k"], c["accuracy"], c["accuracy_ci95"], c["rmse"]) for c in curve],
+            ),
             "",
         ]
     cats = metrics["by_category"]
-    plot_bars(
+    plot_rates(
         out / "accuracy_by_category.png",
         list(cats),
-        [m["accuracy"] for m in cats.values()],
-        "score-rm accuracy by category",
-        "accuracy (|Δ|≤2)",
+        [m["hits"] for m in cats.values()],
+        [m["n"] for m in cats.values()],
+        f"score-rm accuracy by category (n={metrics['n']})",
+        "accuracy (|Δ| ≤ 2)",
+        chance=[m["chance_accuracy"] for m in cats.values()],
+        chance_label="chance (uniform 0..10 score)",
     )
-    write_outputs(out, results, metrics, "\n".join(report) + "\n")
+    pngs.insert(0, "accuracy_by_category.png")
+    write_outputs(out, results, metrics, "\n".join(report) + "\n", pngs)
     return metrics
+
+
+def summary(metrics: dict[str, Any]) -> str:
+    """One line for the terminal, rounded."""
+    return (
+        f"n {metrics['n']}: accuracy {fmt(metrics['accuracy'])} {fmt(metrics['accuracy_ci95'])}, "
+        f"RMSE {fmt(metrics['rmse'])} {fmt(metrics['rmse_ci95'])} (chance accuracy {fmt(metrics['chance_accuracy'])}); "
+        f"unparseable {metrics['n_missing']}, bad items skipped {metrics['n_bad_items']}"
+    )
+
+
+def plot_tts(curve: list[dict[str, Any]], path: Path, n: int, chance: float | None) -> None:
+    """Accuracy (with Wilson 95% CIs and the chance line) and RMSE against K, in two
+    panels sharing the K axis, so neither line hides the other."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ks = [c["k"] for c in curve]
+    acc = [c["accuracy"] if c["accuracy"] is not None else float("nan") for c in curve]
+    lo = [a - (c["accuracy_ci95"][0] or 0) for a, c in zip(acc, curve, strict=True)]
+    hi = [(c["accuracy_ci95"][1] or 0) - a for a, c in zip(acc, curve, strict=True)]
+    fig, (ax, ax2) = plt.subplots(2, 1, figsize=(6, 5.6), sharex=True)
+    ax.errorbar(
+        ks, acc, yerr=[lo, hi], marker="o", color="tab:blue", capsize=4, label="accuracy (|Δ| ≤ 2), 95% CI"
+    )
+    if chance is not None:
+        ax.axhline(chance, color="tab:red", ls="--", lw=1.2, label=f"chance ({chance:.3f})")
+    for kk, a in zip(ks, acc, strict=True):
+        ax.annotate(f"{a:.3f}", (kk, a), textcoords="offset points", xytext=(8, -3), fontsize=8)
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("accuracy")
+    ax.set_title(f"EQA-RM test-time scaling (vote), n={n} items")
+    ax.legend(loc="lower right", fontsize=8)
+    ax.grid(alpha=0.3)
+    rm = [c["rmse"] if c["rmse"] is not None else float("nan") for c in curve]
+    ax2.plot(ks, rm, marker="s", color="tab:purple", label="RMSE")
+    for kk, v in zip(ks, rm, strict=True):
+        ax2.annotate(f"{v:.3f}", (kk, v), textcoords="offset points", xytext=(8, -3), fontsize=8)
+    ax2.set_xscale("log", base=2)
+    ax2.set_xticks(ks, [str(x) for x in ks])
+    ax2.set_xlabel("K (samples per item)")
+    ax2.set_ylabel("RMSE (0–10 scale)")
+    top = max([v for v in rm if v == v] or [1.0])
+    ax2.set_ylim(0, top * 1.3 + 0.1)
+    ax2.legend(loc="upper right", fontsize=8)
+    ax2.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)

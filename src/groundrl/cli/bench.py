@@ -1,22 +1,44 @@
-"""``groundrl bench``: reward-model benchmarks writing results.jsonl, metrics.json,
-report.md and PNG plots."""
+"""``groundrl bench``: reward-model and planning benchmarks writing results.jsonl,
+metrics.json, report.md and PNG plots into one output folder."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import typer
 
 app = typer.Typer(
-    help="Reward-model benchmarks: score-rm, pairwise-rm, planning; openeqa-format converts OpenEQA data.",
+    help=(
+        "Benchmarks: score-rm, pairwise-rm, planning; openeqa-format converts OpenEQA data to score-rm "
+        "items. Each benchmark reads INPUT and writes results.jsonl, metrics.json (raw values), report.md "
+        "(rounded, every metric defined) and PNGs into the folder -o/--output. Exit status 1 when the "
+        "result would be meaningless: no usable item, every judge call failed, no parseable judge "
+        "output, or no prediction matching an item."
+    ),
     no_args_is_help=True,
 )
 
 JB = typer.Option(..., "--judge-backend", help="openai | transformers.")
 JM = typer.Option(..., "--judge-model", help="Model name (openai) or local path (transformers).")
 JU = typer.Option(None, "--judge-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1.")
-OUT = typer.Option(..., "-o", "--output", help="Output directory.")
+OUT = typer.Option(
+    ...,
+    "-o",
+    "--output",
+    help="Output folder (created): results.jsonl, metrics.json, report.md and the PNGs.",
+)
+LIMIT = typer.Option(None, "--limit", min=1, help="Use only the first N usable items (for a quick look).")
+
+
+def _input(help: str) -> Any:
+    return typer.Argument(..., exists=True, dir_okay=False, readable=True, help=help)
+
+
+def _fail(message: str, code: int = 1) -> None:
+    typer.echo(f"error: {message}", err=True)
+    raise typer.Exit(code)
 
 
 def _backend(kind: str, model: str, url: str | None):
@@ -28,109 +50,205 @@ def _backend(kind: str, model: str, url: str | None):
         raise typer.BadParameter(str(e)) from e
 
 
-def _read(data: Path, required: tuple[str, ...]) -> tuple[list, list]:
-    """Items and the bad ones (reported here, skipped, and listed in metrics.json)."""
+def _read(data: Path, required: tuple[str, ...], limit: int | None) -> tuple[list, list]:
+    """Usable items and the bad ones (reported here, skipped, listed in metrics.json);
+    exits 1 when no item is usable."""
     from groundrl.benchmarks.runner import read_items
 
     items, bad = read_items(data, required)
     for b in bad:
         typer.echo(f"skipped line {b['line']}: {b['error']}", err=True)
-    return items, bad
+    if not items:
+        _fail(
+            f"no usable item in {data} ({len(bad)} bad lines skipped); each line needs the fields "
+            f"{', '.join(required)}"
+        )
+    return (items[:limit] if limit else items), bad
 
 
-def _summary(metrics: dict, keys: tuple[str, ...], out: Path) -> None:
-    shown = ", ".join(
-        f"{k} {metrics[k]:.3f}" if isinstance(metrics.get(k), float) else f"{k} {metrics.get(k)}"
-        for k in keys
-    )
-    typer.echo(
-        f"{shown}; bad items skipped: {metrics.get('n_bad_items', 0)}; wrote {out}/metrics.json, report.md, results.jsonl"
-    )
+def _check_judge(metrics: dict, what: str) -> None:
+    """Exit 1 (after the files are written, for inspection) when every judge call failed."""
+    j = metrics.get("judge") or {}
+    if j.get("calls") and j.get("failures") == j.get("calls"):
+        _fail(
+            f"all {j['calls']} judge calls failed (is the judge reachable? see `error` in results.jsonl); "
+            f"the {what} are meaningless"
+        )
+
+
+def _wrote(out: Path, metrics: dict) -> None:
+    typer.echo("wrote " + ", ".join(str(out / n) for n in metrics.get("files", [])))
+
+
+def _close(backend: Any) -> None:
+    close = getattr(backend, "close", None)
+    if callable(close):
+        close()
 
 
 @app.command(
     "score-rm",
-    help="Score-RM benchmark: items {id, question, frames?, reasoning, answer, gt_score, category?, source?}.",
+    help=(
+        "Score-RM benchmark (EQA-RM): the judge scores each trajectory 0-10; accuracy (|Δ| ≤ 2) and RMSE "
+        "against gold_score, overall, by source and by category. INPUT: JSONL items "
+        "{id, question, frames?, reasoning, answer, gt_score, category?, source?}."
+    ),
 )
 def score_rm_cmd(
-    data: Path = typer.Argument(..., exists=True),
+    input: Path = _input(
+        "JSONL of score-rm items (see above); `bench openeqa-format` makes them from OpenEQA."
+    ),
     judge_backend: str = JB,
     judge_model: str = JM,
     judge_url: str | None = JU,
     output: Path = OUT,
-    k: int = typer.Option(1, "--k", help="Samples per item (K > 1: test-time-scaling curves)."),
+    k: int = typer.Option(
+        1, "--k", min=1, help="Samples per item (K > 1: test-time-scaling curve, tts.png)."
+    ),
+    limit: int | None = LIMIT,
+    seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap CIs (and of the sampling when K > 1)."),
 ) -> None:
     from groundrl.benchmarks import score_rm
     from groundrl.judges.papers import EQARMEvaluator
 
-    items, bad = _read(data, score_rm.REQUIRED)
-    m = score_rm.run(
-        items, EQARMEvaluator(_backend(judge_backend, judge_model, judge_url)), output, k=k, bad=bad
-    )
-    _summary(m, ("n", "accuracy", "rmse"), output)
+    items, bad = _read(input, score_rm.REQUIRED, limit)
+    backend = _backend(judge_backend, judge_model, judge_url)
+    try:
+        m = score_rm.run(items, EQARMEvaluator(backend), output, k=k, bad=bad, seed=seed)
+    finally:
+        _close(backend)
+    typer.echo(score_rm.summary(m))
+    _wrote(output, m)
+    _check_judge(m, "accuracy and RMSE")
+    if m["n_missing"] == m["n"]:
+        _fail(f"no judge output had a parseable <score> ({m['n']} items); see `raw` in results.jsonl")
 
 
 @app.command(
     "pairwise-rm",
-    help="Pairwise-RM benchmark: items {id, query, image?, response_1, response_2, preferred, category?, group?}.",
+    help=(
+        "Pairwise-RM benchmark (Proxy-GRM): the judge picks the better of two responses; accuracy, macro "
+        "accuracy over categories and Acc+ over groups. INPUT: JSONL items "
+        "{id, query, image?, response_1, response_2, preferred: 1|2, category?, group?}."
+    ),
 )
 def pairwise_rm_cmd(
-    data: Path = typer.Argument(..., exists=True),
+    input: Path = _input("JSONL of pairwise items (see above)."),
     judge_backend: str = JB,
     judge_model: str = JM,
     judge_url: str | None = JU,
     output: Path = OUT,
-    seed: int = typer.Option(0, "--seed", help="Seed of the presentation order."),
+    seed: int = typer.Option(
+        0, "--seed", help="Seed of the presentation order (swaps) and the bootstrap CIs."
+    ),
+    limit: int | None = LIMIT,
     rubrics_from: Path | None = typer.Option(
         None,
         "--rubrics-from",
         exists=True,
+        dir_okay=False,
         help="Rubric transfer: results.jsonl of an earlier run whose rubrics this judge uses as the proxy agent.",
     ),
 ) -> None:
     from groundrl.benchmarks import pairwise_rm
     from groundrl.judges.papers import ProxyAgent, ProxyGRMPolicy
 
-    items, bad = _read(data, pairwise_rm.REQUIRED)
+    items, bad = _read(input, pairwise_rm.REQUIRED, limit)
     backend = _backend(judge_backend, judge_model, judge_url)
     judge = ProxyAgent(backend) if rubrics_from else ProxyGRMPolicy(backend)
-    m = pairwise_rm.run(items, judge, output, seed=seed, rubrics_from=rubrics_from, bad=bad)
-    _summary(m, ("n", "accuracy", "macro_accuracy", "acc_plus"), output)
+    try:
+        m = pairwise_rm.run(items, judge, output, seed=seed, rubrics_from=rubrics_from, bad=bad)
+    finally:
+        _close(backend)
+    typer.echo(pairwise_rm.summary(m))
+    _wrote(output, m)
+    _check_judge(m, "accuracies")
+    if m["unparseable"] == m["n"]:
+        _fail(f"no verdict could be read ({m['n']} pairs); see `raw` in results.jsonl")
+
+
+PLANNING_IDS = (
+    "Prediction ids: a JSONL set uses each item's `id`; the EmbodiedBrain .json set has none, so its "
+    "items are eb-0, eb-1, … (0-based position in the file)."
+)
 
 
 @app.command(
     "planning",
-    help="Planning P/R/F1 of predicted <actions> vs gold: a JSONL {id, gold, prediction} or the EmbodiedBrain set with --predictions.",
+    help=(
+        "Planning P/R/F1 (EmbodiedBrain) of predicted <actions> against gold. INPUT: a JSONL "
+        "{id, gold, prediction?} or the EmbodiedBrain .json set; predictions come from the items or from "
+        "--predictions. " + PLANNING_IDS + " Exit 1 when no item has a prediction."
+    ),
 )
 def planning_cmd(
-    data: Path = typer.Argument(..., exists=True),
+    input: Path = _input("JSONL of {id, gold, prediction?} items, or the EmbodiedBrain .json planning set."),
     output: Path = OUT,
     predictions: Path | None = typer.Option(
         None,
         "--predictions",
         exists=True,
-        help="JSONL {id, prediction} (needed for the EmbodiedBrain .json set).",
+        dir_okay=False,
+        help="JSONL of {id, prediction} (required for the .json set; ids as above).",
     ),
+    limit: int | None = LIMIT,
 ) -> None:
     from groundrl.benchmarks import planning
     from groundrl.benchmarks.loaders import embodiedbrain_planning_items
 
-    if data.suffix == ".json":
-        items, bad = embodiedbrain_planning_items(data), []
+    if input.suffix == ".json":
+        if predictions is None:
+            raise typer.BadParameter(
+                f"the EmbodiedBrain set holds no predictions: pass --predictions. {PLANNING_IDS}",
+                param_hint="--predictions",
+            )
+        items, bad = embodiedbrain_planning_items(input), []
+        items = items[:limit] if limit else items
     else:
-        items, bad = _read(data, ("gold",))
+        items, bad = _read(input, ("gold",), limit)
     if predictions:
-        preds = {
-            str(json.loads(line)["id"]): json.loads(line).get("prediction", "")
-            for line in predictions.read_text().splitlines()
-            if line.strip()
-        }
+        preds = _read_predictions(predictions)
+        matched = [it for it in items if str(it["id"]) in preds]
+        if not matched:
+            _fail(
+                f"no prediction id matches an item: items are {_ids(it['id'] for it in items)}, "
+                f"{predictions.name} has {_ids(preds)}. {PLANNING_IDS}"
+            )
         for it in items:
             it["prediction"] = preds.get(str(it["id"]), it.get("prediction", ""))
+        if len(matched) < len(items):
+            typer.echo(
+                f"warning: {len(items) - len(matched)} of {len(items)} items have no prediction (scored 0)",
+                err=True,
+            )
+    elif not any(it.get("prediction") for it in items):
+        _fail(f"no item in {input.name} has a `prediction`; add them or pass --predictions. {PLANNING_IDS}")
     m = planning.run(items, output, bad=bad)
-    typer.echo(
-        f"n {m['n']}: quantity F1 {m['quantity_f1']['value']:.3f}, order F1 {m['order_f1']['value']:.3f}; wrote {output}"
-    )
+    typer.echo(planning.summary(m))
+    _wrote(output, m)
+
+
+def _read_predictions(path: Path) -> dict[str, Any]:
+    preds: dict[str, Any] = {}
+    for k, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError as e:
+            raise typer.BadParameter(f"{path.name}:{k}: not JSON ({e})", param_hint="--predictions") from None
+        if not isinstance(row, dict) or "id" not in row:
+            raise typer.BadParameter(
+                f"{path.name}:{k}: expected {{id, prediction}}", param_hint="--predictions"
+            )
+        preds[str(row["id"])] = row.get("prediction", "")
+    return preds
+
+
+def _ids(ids: Any, show: int = 3) -> str:
+    ids = [str(i) for i in ids]
+    head = ", ".join(ids[:show]) + (", …" if len(ids) > show else "")
+    return f"{len(ids)} ids ({head})" if ids else "no ids"
 
 
 @app.command(
@@ -138,13 +256,20 @@ def planning_cmd(
     help="OpenEQA questions + predictions + LLM-match scores (1-5 → 0-10) → score-rm items JSONL.",
 )
 def openeqa_cmd(
-    questions: Path = typer.Argument(..., exists=True),
-    predictions: Path = typer.Argument(..., exists=True),
-    gold_scores: Path = typer.Argument(..., exists=True),
-    output: Path = typer.Option(..., "-o", "--output"),
+    questions: Path = _input("OpenEQA questions file (open-eqa-v0.json)."),
+    predictions: Path = _input("Predictions: a JSON list of {question_id, answer}."),
+    gold_scores: Path = _input("LLM-match metrics: a JSON object {question_id: 1..5}."),
+    output: Path = typer.Option(
+        ..., "-o", "--output", help="Output JSONL file of score-rm items (its folder is created)."
+    ),
 ) -> None:
     from groundrl.benchmarks.loaders import openeqa_items
 
     items = openeqa_items(questions, predictions, gold_scores)
-    output.write_text("".join(json.dumps(it) + "\n" for it in items))
-    typer.echo(f"wrote {len(items)} score-rm items to {output}")
+    if not items:
+        _fail(
+            "no question has both a prediction and an LLM-match score; check the three files belong together"
+        )
+    output.parent.mkdir(parents=True, exist_ok=True)
+    output.write_text("".join(json.dumps(it, ensure_ascii=False) + "\n" for it in items), encoding="utf-8")
+    typer.echo(f"{len(items)} score-rm items\nwrote {output}")
