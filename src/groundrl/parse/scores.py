@@ -34,7 +34,7 @@ from typing import Any
 
 from groundrl.parse.numbers import parse_number
 from groundrl.parse.result import Parsed, fail
-from groundrl.parse.tags import find_tag
+from groundrl.parse.tags import _close_re, _open_re, find_tag
 
 __all__ = [
     "answer_alnum",
@@ -49,6 +49,7 @@ __all__ = [
 # content; no nested quantifiers, so it is linear on any content.
 _SCORE_RE = re.compile(r"([-+]?(?:\d+(?:\.\d*)?|\.\d+))(?:\s*/\s*(\d+(?:\.\d+)?))?")
 _NON_ALNUM_RE = re.compile(r"[^0-9A-Za-z]+")
+_ANSWER_OPEN, _ANSWER_CLOSE = _open_re("answer"), _close_re("answer")
 
 
 def parse_score(
@@ -119,8 +120,18 @@ def parse_pairwise_verdict(text: Any) -> Parsed:
     ``"2"`` → 2; ``"12"``, ``"1 or 2"``, ``""`` and ``"neither"`` → ``None`` with a reason.
     Other digits are ignored (``"Response 1 (score 9)"`` → 1).
     """
-    chars = answer_alnum(text)
-    has1, has2 = "1" in chars, "2" in chars
+    # '1' / '2' occur in the alphanumerics of a region exactly when they occur in the
+    # region itself, so the region is searched in place (no copy, no regex substitution).
+    if isinstance(text, str):
+        lo, hi = 0, len(text)
+        m = _ANSWER_OPEN.search(text)
+        if m is not None:
+            c = _ANSWER_CLOSE.search(text, m.end())
+            if c is not None:
+                lo, hi = m.end(), c.start()
+        has1, has2 = text.find("1", lo, hi) >= 0, text.find("2", lo, hi) >= 0
+    else:
+        has1 = has2 = False
     if has1 and has2:
         return fail("both '1' and '2' in the answer")
     if not (has1 or has2):
@@ -136,8 +147,10 @@ def parse_preferred(value: Any) -> Parsed:
     ``"2"`` with surrounding whitespace. Anything else, ``True`` included, is
     ``Parsed(None, "preferred must be 1 or 2, got …")``.
     """
-    if isinstance(value, bool):
-        v: Any = None
+    if type(value) is int:  # the common case, before the slower ABC checks
+        v: Any = value
+    elif isinstance(value, bool):
+        v = None
     elif isinstance(value, Integral):
         v = int(value)
     elif isinstance(value, Real):

@@ -14,22 +14,29 @@ from groundrl.parse.scores import parse_pairwise_verdict, parse_preferred
 from groundrl.types import Score
 
 _LAYOUTS = (("rubric", "eval", "answer"), ("think", "summary", "answer"))
+_LAYOUT_OPENS = tuple((tags, tuple(f"<{t}>" for t in tags)) for tags in _LAYOUTS)
 
 
 def _full_match(s: str, tags: tuple[str, str, str]) -> bool:
     """``re.fullmatch("<a>.*?</a><b>.*?</b><c>.*?</c>", s)`` without backtracking: the
     earliest separators leave the most room, so a left-to-right ``find`` decides it."""
-    a, b, c = tags
-    start, end = f"<{a}>", f"</{c}>"
+    pieces = _PIECES.get(tags)
+    if pieces is None:
+        a, b, c = tags
+        pieces = _PIECES[tags] = (f"<{a}>", f"</{c}>", f"</{a}><{b}>", f"</{b}><{c}>")
+    start, end, ab, bc = pieces
     if not (s.startswith(start) and s.endswith(end)):
         return False
-    i = s.find(f"</{a}><{b}>", len(start))
+    i = s.find(ab, len(start))
     if i < 0:
         return False
-    j = s.find(f"</{b}><{c}>", i + len(f"</{a}><{b}>"))
+    j = s.find(bc, i + len(ab))
     if j < 0:
         return False
-    return j + len(f"</{b}><{c}>") <= len(s) - len(end)
+    return j + len(bc) <= len(s) - len(end)
+
+
+_PIECES: dict[tuple[str, str, str], tuple[str, str, str, str]] = {}
 
 
 def proxy_format(completion: Any) -> Score:
@@ -49,8 +56,9 @@ def proxy_format(completion: Any) -> Score:
     if not isinstance(completion, str):
         return Score("format", 0.0, f"completion is {type(completion).__name__}, not text")
     s = completion.replace("\n", "")
-    for tags in _LAYOUTS:
-        if all(s.count(f"<{t}>") == 1 for t in tags) and _full_match(s, tags):
+    for tags, opens in _LAYOUT_OPENS:
+        # the structure first (two finds), the counts only when it holds: same verdict
+        if _full_match(s, tags) and all(s.count(o) == 1 for o in opens):
             return Score("format", 1.0)
     counts = {t: s.count(f"<{t}>") for t in _LAYOUTS[0]}
     repeated = [f"<{t}>" for t, k in counts.items() if k > 1]
