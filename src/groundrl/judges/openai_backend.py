@@ -43,6 +43,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import logging
 from collections.abc import Sequence
 from typing import Any
 
@@ -58,6 +59,8 @@ from groundrl.judges.base import (
 )
 from groundrl.judges.cache import ResponseCache, as_cache, lookup, store
 from groundrl.judges.images import map_content, to_data_url
+
+log = logging.getLogger("groundrl.judges")
 
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
 
@@ -155,6 +158,9 @@ class OpenAIBackend(JudgeBackend):
                     break
                 delay = self.backoff * 2**attempt
             self.stats.retries += 1
+            log.info(
+                "judge %s: attempt %d failed (%s); retrying in %.2f s", self.model, attempt + 1, last, delay
+            )
             await asyncio.sleep(delay)
         raise JudgeHTTPError(last, retry=False)
 
@@ -190,6 +196,7 @@ class OpenAIBackend(JudgeBackend):
                 raise JudgeHTTPError(f"no usable choices in response: {json.dumps(data)[:200]}", retry=False)
         except Exception as e:  # a request that cannot be sent or answered is its own error
             self.stats.failures += 1
+            log.warning("judge %s: request failed: %s", self.model, e)
             return Generation(
                 error=f"{type(e).__name__}: {e}" if not isinstance(e, JudgeHTTPError) else str(e)
             )

@@ -4,6 +4,7 @@ stated fallback with a reason, and ``failures`` counts it."""
 
 from __future__ import annotations
 
+import logging
 import re
 from collections.abc import Sequence
 from typing import Any
@@ -19,6 +20,8 @@ from groundrl.rubric import Part
 from groundrl.types import Score
 
 _YES_RE = re.compile(r"^\W*(yes|no)\b", re.IGNORECASE)
+
+log = logging.getLogger("groundrl.judges")
 
 
 def parse_yes_no(text: str | None) -> bool | None:
@@ -47,8 +50,12 @@ class PaperJudge:
         try:
             gens = self.backend.generate(list(requests), params or self.params)
         except Exception as e:  # a backend bug must not crash a training step
+            log.exception("judge backend %s raised", type(self.backend).__name__)
             gens = [Generation(error=f"{type(e).__name__}: {e}") for _ in requests]
-        self.failures += sum(1 for g in gens if not g.ok)
+        failed = sum(1 for g in gens if not g.ok)
+        if failed:
+            log.warning("%s: %d of %d judge calls failed", type(self).__name__, failed, len(gens))
+        self.failures += failed
         return gens
 
 

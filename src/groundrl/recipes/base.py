@@ -17,13 +17,26 @@ A third-party recipe is one :class:`Recipe` object, registered with
 
 from __future__ import annotations
 
+import atexit
 import inspect
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from groundrl.recipes.options import UNSET, Option, OptionError
 from groundrl.rubric import Rubric
+
+
+# Rubrics that own a judge backend. Trainer adapters keep theirs for the whole run; the
+# backends (HTTP sessions, event-loop threads) are closed when the interpreter exits.
+_open_rubrics: weakref.WeakSet[Rubric] = weakref.WeakSet()
+
+
+@atexit.register
+def _close_open_rubrics() -> None:
+    for rubric in list(_open_rubrics):
+        rubric.close()
 
 
 def _as_options(options: Any) -> tuple[Option, ...]:
@@ -128,6 +141,7 @@ class Recipe:
             raise
         if backend is not None:
             rubric.resources.append(backend)
+            _open_rubrics.add(rubric)  # closed at exit if its owner never closes it
         if values.get("judge") is not None:
             rubric.judges.append(values["judge"])
         return rubric
