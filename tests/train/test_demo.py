@@ -26,3 +26,15 @@ def test_quick_demo_learns(tmp_path):
     assert len(m["grpo_curve"]) == 6 and m["online_filter"]["seen"] > 0
     assert (tmp_path / "reward_curve.png").stat().st_size > 1000
     assert "| sft |" in (tmp_path / "report.md").read_text()
+    # every file is listed, the PNG included; no empty TRL output folder is left behind
+    for name in ("report.md", "reward_curve.png", "metrics.json", "action_map.json"):
+        assert str(tmp_path / name) in r.output
+    assert not (tmp_path / "grpo").exists()
+    assert all("reward_std" in c for c in m["grpo_curve"])
+
+
+def test_reward_curve_plots_without_steps(tmp_path):
+    from groundrl.train.demo import plot_curve
+
+    plot_curve([], [3.0, 2.0], tmp_path / "c.png", group=8)  # a run with no logged GRPO step
+    assert (tmp_path / "c.png").stat().st_size > 1000

@@ -18,12 +18,13 @@ from groundrl.cli.main import app
     help=(
         "Train a small planner from scratch on generated household tasks (SFT, then GRPO with the "
         "reinforced_planning rubric and online filtering), evaluate untrained/SFT/GRPO on held-out tasks "
-        "in the simulator, and write report.md, reward_curve.png and metrics.json (≈5 min on 2 CPU cores)."
+        "in the simulator, and write report.md, reward_curve.png, metrics.json and action_map.json into the "
+        "folder -o/--output (≈5 min on 2 CPU cores)."
     ),
 )
 def demo_cmd(
     output: Path = typer.Option(
-        Path("runs/demo"), "-o", "--output", help="Directory for the demo's outputs."
+        Path("runs/demo"), "-o", "--output", help="Output folder (created) for the demo's files."
     ),
     quick: bool = typer.Option(False, "--quick", help="A small run (≈30 s) for smoke tests."),
     score_examples: bool = typer.Option(
@@ -48,7 +49,8 @@ def demo_cmd(
             k, f"{m['format_valid']:.3f}", f"{m['prefix_accuracy']:.3f}", f"{m['success_rate']:.3f}"
         )
     Console().print(table)
-    typer.echo(f"wrote {output}/report.md, reward_curve.png, metrics.json ({metrics['wall_seconds']} s)")
+    files = ("report.md", "reward_curve.png", "metrics.json", "action_map.json")
+    typer.echo(f"wrote {', '.join(str(output / f) for f in files)} ({metrics['wall_seconds']} s)")
 
 
 def _score_examples(output: Path) -> None:

@@ -181,7 +181,7 @@ def evaluate_policy(
         "prefix_accuracy": sum(max(0.0, a) for a in acc) / n,
         "success_rate": sum(succ) / n,
         "mean_format_reward": sum(fmt) / n,
-        "example": completions[0][:300],
+        "example": completions[0],  # whole (max_new_tokens bounds it): a cut JSON plan misleads
     }
 
 
@@ -226,6 +226,7 @@ def grpo(
         {
             "step": h["step"],
             "reward": h.get("reward"),
+            "reward_std": h.get("reward_std"),
             "format": h.get("rewards/format/mean"),
             "accuracy": h.get("rewards/accuracy/mean"),
             "kept_frac": h.get("online_filter/kept_frac"),
@@ -238,25 +239,61 @@ def grpo(
             f"  GRPO step {c['step']}: reward {c['reward']:.3f} (format {c['format']:.3f}, accuracy {c['accuracy']:.3f}), groups kept {c['kept_frac']}"
         )
     model.eval()
+    grpo_dir = out / "grpo"  # TRL's output_dir: nothing is saved there (save_strategy "no")
+    if grpo_dir.is_dir() and not any(grpo_dir.iterdir()):
+        grpo_dir.rmdir()
     return curve, {"seen": trainer.filter_seen, "kept": trainer.filter_kept}
 
 
-def plot_curve(curve: list[dict[str, Any]], sft_losses: list[float], path: Path) -> None:
+def plot_curve(curve: list[dict[str, Any]], sft_losses: list[float], path: Path, group: int = 0) -> None:
+    """SFT loss per step (left) and the GRPO step means of the rewards (right): total with
+    an approximate 95% CI band (mean ± 1.96·std/√n over the step's ``group`` completions),
+    format and accuracy. Legends sit below the axes, off the data."""
+    import math
+
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 2, figsize=(10, 3.6))
-    axes[0].plot(sft_losses, color="tab:gray")
-    axes[0].set_title("SFT loss")
-    axes[0].set_xlabel("step")
+    fig, axes = plt.subplots(1, 2, figsize=(10.5, 4.2))
+    axes[0].plot(range(1, len(sft_losses) + 1), sft_losses, color="tab:gray", label="SFT loss")
+    axes[0].set_title("SFT on expert plans")
+    axes[0].set_xlabel("optimisation step")
+    axes[0].set_ylabel("cross-entropy loss (per token)")
+    axes[0].set_ylim(bottom=0)
+    axes[0].grid(alpha=0.3)
+    axes[0].legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=1, fontsize=8, frameon=False)
+    ax = axes[1]
     steps = [c["step"] for c in curve]
-    for key, color in (("reward", "tab:blue"), ("format", "tab:green"), ("accuracy", "tab:orange")):
-        axes[1].plot(steps, [c[key] for c in curve], label=key, color=color, marker=".")
-    axes[1].set_title("GRPO reward (reinforced_planning)")
-    axes[1].set_xlabel("step")
-    axes[1].legend()
+    nan = float("nan")
+    for key, color, label, style, width, z in (
+        ("format", "tab:green", "format reward (max 0.5)", "--", 1.3, 3),
+        ("accuracy", "tab:orange", "prefix accuracy reward (max 1)", ":", 1.6, 3),
+        ("reward", "tab:blue", "total reward (format + accuracy)", "-", 2.4, 2),
+    ):  # the total is drawn wide underneath, so a part equal to it does not hide it
+        ys = [c[key] if c.get(key) is not None else nan for c in curve]
+        ax.plot(steps, ys, label=label, color=color, marker=".", ls=style, lw=width, zorder=z)
+    if group > 1 and any(c.get("reward_std") is not None for c in curve):
+        half = [1.96 * (c.get("reward_std") or 0.0) / math.sqrt(group) for c in curve]
+        mean = [c["reward"] if c.get("reward") is not None else nan for c in curve]
+        ax.fill_between(
+            steps,
+            [m - h for m, h in zip(mean, half, strict=True)],
+            [m + h for m, h in zip(mean, half, strict=True)],
+            color="tab:blue",
+            alpha=0.15,
+            label=f"total: ≈95% CI of the step mean (n={group})",
+        )
+    ax.set_title("GRPO (reinforced_planning rubric)")
+    ax.set_xlabel("GRPO step")
+    ax.set_ylabel(f"mean reward per step{f' (n={group} completions)' if group else ''}")
+    vals = [c["reward"] for c in curve if c.get("reward") is not None]
+    ax.set_ylim(min([0.0, *[v - 0.1 for v in vals]]), min(1.6, max([0.6, *[v + 0.3 for v in vals]])))
+    if steps:
+        ax.set_xticks(steps if len(steps) <= 12 else steps[:: max(1, len(steps) // 10)])
+    ax.grid(alpha=0.3)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, fontsize=8, frameon=False)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -301,7 +338,7 @@ def run_demo(out: Path, quick: bool = False, log=print) -> dict[str, Any]:
     metrics["online_filter"] = filt
     metrics["wall_seconds"] = round(time.perf_counter() - t0, 1)
     log("[5/5] writing the report")
-    plot_curve(curve, losses, out / "reward_curve.png")
+    plot_curve(curve, losses, out / "reward_curve.png", group=cfg.grpo_batch)
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
     _report(out, metrics)
     return metrics
