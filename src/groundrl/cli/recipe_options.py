@@ -114,22 +114,24 @@ def recipe_by_name(name: str) -> Recipe:
         raise typer.BadParameter(str(e), param_hint="RECIPE") from e
 
 
-def _extra_params() -> list[inspect.Parameter]:
+def _extra_params(with_options: bool) -> list[inspect.Parameter]:
     kw = inspect.Parameter.KEYWORD_ONLY
-    params = [
-        inspect.Parameter(
-            "option_",
-            kw,
-            annotation=list[str] | None,
-            default=typer.Option(
-                None,
-                "-O",
-                "--option",
-                metavar="KEY=VALUE",
-                help="Recipe option, repeatable (see `groundrl recipes`), e.g. -O lenient=true.",
-            ),
+    params = []
+    if with_options:
+        params.append(
+            inspect.Parameter(
+                "option_",
+                kw,
+                annotation=list[str] | None,
+                default=typer.Option(
+                    None,
+                    "-O",
+                    "--option",
+                    metavar="KEY=VALUE",
+                    help="Recipe option, repeatable (see `groundrl recipes`), e.g. -O lenient=true.",
+                ),
+            )
         )
-    ]
     for key, (typ, help_) in _JUDGE_FLAGS.items():
         params.append(
             inspect.Parameter(
@@ -147,17 +149,38 @@ def _extra_params() -> list[inspect.Parameter]:
 def recipe_command(func: Callable[..., Any]) -> Callable[..., Any]:
     """Decorator: ``func(..., recipe_args: RecipeArgs)`` becomes a Typer command with
     ``-O`` and the ``--judge-*`` flags (see the module docstring)."""
+
+    def fill(kwargs: dict[str, Any], judge: JudgeConfig | None) -> None:
+        kwargs["recipe_args"] = RecipeArgs(list(kwargs.pop("option_", None) or []), judge)
+
+    return _with_flags(func, "recipe_args", _extra_params(with_options=True), fill)
+
+
+def judge_command(func: Callable[..., Any]) -> Callable[..., Any]:
+    """Decorator for commands that run a judge but take no recipe (bench, curate):
+    ``func(..., judge: JudgeConfig | None)`` gets the ``--judge-*`` flags."""
+
+    def fill(kwargs: dict[str, Any], judge: JudgeConfig | None) -> None:
+        kwargs["judge"] = judge
+
+    return _with_flags(func, "judge", _extra_params(with_options=False), fill)
+
+
+def _with_flags(
+    func: Callable[..., Any],
+    target: str,
+    extra: list[inspect.Parameter],
+    fill: Callable[[dict[str, Any], JudgeConfig | None], None],
+) -> Callable[..., Any]:
     hints = typing.get_type_hints(func)
     sig = inspect.signature(func)
     own = [p.replace(annotation=hints.get(p.name, p.annotation)) for p in sig.parameters.values()]
-    own = [p for p in own if p.name != "recipe_args"]
-    extra = _extra_params()
+    own = [p for p in own if p.name != target]
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        assignments = kwargs.pop("option_", None) or []
-        judge = {k: kwargs.pop(f"judge_{k}_", None) for k in _JUDGE_FLAGS}
-        kwargs["recipe_args"] = RecipeArgs(list(assignments), judge_config(judge))
+        judge = judge_config({k: kwargs.pop(f"judge_{k}_", None) for k in _JUDGE_FLAGS})
+        fill(kwargs, judge)
         return func(*args, **kwargs)
 
     del wrapper.__wrapped__  # Typer must read the new signature, not the wrapped one
