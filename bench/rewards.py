@@ -55,9 +55,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from groundrl.parse.plans import parse_reinforced_plan
 from groundrl.parse.scores import parse_pairwise_verdict
-from groundrl.rewards import planning as planning_mod
 from groundrl.rewards.perception import detection_reward
 from groundrl.rewards.planning import (
     embodied_format,
@@ -118,18 +116,16 @@ def _length(rng: random.Random) -> int:
 
 
 def clear_caches() -> None:
-    """Every cache groundrl keeps between calls (a fair cold pass)."""
-    parse_reinforced_plan.cache_clear()
-    for name in dir(planning_mod):
-        obj = getattr(planning_mod, name)
-        if callable(getattr(obj, "cache_clear", None)):
-            obj.cache_clear()
-    from groundrl.parse import plans as plans_mod
+    """Every cache groundrl's parsers and rewards keep between calls (a fair cold pass)."""
+    import groundrl.parse
+    import groundrl.rewards
 
-    for name in dir(plans_mod):
-        obj = getattr(plans_mod, name)
-        if callable(getattr(obj, "cache_clear", None)):
-            obj.cache_clear()
+    for pkg in (groundrl.parse, groundrl.rewards):
+        for mod in list(sys.modules.values()):
+            if getattr(mod, "__name__", "").startswith(pkg.__name__ + "."):
+                for obj in list(vars(mod).values()):
+                    if callable(getattr(obj, "cache_clear", None)) and not isinstance(obj, type):
+                        obj.cache_clear()
 
 
 # ---------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from groundrl.parse.result import Parsed, fail
-from groundrl.parse.structured import parse_json_object, parse_literal_list
+from groundrl.parse.structured import parse_json_object, parse_literal_list, scan_object
 from groundrl.parse.tags import find_tag
 
 REINFORCED_PLAN_KEYS: tuple[str, ...] = (
@@ -109,10 +109,12 @@ _NO_STEP = (None, None)
 
 
 def _digest(text: str, lenient: bool) -> PlanDigest:
-    obj = parse_json_object(text, lenient=lenient)
-    plan_obj = obj.value
+    plan_obj = scan_object(text.strip())  # the common case: a plain JSON object
     if plan_obj is None:
-        return PlanDigest(obj.error)
+        obj = parse_json_object(text, lenient=lenient)
+        plan_obj = obj.value
+        if plan_obj is None:
+            return PlanDigest(obj.error)
     missing = (
         ()
         if plan_obj.keys() >= _PLAN_KEY_SET
@@ -155,17 +157,18 @@ def reinforced_plan_digest(text: Any, lenient: bool = False) -> PlanDigest:
     >>> d.n, d.aids, d.names, len(d.missing)
     (1, (1,), ('open fridge',), 3)
     """
-    if not isinstance(text, str):
+    cache = _DIGESTS[1 if lenient else 0]
+    if type(text) is str:
+        d = cache.get(text)
+        if d is not None:
+            return d
+    elif not isinstance(text, str):
         return PlanDigest(f"completion is {type(text).__name__}, not text")
-    lenient = bool(lenient)
-    cache = _DIGESTS[lenient]
-    d = cache.get(text) if type(text) is str else None
-    if d is None:
-        d = _digest(text, lenient)
-        if type(text) is str and len(text) <= _CACHE_MAX_CHARS:
-            if len(cache) >= _DIGESTS_MAX:
-                del cache[next(iter(cache))]
-            cache[text] = d
+    d = _digest(text, bool(lenient))
+    if type(text) is str and len(text) <= _CACHE_MAX_CHARS:
+        if len(cache) >= _DIGESTS_MAX:
+            del cache[next(iter(cache))]
+        cache[text] = d
     return d
 
 

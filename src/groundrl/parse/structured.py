@@ -29,6 +29,7 @@ _PLAIN = r"[^'\"\\\x00-\x1f\x7f\ud800-\udfff]*"
 _STR_LIST_RE = re.compile(rf"\[(?:[\[\], ]|'{_PLAIN}'|\"{_PLAIN}\")*")
 _FENCE_RE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\r?\n?(.*?)```", re.DOTALL)
 _WS_RE = re.compile(r"\s+")
+_SCAN = json.JSONDecoder().scan_once  # what json.loads runs, with the same defaults
 
 
 def _loads(text: str) -> Parsed:
@@ -38,6 +39,23 @@ def _loads(text: str) -> Parsed:
         return fail("JSON nested too deeply")
     except (ValueError, TypeError) as e:
         return fail(f"invalid JSON: {str(e)[:80]}")
+
+
+def scan_object(stripped: str) -> dict[str, Any] | None:
+    """``json.loads(stripped)`` when that is a JSON object, else ``None`` (never raises).
+
+    ``json.loads`` without its Python layers: the same C scanner from position 0, and
+    the whole text (already ``str.strip()``-ped, so no JSON whitespace at either end)
+    must be consumed. The fast path of :func:`parse_json_object`; on ``None`` that
+    function asks ``json.loads`` itself for the exact reason.
+    """
+    if stripped[:1] != "{":
+        return None
+    try:
+        value, end = _SCAN(stripped, 0)
+    except (StopIteration, ValueError, RecursionError):
+        return None
+    return value if end == len(stripped) and type(value) is dict else None
 
 
 def parse_json_object(text: Any, lenient: bool = False) -> Parsed:
@@ -53,6 +71,9 @@ def parse_json_object(text: Any, lenient: bool = False) -> Parsed:
     stripped = text.strip()
     if not stripped:
         return fail("empty completion")
+    obj = scan_object(stripped)
+    if obj is not None:
+        return Parsed(obj)
     try:
         value = json.loads(stripped)
     except RecursionError:

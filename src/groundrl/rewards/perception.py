@@ -20,6 +20,7 @@ import json
 import math
 import re
 from collections import defaultdict
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
@@ -45,16 +46,42 @@ _DECODER = json.JSONDecoder()
 def _box(b: Any) -> Box | None:
     if not isinstance(b, (list, tuple)) or len(b) != 4:
         return None
-    if any(isinstance(c, bool) or not isinstance(c, (int, float)) for c in b):
+    x1, y1, x2, y2 = b
+    # plain int / float (what JSON gives) first; anything else by the general rule:
+    # an int or float that is not a bool (numpy floats pass, numpy ints do not)
+    for c in b:
+        if (
+            c.__class__ is not float
+            and c.__class__ is not int
+            and (isinstance(c, bool) or not isinstance(c, (int, float)))
+        ):
+            return None
+    try:
+        x1, y1, x2, y2 = float(x1), float(y1), float(x2), float(y2)
+    except OverflowError:  # an int beyond float range is not a finite coordinate
         return None
-    x1, y1, x2, y2 = (float(c) for c in b)
-    if not all(math.isfinite(c) for c in (x1, y1, x2, y2)):
+    if not (_isfinite(x1) and _isfinite(y1) and _isfinite(x2) and _isfinite(y2)):
         return None
     return x1, y1, x2, y2
 
 
+_isfinite = math.isfinite
+
+
 def _area(b: Box) -> float:
     return max(0.0, b[2] - b[0]) * max(0.0, b[3] - b[1])
+
+
+def _iou(ba: Box, bb: Box) -> float:
+    """IoU of two boxes already read by :func:`_box`."""
+    if ba[2] <= ba[0] or ba[3] <= ba[1] or bb[2] <= bb[0] or bb[3] <= bb[1]:
+        return 0.0
+    iw = min(ba[2], bb[2]) - max(ba[0], bb[0])
+    ih = min(ba[3], bb[3]) - max(ba[1], bb[1])
+    if iw <= 0 or ih <= 0:
+        return 0.0
+    inter = iw * ih
+    return inter / (_area(ba) + _area(bb) - inter)
 
 
 def box_iou(a: Any, b: Any) -> float:
@@ -64,14 +91,7 @@ def box_iou(a: Any, b: Any) -> float:
     ba, bb = _box(a), _box(b)
     if ba is None or bb is None:
         return 0.0
-    if ba[2] <= ba[0] or ba[3] <= ba[1] or bb[2] <= bb[0] or bb[3] <= bb[1]:
-        return 0.0
-    iw = min(ba[2], bb[2]) - max(ba[0], bb[0])
-    ih = min(ba[3], bb[3]) - max(ba[1], bb[1])
-    if iw <= 0 or ih <= 0:
-        return 0.0
-    inter = iw * ih
-    return inter / (_area(ba) + _area(bb) - inter)
+    return _iou(ba, bb)
 
 
 def _label(item: dict[str, Any]) -> str | None:
@@ -164,6 +184,22 @@ def _parse(value: Any) -> tuple[list[LabelledBox], int] | None:
     return None
 
 
+# Every completion of a prompt shares its gold: parse each gold string once.
+_GOLD_CACHE_MAX_CHARS = 32_768
+
+
+@lru_cache(maxsize=4096)
+def _parse_gold_cached(gold: str) -> tuple[tuple[LabelledBox, ...], int] | None:
+    got = _parse(gold)
+    return None if got is None else (tuple(got[0]), got[1])
+
+
+def _parse_gold(gold: Any) -> tuple[Any, int] | None:
+    if type(gold) is str and len(gold) <= _GOLD_CACHE_MAX_CHARS:
+        return _parse_gold_cached(gold)
+    return _parse(gold)
+
+
 def parse_boxes(value: Any) -> list[LabelledBox] | None:
     """Predicted or gold boxes as ``[(label or None, (x1, y1, x2, y2)), …]``; ``None``
     when nothing box-like is found. Labels are case-folded, whitespace collapsed.
@@ -193,7 +229,7 @@ def detection_reward(completion_or_boxes: Any, gold: Any) -> Score:
     all gold areas 0) → not applicable (``None``); empty gold list → 1 when the
     prediction is an empty list, 0 when it has boxes; nothing box-like in the
     prediction → 0."""
-    g = _parse(gold)
+    g = _parse_gold(gold)
     if g is None:
         return Score("detection", None, "gold boxes unusable")
     gboxes = g[0]
@@ -209,6 +245,8 @@ def detection_reward(completion_or_boxes: Any, gold: Any) -> Score:
     den = sum(_area(b) for _, b in gboxes)
     if den <= 0:
         return Score("detection", None, "gold boxes have no area")
+    if not _isfinite(den):
+        return Score("detection", None, "gold box areas overflow a float")
     if n_pred == 0:
         return Score("detection", 0.0, f"no predicted boxes, {len(gboxes)} gold")
     from scipy.optimize import linear_sum_assignment
@@ -225,7 +263,12 @@ def detection_reward(completion_or_boxes: Any, gold: Any) -> Score:
         ps = by_p.get(lab)
         if not ps:
             continue
-        w = np.array([[_area(gb) * box_iou(gb, pb) for pb in ps] for gb in gs])
+        rows_w = [[a * _iou(gb, pb) for pb in ps] for gb, a in ((gb, _area(gb)) for gb in gs)]
+        if len(gs) == 1 or len(ps) == 1:
+            # one box on a side: the best one-to-one matching is the largest weight
+            num += max(w for row in rows_w for w in row)
+            continue
+        w = np.array(rows_w)
         rows, cols = linear_sum_assignment(w, maximize=True)
         num += float(w[rows, cols].sum())
     coverage = num / den

@@ -88,30 +88,28 @@ def reinforced_format(
     :func:`load_action_map` (int keys); a map with the ids as decimal strings (straight
     from ``json.load``) is also looked up correctly.
     """
-    d = reinforced_plan_digest(completion, lenient=lenient)
-    if d.error is not None:
-        return Score("format", 0.0, d.error)
-    keys = 0.0 if d.missing else 0.125
-    reasons = ["missing key(s): " + ", ".join(d.missing)] if d.missing else []
-    n = d.n
+    error, missing, n, aids, names = reinforced_plan_digest(completion, lenient=lenient)
+    if error is not None:
+        return Score("format", 0.0, error)
+    keys = 0.0 if missing else 0.125
+    reasons = ["missing key(s): " + ", ".join(missing)] if missing else []
     if n <= 0:
         reasons.append("executable_plan is empty" if n == 0 else "executable_plan is not a list")
         return Score("format", keys, "; ".join(reasons))
-    aids = d.aids
     n_valid = n - aids.count(None)
     matched = 0
     if action_map is not None:
         # a valid step matches when its normalised name is non-empty and equals the map's
         get_name, norm, cget = action_map.get, normalize_action_name, _NORM_CACHE.get
-        for aid, nn in zip(aids, d.names, strict=True):
-            if aid is None or not nn:
-                continue
-            ref = get_name(aid)
-            if ref is None:  # a map read straight from JSON has string keys
-                ref = get_name(str(aid))
-            if isinstance(ref, str):
-                nr = cget(ref) if type(ref) is str else None
-                if nn == (norm(ref) if nr is None else nr):
+        for aid, nn in zip(aids, names, strict=False):  # same length by construction
+            if aid is not None and nn:
+                ref = get_name(aid)
+                if ref is None:  # a map read straight from JSON has string keys
+                    ref = get_name(str(aid))
+                if ref.__class__ is str:
+                    if nn == (cget(ref) or norm(ref)):
+                        matched += 1
+                elif isinstance(ref, str) and nn == norm(ref):
                     matched += 1
     valid_term = 0.125 * n_valid / n
     if action_map is None:
@@ -170,22 +168,22 @@ def reinforced_accuracy(completion: Any, gold: Any, lenient: bool = False) -> Sc
         return Score("accuracy", 0.0, "gold is not a list of action names")
     if not names:
         return Score("accuracy", 0.0, "empty gold plan")
-    d = reinforced_plan_digest(completion, lenient=lenient)
-    if d.error is not None:
-        return Score("accuracy", 0.0, d.error)
-    if d.n < 0:
+    error, _, n, _, pred = reinforced_plan_digest(completion, lenient=lenient)
+    if error is not None:
+        return Score("accuracy", 0.0, error)
+    if n < 0:
         return Score("accuracy", 0.0, "executable_plan is not a list")
     c = 0
-    for nn, g in zip(d.names, names, strict=False):
+    for nn, g in zip(pred, names, strict=False):
         if nn != g:  # None (not a dict / not a str name) never equals a gold name
             break
         c += 1
     t = len(names)
     r = c * (c + 1) / (t * (t + 1))
     reason = "" if c == t else f"prefix {c}/{t}"
-    if t == 1 and d.n > 1:
+    if t == 1 and n > 1:
         r -= 0.25
-        reason = (reason + "; " if reason else "") + f"single-step gold, {d.n} steps predicted: -0.25"
+        reason = (reason + "; " if reason else "") + f"single-step gold, {n} steps predicted: -0.25"
     return Score("accuracy", r, reason)
 
 
