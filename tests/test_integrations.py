@@ -150,3 +150,16 @@ def test_trl_batched_parts_are_async_and_overlap():
     assert asyncio.run(gather()) == [[1.0], [1.0]]  # the two judges overlapped
     sync_funcs, _ = reward_funcs(r, async_judges=False)
     assert not any(inspect.iscoroutinefunction(f) for f in sync_funcs)
+
+
+def test_hostile_labels_and_extra_info_are_scored_not_raised():
+    """Issue 16 A1/A2: a label nested past the JSON parser's depth is read as a plain
+    label string; a non-string key in verl's extra_info is dropped, not a TypeError."""
+    from groundrl.integrations import openrlhf, verl
+
+    deep = '{"gt_score":' + "[" * 100_000 + "]" * 100_000 + "}"
+    assert openrlhf.label_to_sample(deep, "gt_score") == {"gt_score": deep}
+    out = openrlhf.make_reward_func("eqa_rm", tensors=False)(["<score>7</score>"], [""], [deep])
+    assert out["rewards"] == [0.0]  # gold unreadable: accuracy 0; no critique: format 0
+    got = verl.make_compute_score("eqa_rm")("s", "<critique>c</critique><score>7</score>", 5, {1: "x", "k": 2})
+    assert got["score"] == 0.96 + 1.0

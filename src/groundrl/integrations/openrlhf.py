@@ -40,7 +40,7 @@ def label_to_sample(label: Any, field: str | None) -> dict[str, Any]:
     if isinstance(label, str) and label.lstrip().startswith("{"):
         try:
             obj = json.loads(label)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
             obj = None
         if isinstance(obj, dict):
             return obj

@@ -44,7 +44,8 @@ from groundrl.rubric import Rubric
 
 
 def _sample(label: str | None, ground_truth: Any, extra_info: Any) -> dict[str, Any]:
-    sample = dict(extra_info) if isinstance(extra_info, dict) else {}
+    # string keys only: a sample field is a keyword argument of the reward parts
+    sample = {k: v for k, v in extra_info.items() if isinstance(k, str)} if isinstance(extra_info, dict) else {}
     if label is not None and ground_truth is not None:
         sample[label] = ground_truth
     return sample
