@@ -39,7 +39,10 @@ def parse_number(text: Any, which: str = "first") -> Parsed:
     if isinstance(text, bool):
         return fail("a boolean is not a number")
     if isinstance(text, (int, float)):
-        v = float(text)
+        try:
+            v = float(text)
+        except OverflowError:  # an int beyond the float range (10**400)
+            return fail("number too large for a float")
         return Parsed(v) if math.isfinite(v) else fail("non-finite number")
     if not isinstance(text, str):
         return fail(f"value is {type(text).__name__}, not text")

@@ -49,14 +49,15 @@ def _golds(answer: Any) -> list[Any]:
 
 def answer_type(gold: Any) -> AnswerType:
     """``"mcq"`` for one upper-case letter (optionally "(B)", "[B]", "B."), ``"numeric"``
-    when the whole gold is a number (``bool`` is not), else ``"free"``. For a list of
+    when the whole gold is a number (``bool`` is not; any ``int`` is, even one too
+    large for a float, which then scores 0 with the reason), else ``"free"``. For a list of
     golds, the type of its first usable gold (``"free"`` when there is none)."""
     if isinstance(gold, (list, tuple)):
         usable = _golds(gold)
         return answer_type(usable[0]) if usable else "free"
     if isinstance(gold, str) and _GOLD_LETTER_RE.fullmatch(gold):
         return "mcq"
-    if parse_exact_number(gold).ok:
+    if parse_exact_number(gold).ok or (isinstance(gold, int) and not isinstance(gold, bool)):
         return "numeric"
     return "free"
 
@@ -84,7 +85,10 @@ def _rule(completion: str, pred: str, gold: Any) -> tuple[float, str, AnswerType
             return 1.0, f"mcq: {letter}", kind
         return 0.0, f"mcq: picked {got.value}, gold {letter}", kind
     if kind == "numeric":
-        y = parse_exact_number(gold).value
+        g = parse_exact_number(gold)
+        if not g.ok:  # an int beyond the float range (10**400): no answer can be within 5%
+            return 0.0, f"numeric: gold ({gold.bit_length()}-bit integer) {g.error}", kind
+        y = g.value
         p = parse_answer_number(pred)
         if not p.ok:
             return 0.0, f"numeric: no number in the answer (gold {y:g})", kind

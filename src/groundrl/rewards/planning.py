@@ -346,6 +346,9 @@ class PlanningPRF:
 
 
 _ZERO = PlanningPRF(0.0, 0.0, 0.0)  # identity marks "no predicted actions" for the reason
+_TOO_LONG = PlanningPRF(0.0, 0.0, 0.0)  # identity marks "more predicted actions than the cap"
+# Most canonical actions (per side) planning_scores compares; see its docstring.
+MAX_PLAN_ACTIONS = 256
 
 
 def _prf(score: float, n_pred: int, n_gold: int) -> PlanningPRF:
@@ -403,15 +406,36 @@ def planning_scores(
     ``['Pick', 1]`` or ``'Pick Apple'``) counts in ``|pred|`` and never matches, so
     junk lowers precision; malformed gold items are dropped. No predicted actions →
     all 0. No gold actions → ``None`` (undefined).
+
+    **Cap** (our choice, to keep the cost bounded: the matrix is |pred|×|gold| matcher
+    calls plus an O(|pred|·|gold|) LCS): more than :data:`MAX_PLAN_ACTIONS` canonical
+    gold actions → ``None`` (undefined, like no gold); more than
+    :data:`MAX_PLAN_ACTIONS` canonical predicted actions → all 0 without building the
+    matrix. :func:`plan_f1` / :func:`plan_order_f1` say which in their reason. Real plans
+    have tens of actions.
     """
+    got = _planning_scores(pred, gold, matcher, synonyms)
+    if isinstance(got, str):
+        return None if got.startswith("gold") else {"quantity": _TOO_LONG, "order": _TOO_LONG}
+    return got
+
+
+def _planning_scores(
+    pred: Any, gold: Any, matcher: Matcher | None, synonyms: Mapping[str, str] | None
+) -> dict[str, PlanningPRF] | str | None:
+    """:func:`planning_scores`, with a reason string instead of a result past the cap."""
     from scipy.optimize import linear_sum_assignment
 
     g = canonical_actions(_as_items(gold), synonyms)
     if not g:
         return None
+    if len(g) > MAX_PLAN_ACTIONS:
+        return f"gold has {len(g)} actions, more than the cap of {MAX_PLAN_ACTIONS}: not scored"
     p, n_bad = _canonical(_as_items(pred), synonyms)
     if not p:
         return {"quantity": _ZERO, "order": _ZERO}
+    if len(p) > MAX_PLAN_ACTIONS:
+        return f"completion has {len(p)} actions, more than the cap of {MAX_PLAN_ACTIONS}: scored 0"
     match = matcher or default_matcher
     m = np.array([[bool(match(a, b)) for b in g] for a in p], dtype=bool)
     rows, cols = linear_sum_assignment(m.astype(np.int8), maximize=True)
@@ -426,9 +450,9 @@ _CACHE_MAX_PAIR_CHARS = 65_536
 
 
 @lru_cache(maxsize=1024)
-def _planning_scores_text(pred: str, gold: str) -> dict[str, PlanningPRF] | None:
+def _planning_scores_text(pred: str, gold: str) -> dict[str, PlanningPRF] | str | None:
     # plan_f1 and plan_order_f1 score the same (completion, gold) pair: compute once.
-    return planning_scores(pred, gold)
+    return _planning_scores(pred, gold, None, None)
 
 
 def _f1_part(name: str, key: str) -> Callable[..., Score]:
@@ -442,11 +466,13 @@ def _f1_part(name: str, key: str) -> Callable[..., Score]:
             ):
                 scores = _planning_scores_text(completion, gold)
             else:
-                scores = planning_scores(completion, gold, matcher=matcher)
+                scores = _planning_scores(completion, gold, matcher, None)
         except Exception as e:  # a user-supplied matcher may fail; stay total
             return Score(name, 0.0, f"matcher failed: {type(e).__name__}: {e}")
         if scores is None:
             return Score(name, None, "gold has no (non-locomotion) actions")
+        if isinstance(scores, str):  # past the cap: the gold's problem or the completion's
+            return Score(name, None if scores.startswith("gold") else 0.0, scores)
         prf = scores[key]
         if prf is _ZERO:
             return Score(name, 0.0, "completion has no (non-locomotion) actions")

@@ -67,7 +67,11 @@ def eqa_format(completion: Any) -> Score:
 def _gold(gt_score: Any) -> tuple[float | None, str]:
     g = parse_exact_number(gt_score)
     if not g.ok:
-        return None, f"bad gt_score {reprlib.repr(gt_score)}: {g.error}"
+        try:
+            shown = reprlib.repr(gt_score)
+        except ValueError:  # an int past the str() digit limit
+            shown = f"({gt_score.bit_length()}-bit integer)"
+        return None, f"bad gt_score {shown}: {g.error}"
     if not SCORE_MIN <= g.value <= SCORE_MAX:
         return None, f"bad gt_score {g.value:g}: outside [{SCORE_MIN:g}, {SCORE_MAX:g}]"
     return g.value, ""
