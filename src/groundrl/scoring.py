@@ -18,6 +18,18 @@ from groundrl.rubric import Rubric
 BATCH_SIZE = 64
 
 
+def json_text(obj: Any, **kw: Any) -> str:
+    """JSON text that encodes to UTF-8 whatever the input held: non-ASCII characters stay
+    readable, but a lone surrogate (``"\ud800"``, legal in JSON, not in UTF-8) makes the
+    whole text ASCII-escaped instead of failing the write."""
+    text = json.dumps(obj, ensure_ascii=False, **kw)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(obj, ensure_ascii=True, **kw)
+    return text
+
+
 def iter_jsonl_lines(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any] | None, str]]:
     """``(line_number, record or None, error)`` for each non-blank line (1-based numbers)."""
     for i, line in enumerate(lines, start=1):

@@ -85,7 +85,7 @@ def test_choices_and_declaration_checks():
 def test_unknown_option_lists_the_allowed_ones_on_every_surface():
     from groundrl.integrations import openrlhf, trl, verl
 
-    msg = r"recipe 'reinforced_planning' has no option 'colour' \(options: action_map, lenient\)"
+    msg = r"recipe 'reinforced_planning' has no option 'colour' \(options: action_map, lenient, action_maps\)"
     for make in (
         lambda: get_recipe("reinforced_planning").rubric(colour=1),
         lambda: trl.reward_funcs("reinforced_planning", recipe_options={"colour": 1}),

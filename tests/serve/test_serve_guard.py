@@ -22,7 +22,8 @@ def test_token_guards_every_route_but_health(tools):
         assert r.status_code == 401
         assert httpx.get(srv.url + "/metrics").status_code == 401
         assert httpx.post(srv.url + "/get_reward", json={"query": ["x"]}).status_code == 401
-        assert httpx.get(srv.url + "/nowhere").status_code == 401  # even before 404
+        # an unknown route is a 404 with or without the token (issue 17: not a 401)
+        assert httpx.get(srv.url + "/nowhere").status_code == 404
         assert httpx.post(srv.url + "/score", json=body, headers=H).status_code == 200
         assert httpx.post(srv.url + "/get_reward", json={"query": ["x"]}, headers=H).status_code == 200
         assert httpx.get(srv.url + "/metrics", headers=H).status_code == 200

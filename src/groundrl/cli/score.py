@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,7 +11,7 @@ import typer
 from groundrl.cli.main import app
 from groundrl.cli.recipe_options import RecipeArgs, recipe_by_name, recipe_command
 from groundrl.recipes import recipe_names
-from groundrl.scoring import iter_jsonl_lines, score_records
+from groundrl.scoring import iter_jsonl_lines, json_text, score_records
 from groundrl.summary import print_summary
 
 
@@ -69,7 +68,7 @@ def _score_file(rec: Any, rubric: Any, input: Path, output: Path | None, quiet: 
             if "error" in rec_out:
                 n_bad += 1
             results.append(rec_out)
-            out.write(json.dumps(rec_out, ensure_ascii=False) + "\n")
+            out.write(json_text(rec_out) + "\n")
     finally:
         if output:
             out.close()

@@ -4,14 +4,18 @@
 :func:`groundrl.rewards.planning.reinforced_format` and
 :func:`groundrl.rewards.planning.reinforced_accuracy` for the formulas.
 
-The action map (``{id: name}``) comes from the caller: the ``action_map`` option (a
-path or mapping, e.g. ``--action-map`` on the CLI) or a per-sample ``action_map`` field
-(a path); the sample's field wins. Nothing fetched from elsewhere is bundled.
+The action map (``{id: name}``) comes from the caller's configuration, never from a file
+a sample names: the ``action_map`` option (a path or mapping, e.g. ``-O action_map=PATH``)
+is the default; ``action_maps`` (``{name: path or mapping}``) loads named maps when the
+rubric is built. A sample's ``action_map`` field may be one of those *names* or an inline
+``{id: name}`` mapping; any other string is refused with a reason and no file is read (a
+reward server must not open paths its clients choose). Nothing fetched from elsewhere is
+bundled.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
+from collections.abc import Mapping
 from typing import Any
 
 from groundrl.recipes.base import Recipe
@@ -21,25 +25,40 @@ from groundrl.rubric import Part, Rubric
 from groundrl.types import Score
 
 
-@lru_cache(maxsize=64)
-def _map_from_path(path: str) -> dict[int, str]:
-    return load_action_map(path)
+def _named_maps(action_maps: Any) -> dict[str, dict[int, str]]:
+    if action_maps is None:
+        return {}
+    if not isinstance(action_maps, Mapping):
+        raise ValueError(
+            'action_maps must be a mapping {name: path or {id: name}}, e.g. {"alfred": "map.json"}'
+        )
+    return {str(name): load_action_map(m) for name, m in action_maps.items()}
 
 
-def build(action_map: Any = None, lenient: bool = False) -> Rubric:
+def _sample_map(value: Any, named: Mapping[str, dict[int, str]]) -> dict[int, str] | str:
+    """The sample's action map, or the reason it cannot be used (a string)."""
+    if isinstance(value, Mapping):
+        try:
+            return load_action_map(value)
+        except ValueError as e:
+            return f"sample action_map unusable: {e}"
+    if isinstance(value, str) and value in named:
+        return named[value]
+    names = ", ".join(sorted(named)[:20]) or "none configured (option action_maps)"
+    return f"sample action_map must be an inline {{id: name}} mapping or a configured name ({names}); paths are not read"
+
+
+def build(action_map: Any = None, lenient: bool = False, action_maps: Any = None) -> Rubric:
     default_map = load_action_map(action_map) if action_map is not None else None
+    named = _named_maps(action_maps)
 
     def fmt(completion, action_map=None):
         amap = default_map
         if action_map is not None:
-            try:
-                amap = (
-                    _map_from_path(str(action_map))
-                    if not isinstance(action_map, dict)
-                    else load_action_map(action_map)
-                )
-            except (OSError, ValueError) as e:
-                return Score("format", 0.0, f"sample action_map unusable: {e}")
+            got = _sample_map(action_map, named)
+            if isinstance(got, str):
+                return Score("format", 0.0, got)
+            amap = got
         return reinforced_format(completion, amap, lenient=lenient)
 
     def acc(completion, gold):
@@ -66,5 +85,12 @@ RECIPE = Recipe(
             mapping_ok=True,
         ),
         Option("lenient", "bool", False, "also accept fenced JSON / prose around the plan"),
+        Option(
+            "action_maps",
+            "json",
+            None,
+            "named action maps {name: path or {id: name}}, loaded at start; a sample's action_map "
+            "field may name one (or be an inline mapping; sample paths are never read)",
+        ),
     ),
 )

@@ -51,7 +51,7 @@ from groundrl.integrations.openrlhf import score_queries
 from groundrl.recipes import get_recipe, recipe_names
 from groundrl.recipes.base import Recipe
 from groundrl.rubric import Rubric
-from groundrl.scoring import score_records
+from groundrl.scoring import json_text, score_records
 from groundrl.serve.batching import Admission, MicroBatcher, Overloaded
 from groundrl.serve.metrics import Metrics
 
@@ -95,16 +95,11 @@ def _default(obj: Any) -> Any:
 
 def dumps(obj: Any) -> bytes:
     """Compact JSON; non-finite floats become null (strict JSON has no NaN)."""
-    kw: dict[str, Any] = {
-        "ensure_ascii": False,
-        "allow_nan": False,
-        "separators": (",", ":"),
-        "default": _default,
-    }
+    kw: dict[str, Any] = {"allow_nan": False, "separators": (",", ":"), "default": _default}
     try:
-        return json.dumps(obj, **kw).encode()
+        return json_text(obj, **kw).encode()
     except ValueError:
-        return json.dumps(_finite(json.loads(json.dumps(obj, default=_default))), **kw).encode()
+        return json_text(_finite(json.loads(json.dumps(obj, default=_default))), **kw).encode()
 
 
 def _response(obj: Any, status: int = 200, headers: Mapping[str, str] | None = None) -> Response:
@@ -149,6 +144,9 @@ class _Guard:
             await send(message)
 
         try:
+            if path not in self.metrics.routes:  # before auth: a 404 reveals nothing a 401 hides
+                await _send(send_status, 404, f"no route {path[:100]!r}; routes are {', '.join(ROUTES)}")
+                return
             if self.expected is not None and path != "/health" and not self._authorized(scope):
                 await _send(send_status, 401, "missing or wrong bearer token", {"WWW-Authenticate": "Bearer"})
                 return
