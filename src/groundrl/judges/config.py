@@ -40,6 +40,11 @@ class JudgeConfig:
     * ``temperature``, ``max_tokens``: sampling; ``None`` keeps each paper judge's default
       (greedy, 512 tokens).
     * ``cache``: path of a sqlite response cache.
+    * ``image_root``, ``allow_local_images``, ``allow_image_urls``: which image
+      references the judge follows (:class:`~groundrl.judges.images.ImagePolicy`): local
+      paths anywhere by default (the CLI reads your files), only under ``image_root`` when
+      set, none with ``allow_local_images=False`` (the reward server's default unless
+      ``image_root`` is given); http(s) URLs only with ``allow_image_urls``.
     """
 
     backend: str
@@ -55,6 +60,9 @@ class JudgeConfig:
     temperature: float | None = None
     max_tokens: int | None = None
     cache: str | None = None
+    image_root: str | None = None
+    allow_local_images: bool = True
+    allow_image_urls: bool = False
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
@@ -151,12 +159,23 @@ class JudgeConfig:
                 timeout=self.timeout,
                 max_retries=self.retries,
                 cache=self.cache,
+                image_policy=self.image_policy(),
             )
         from groundrl.judges.transformers_backend import TransformersBackend
 
         return TransformersBackend(
-            self.model, batch_size=self.batch_size, device=self.device, dtype=self.dtype, cache=self.cache
+            self.model,
+            batch_size=self.batch_size,
+            device=self.device,
+            dtype=self.dtype,
+            cache=self.cache,
+            image_policy=self.image_policy(),
         )
+
+    def image_policy(self) -> Any:
+        from groundrl.judges.images import ImagePolicy
+
+        return ImagePolicy(self.allow_local_images, self.image_root, self.allow_image_urls)
 
     def sampling(self) -> Any:
         """:class:`~groundrl.judges.base.SamplingParams` when temperature or max_tokens
@@ -174,10 +193,15 @@ class JudgeConfig:
 
 
 _INTS = ("batch_size", "concurrency", "retries", "max_tokens")
+_BOOLS = ("allow_local_images", "allow_image_urls")
 _FLOATS = ("timeout", "temperature")
 
 
 def _from_text(name: str, value: str) -> Any:
+    if name in _BOOLS:
+        if value.strip().lower() in ("true", "yes", "on", "1", "false", "no", "off", "0"):
+            return value.strip().lower() in ("true", "yes", "on", "1")
+        raise ValueError(f"judge {name} must be true or false, got {value!r}")
     try:
         if name in _INTS:
             return int(value)

@@ -5,10 +5,76 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 _DATA_PREFIX = "data:"
+_URL_PREFIXES = ("http://", "https://")
+
+
+@dataclass(frozen=True)
+class ImagePolicy:
+    """Which image references a judge backend may follow, checked before anything is read.
+
+    * in-memory images, bytes, ``data:`` URLs and base64 text: always;
+    * local paths: when ``allow_local`` (the CLI, a user's own files), and then only under
+      ``root`` when one is set; the reward server sets ``allow_local=False`` unless its
+      judge configuration names a root, so a request cannot make it read a file;
+    * ``http(s)`` URLs: only with ``allow_urls`` (they are passed to the judge server,
+      which may fetch them: a relay a client should not get by default).
+
+    A refused image is that request's error (its part gets the fallback, counted once).
+    """
+
+    allow_local: bool = True
+    root: str | None = None
+    allow_urls: bool = False
+
+    def classify(self, s: str) -> str:
+        """``"data"``, ``"url"``, ``"path"`` or ``"base64"`` for a string image, deciding
+        without touching the disk unless a local path is allowed; refused references
+        raise ``ValueError`` (the message never carries file contents)."""
+        if s.startswith(_DATA_PREFIX):
+            return "data"
+        if s.startswith(_URL_PREFIXES):
+            if not self.allow_urls:
+                raise ValueError("remote image URLs are off for this judge (set allow_image_urls to pass them on)")
+            return "url"
+        if self.allow_local:
+            p = Path(s)
+            inside = self.root is None or p.resolve().is_relative_to(Path(self.root).resolve())
+            if inside and p.is_file():
+                return "path"
+            if not inside and not _base64_text(s):
+                raise ValueError(f"image path outside the allowed image root {self.root}")
+        if _base64_text(s):
+            return "base64"
+        if not self.allow_local:
+            raise ValueError("local image paths are not read here; send the image inline (a data URL or base64)")
+        raise ValueError(f"image is neither a file, a data URL nor base64: {s[:60]}")
+
+    def check(self, image: Any) -> None:
+        if isinstance(image, (str, Path)):
+            self.classify(str(image))
+
+    def check_request(self, request: Any) -> None:
+        """Raise ``ValueError`` for the first image of ``request`` this policy refuses."""
+        if isinstance(request, (list, tuple)):
+            map_content(request, lambda img: self.check(img) or {})
+
+
+OPEN = ImagePolicy()
+
+
+def _base64_text(s: str) -> bool:
+    if not s or len(s) % 4:
+        return False
+    try:
+        base64.b64decode(s, validate=True)
+    except ValueError:
+        return False
+    return True
 
 
 def image_of(part: dict[str, Any]) -> Any | None:
@@ -57,9 +123,9 @@ def map_content(
     return out
 
 
-def to_pil(image: Any) -> Any:
-    """PIL image from a PIL image, a path, a data URL, base64 text or bytes. Remote
-    URLs are not fetched (no network here): they raise ``ValueError``."""
+def to_pil(image: Any, policy: ImagePolicy = OPEN) -> Any:
+    """PIL image from a PIL image, a path, a data URL, base64 text or bytes, as far as
+    ``policy`` allows. Remote URLs are never fetched here: they raise ``ValueError``."""
     from PIL import Image
 
     if isinstance(image, Image.Image):
@@ -68,28 +134,29 @@ def to_pil(image: Any) -> Any:
         return Image.open(io.BytesIO(image)).convert("RGB")
     if isinstance(image, (str, Path)):
         s = str(image)
-        if s.startswith(_DATA_PREFIX):
-            return Image.open(io.BytesIO(base64.b64decode(s.split(",", 1)[1]))).convert("RGB")
-        if s.startswith(("http://", "https://")):
-            raise ValueError(
-                f"remote image URLs are passed through to HTTP judges only, not fetched: {s[:60]}"
-            )
-        p = Path(s)
-        if p.is_file():
-            return Image.open(p).convert("RGB")
+        kind = ImagePolicy(policy.allow_local, policy.root, allow_urls=True).classify(s)
+        if kind == "url":
+            raise ValueError(f"remote image URLs are passed through to HTTP judges only, not fetched: {s[:60]}")
+        if kind == "path":
+            return Image.open(s).convert("RGB")
+        raw = s.split(",", 1)[1] if kind == "data" else s
         try:
-            return Image.open(io.BytesIO(base64.b64decode(s, validate=True))).convert("RGB")
+            return Image.open(io.BytesIO(base64.b64decode(raw))).convert("RGB")
         except Exception as e:
-            raise ValueError(f"image is neither a file, a data URL nor base64: {s[:60]}") from e
+            raise ValueError(f"image data is not a readable image: {s[:60]}") from e
     raise ValueError(f"unsupported image type {type(image).__name__}")
 
 
-def to_data_url(image: Any) -> str:
-    """A ``data:image/png;base64,…`` URL (http(s) URLs pass through unchanged)."""
-    if isinstance(image, str) and image.startswith(("http://", "https://", _DATA_PREFIX)):
+def to_data_url(image: Any, policy: ImagePolicy = OPEN) -> str:
+    """A ``data:image/png;base64,…`` URL; http(s) URLs pass through unchanged when
+    ``policy.allow_urls``, and raise otherwise."""
+    if isinstance(image, str) and image.startswith(_URL_PREFIXES):
+        policy.check(image)
+        return image
+    if isinstance(image, str) and image.startswith(_DATA_PREFIX):
         return image
     buf = io.BytesIO()
-    to_pil(image).save(buf, format="PNG")
+    to_pil(image, policy).save(buf, format="PNG")
     return "data:image/png;base64," + base64.b64encode(buf.getvalue()).decode()
 
 

@@ -58,7 +58,7 @@ from groundrl.judges.base import (
     SamplingParams,
 )
 from groundrl.judges.cache import ResponseCache, as_cache, lookup, store
-from groundrl.judges.images import map_content, to_data_url
+from groundrl.judges.images import ImagePolicy, map_content, to_data_url
 
 log = logging.getLogger("groundrl.judges")
 
@@ -72,8 +72,10 @@ class JudgeHTTPError(Exception):
         self.retry_after = retry_after
 
 
-def _wire_messages(request: Request) -> list[dict[str, Any]]:
-    return map_content(request, lambda img: {"type": "image_url", "image_url": {"url": to_data_url(img)}})
+def _wire_messages(request: Request, policy: ImagePolicy) -> list[dict[str, Any]]:
+    return map_content(
+        request, lambda img: {"type": "image_url", "image_url": {"url": to_data_url(img, policy)}}
+    )
 
 
 class OpenAIBackend(JudgeBackend):
@@ -88,8 +90,10 @@ class OpenAIBackend(JudgeBackend):
         backoff: float = 0.5,
         cache: ResponseCache | str | None = None,
         extra_body: dict[str, Any] | None = None,
+        image_policy: ImagePolicy | None = None,
     ) -> None:
         super().__init__()
+        self.image_policy = image_policy or ImagePolicy()
         if not base_url or not base_url.startswith(("http://", "https://")):
             raise ValueError(
                 f"--judge-url must be an http(s) base URL such as http://127.0.0.1:8000/v1, got {base_url!r}"
@@ -169,13 +173,14 @@ class OpenAIBackend(JudgeBackend):
     async def _one(self, request: Request, params: SamplingParams) -> Generation:
         self.stats.requests += 1
         try:
+            self.image_policy.check_request(request)  # before the cache key reads any image
             keys, cached = lookup(self.cache, self.model, request, params)
             if cached is not None:
                 self.stats.cache_hits += 1
                 return Generation(texts=cached)
             body: dict[str, Any] = {
                 "model": self.model,
-                "messages": _wire_messages(request),
+                "messages": _wire_messages(request, self.image_policy),
                 "temperature": params.temperature,
                 "top_p": params.top_p,
                 "max_tokens": params.max_tokens,
@@ -260,7 +265,7 @@ class OpenAIBackend(JudgeBackend):
         try:
             if not isinstance(continuation, str):
                 raise ValueError(f"continuation must be a string, got {type(continuation).__name__}")
-            msgs = _wire_messages(request)
+            msgs = _wire_messages(request, self.image_policy)
             (base, base_ids), (full, full_ids) = await asyncio.gather(
                 self._prompt_logprobs(msgs, continue_final=False),
                 self._prompt_logprobs(

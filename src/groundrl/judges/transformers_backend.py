@@ -32,7 +32,7 @@ from typing import Any
 
 from groundrl.judges.base import Generation, JudgeBackend, LogProbResult, Request, SamplingParams
 from groundrl.judges.cache import ResponseCache, as_cache, lookup, store
-from groundrl.judges.images import map_content, to_pil
+from groundrl.judges.images import ImagePolicy, map_content, to_pil
 
 
 def _err(e: BaseException) -> str:
@@ -48,8 +48,10 @@ class TransformersBackend(JudgeBackend):
         device: str | None = None,
         cache: ResponseCache | str | None = None,
         dtype: str | None = None,
+        image_policy: ImagePolicy | None = None,
     ) -> None:
         super().__init__()
+        self.image_policy = image_policy or ImagePolicy()
         import torch
 
         if batch_size < 1:
@@ -87,7 +89,7 @@ class TransformersBackend(JudgeBackend):
         images: list[Any] = []
 
         def image_part(img: Any) -> dict[str, Any]:
-            images.append(to_pil(img))
+            images.append(to_pil(img, self.image_policy))
             return {"type": "image"}
 
         msgs = map_content(request, image_part)
@@ -147,6 +149,7 @@ class TransformersBackend(JudgeBackend):
         for i, request in enumerate(requests):
             self.stats.requests += 1
             try:
+                self.image_policy.check_request(request)  # before the cache key reads any image
                 keys, cached = lookup(self.cache, self.model, request, params)
                 if cached is not None:
                     self.stats.cache_hits += 1

@@ -89,6 +89,10 @@ def build_app(config: Mapping[str, Any] | None = None):
     if spec is not None:
         from groundrl.judges.config import JudgeConfig
 
+        # a request must not make the server read files: no local image paths unless the
+        # configuration names a root for them
+        if "image_root" not in spec and "allow_local_images" not in spec:
+            spec = {**spec, "allow_local_images": False}
         judge = JudgeConfig.from_mapping(spec)  # the recipe builds its judge from it
     opts = recipe_options(config.get("options") or {}, recipe, judge)
     return create_app(**{k: config[k] for k in APP_KEYS if k in config}, recipe_options=opts)
