@@ -19,7 +19,6 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections import defaultdict
 from functools import lru_cache
 from typing import Any
 
@@ -184,20 +183,34 @@ def _parse(value: Any) -> tuple[list[LabelledBox], int] | None:
     return None
 
 
-# Every completion of a prompt shares its gold: parse each gold string once.
+# Every completion of a prompt shares its gold: parse each gold string once, with what
+# the reward derives from it (total area, whether labels count, boxes per label).
 _GOLD_CACHE_MAX_CHARS = 32_768
+_GoldInfo = tuple  # (boxes, malformed, total area, use_labels, {label: ((box, area), ...)})
+
+
+def _gold_info_uncached(gold: Any) -> _GoldInfo | None:
+    got = _parse(gold)
+    if got is None:
+        return None
+    boxes, bad = got
+    den = sum(_area(b) for _, b in boxes)
+    use_labels = any(lab is not None for lab, _ in boxes)
+    by_g: dict[str | None, list[tuple[Box, float]]] = {}
+    for lab, b in boxes:
+        by_g.setdefault(lab if use_labels else None, []).append((b, _area(b)))
+    return tuple(boxes), bad, den, use_labels, {k: tuple(v) for k, v in by_g.items()}
 
 
 @lru_cache(maxsize=4096)
-def _parse_gold_cached(gold: str) -> tuple[tuple[LabelledBox, ...], int] | None:
-    got = _parse(gold)
-    return None if got is None else (tuple(got[0]), got[1])
+def _gold_info_cached(gold: str) -> _GoldInfo | None:
+    return _gold_info_uncached(gold)
 
 
-def _parse_gold(gold: Any) -> tuple[Any, int] | None:
+def _gold_info(gold: Any) -> _GoldInfo | None:
     if type(gold) is str and len(gold) <= _GOLD_CACHE_MAX_CHARS:
-        return _parse_gold_cached(gold)
-    return _parse(gold)
+        return _gold_info_cached(gold)
+    return _gold_info_uncached(gold)
 
 
 def parse_boxes(value: Any) -> list[LabelledBox] | None:
@@ -229,45 +242,40 @@ def detection_reward(completion_or_boxes: Any, gold: Any) -> Score:
     all gold areas 0) → not applicable (``None``); empty gold list → 1 when the
     prediction is an empty list, 0 when it has boxes; nothing box-like in the
     prediction → 0."""
-    g = _parse_gold(gold)
+    g = _gold_info(gold)
     if g is None:
         return Score("detection", None, "gold boxes unusable")
-    gboxes = g[0]
+    gboxes, g_bad, den, use_labels, by_g = g
     p = _parse(completion_or_boxes)
     if p is None:
         return Score("detection", 0.0, "no boxes found in the prediction")
     pboxes, p_bad = p
     n_pred = len(pboxes) + p_bad
     if not gboxes:
-        if g[1]:
+        if g_bad:
             return Score("detection", None, "gold boxes unusable")
         return Score("detection", 1.0 if n_pred == 0 else 0.0, f"no gold boxes, {n_pred} predicted")
-    den = sum(_area(b) for _, b in gboxes)
     if den <= 0:
         return Score("detection", None, "gold boxes have no area")
     if not _isfinite(den):
         return Score("detection", None, "gold box areas overflow a float")
     if n_pred == 0:
         return Score("detection", 0.0, f"no predicted boxes, {len(gboxes)} gold")
-    from scipy.optimize import linear_sum_assignment
-
-    use_labels = any(lab is not None for lab, _ in gboxes)
-    by_g: dict[str | None, list[Box]] = defaultdict(list)
-    by_p: dict[str | None, list[Box]] = defaultdict(list)
-    for lab, b in gboxes:
-        by_g[lab if use_labels else None].append(b)
+    by_p: dict[str | None, list[Box]] = {}
     for lab, b in pboxes:
-        by_p[lab if use_labels else None].append(b)
+        by_p.setdefault(lab if use_labels else None, []).append(b)
     num = 0.0
     for lab, gs in by_g.items():
         ps = by_p.get(lab)
         if not ps:
             continue
-        rows_w = [[a * _iou(gb, pb) for pb in ps] for gb, a in ((gb, _area(gb)) for gb in gs)]
+        rows_w = [[a * _iou(gb, pb) for pb in ps] for gb, a in gs]
         if len(gs) == 1 or len(ps) == 1:
             # one box on a side: the best one-to-one matching is the largest weight
             num += max(w for row in rows_w for w in row)
             continue
+        from scipy.optimize import linear_sum_assignment
+
         w = np.array(rows_w)
         rows, cols = linear_sum_assignment(w, maximize=True)
         num += float(w[rows, cols].sum())
@@ -276,8 +284,8 @@ def detection_reward(completion_or_boxes: Any, gold: Any) -> Score:
     why = f"area-weighted IoU {coverage:.3f} × min(1, {len(gboxes)} gold / {n_pred} predicted)"
     if p_bad:
         why += f"; {p_bad} malformed predicted entries"
-    if g[1]:
-        why += f"; {g[1]} malformed gold entries ignored"
+    if g_bad:
+        why += f"; {g_bad} malformed gold entries ignored"
     return Score("detection", coverage * extra, why)
 
 
