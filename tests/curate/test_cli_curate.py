@@ -2,7 +2,6 @@
 records, bad input lines are error records with line numbers, rejective without
 evaluations says so, output folders are created, one option grammar."""
 
-import functools
 import json
 
 import pytest
@@ -93,7 +92,7 @@ def test_rerun_retries_records_that_errored_and_no_retry_keeps_them(tmp_path):
 def test_unreadable_image_is_retried_on_rerun(tmp_path, monkeypatch):
     """The issue's case: a record with an unreadable image errored, the image is fixed,
     and the rerun must redo it (it said "0 written (2 already done)" before)."""
-    import groundrl.judges as judges
+    from groundrl.judges.config import JudgeConfig
 
     class Always:  # a judge that always answers "a" (right) — no server needed
         stats = type("S", (), {"requests": 0, "failures": 0})()
@@ -107,7 +106,7 @@ def test_unreadable_image_is_retried_on_rerun(tmp_path, monkeypatch):
         def close(self):
             pass
 
-    monkeypatch.setattr(judges, "make_backend", lambda *a, **k: Always())
+    monkeypatch.setattr(JudgeConfig, "make_backend", lambda self: Always())
     inp = write_lines(
         tmp_path / "in.jsonl",
         [
@@ -129,6 +128,8 @@ def test_unreadable_image_is_retried_on_rerun(tmp_path, monkeypatch):
         "openai",
         "--judge-model",
         "x",
+        "--judge-url",
+        "http://127.0.0.1:9/v1",
     ]
     r = curate(*args)
     assert r.exit_code == 1
@@ -143,10 +144,6 @@ def test_unreadable_image_is_retried_on_rerun(tmp_path, monkeypatch):
 
 
 def test_all_judge_calls_failing_exits_non_zero(tmp_path, monkeypatch):
-    import groundrl.judges as judges
-
-    make = judges.make_backend
-    monkeypatch.setattr(judges, "make_backend", functools.partial(make, max_retries=0, timeout=5))
     Image.new("RGB", (8, 8), "red").save(tmp_path / "m.png")
     inp = write_lines(
         tmp_path / "in.jsonl",
@@ -157,6 +154,7 @@ def test_all_judge_calls_failing_exits_non_zero(tmp_path, monkeypatch):
     r = curate(
         "mask-difficulty", inp, "-o", out, "--k", "1", "-q",
         "--judge-backend", "openai", "--judge-model", "x", "--judge-url", "http://127.0.0.1:9/v1",
+        "--judge-retries", "0", "--judge-timeout", "5",
     )  # fmt: skip
     assert r.exit_code == 1
     assert "error: all 1 judge calls failed" in r.output

@@ -9,6 +9,9 @@ from typing import Any
 
 import typer
 
+from groundrl.cli.recipe_options import judge_backend, judge_command
+from groundrl.judges.config import JudgeConfig
+
 app = typer.Typer(
     help=(
         "Benchmarks: score-rm, pairwise-rm, planning; openeqa-format converts OpenEQA data to score-rm "
@@ -20,9 +23,6 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
-JB = typer.Option(..., "--judge-backend", help="openai | transformers.")
-JM = typer.Option(..., "--judge-model", help="Model name (openai) or local path (transformers).")
-JU = typer.Option(None, "--judge-url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1.")
 OUT = typer.Option(
     ...,
     "-o",
@@ -39,15 +39,6 @@ def _input(help: str) -> Any:
 def _fail(message: str, code: int = 1) -> None:
     typer.echo(f"error: {message}", err=True)
     raise typer.Exit(code)
-
-
-def _backend(kind: str, model: str, url: str | None):
-    from groundrl.judges import make_backend
-
-    try:
-        return make_backend(kind, model, url)
-    except (ValueError, FileNotFoundError) as e:
-        raise typer.BadParameter(str(e)) from e
 
 
 def _read(data: Path, required: tuple[str, ...], limit: int | None) -> tuple[list, list]:
@@ -94,27 +85,26 @@ def _close(backend: Any) -> None:
         "{id, question, frames?, reasoning, answer, gt_score, category?, source?}."
     ),
 )
+@judge_command
 def score_rm_cmd(
     input: Path = _input(
         "JSONL of score-rm items (see above); `bench openeqa-format` makes them from OpenEQA."
     ),
-    judge_backend: str = JB,
-    judge_model: str = JM,
-    judge_url: str | None = JU,
     output: Path = OUT,
     k: int = typer.Option(
         1, "--k", min=1, help="Samples per item (K > 1: test-time-scaling curve, tts.png)."
     ),
     limit: int | None = LIMIT,
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap CIs (and of the sampling when K > 1)."),
+    judge: JudgeConfig | None = None,
 ) -> None:
     from groundrl.benchmarks import score_rm
     from groundrl.judges.papers import EQARMEvaluator
 
     items, bad = _read(input, score_rm.REQUIRED, limit)
-    backend = _backend(judge_backend, judge_model, judge_url)
+    backend = judge_backend(judge)
     try:
-        m = score_rm.run(items, EQARMEvaluator(backend), output, k=k, bad=bad, seed=seed)
+        m = score_rm.run(items, EQARMEvaluator(backend, judge.sampling()), output, k=k, bad=bad, seed=seed)
     finally:
         _close(backend)
     typer.echo(score_rm.summary(m))
@@ -132,11 +122,9 @@ def score_rm_cmd(
         "{id, query, image?, response_1, response_2, preferred: 1|2, category?, group?}."
     ),
 )
+@judge_command
 def pairwise_rm_cmd(
     input: Path = _input("JSONL of pairwise items (see above)."),
-    judge_backend: str = JB,
-    judge_model: str = JM,
-    judge_url: str | None = JU,
     output: Path = OUT,
     seed: int = typer.Option(
         0, "--seed", help="Seed of the presentation order (swaps) and the bootstrap CIs."
@@ -149,15 +137,16 @@ def pairwise_rm_cmd(
         dir_okay=False,
         help="Rubric transfer: results.jsonl of an earlier run whose rubrics this judge uses as the proxy agent.",
     ),
+    judge: JudgeConfig | None = None,
 ) -> None:
     from groundrl.benchmarks import pairwise_rm
     from groundrl.judges.papers import ProxyAgent, ProxyGRMPolicy
 
     items, bad = _read(input, pairwise_rm.REQUIRED, limit)
-    backend = _backend(judge_backend, judge_model, judge_url)
-    judge = ProxyAgent(backend) if rubrics_from else ProxyGRMPolicy(backend)
+    backend = judge_backend(judge)
+    grm = (ProxyAgent if rubrics_from else ProxyGRMPolicy)(backend, judge.sampling())
     try:
-        m = pairwise_rm.run(items, judge, output, seed=seed, rubrics_from=rubrics_from, bad=bad)
+        m = pairwise_rm.run(items, grm, output, seed=seed, rubrics_from=rubrics_from, bad=bad)
     finally:
         _close(backend)
     typer.echo(pairwise_rm.summary(m))

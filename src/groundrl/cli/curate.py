@@ -8,6 +8,9 @@ from typing import Any
 
 import typer
 
+from groundrl.cli.recipe_options import judge_backend, judge_command
+from groundrl.judges.config import JudgeConfig
+
 app = typer.Typer(
     help=(
         "Curate SFT/RL data: verifier-filter, rejective, consensus, mask-difficulty, decompose. "
@@ -41,9 +44,6 @@ RETRY = typer.Option(
 LIMIT = typer.Option(None, "--limit", min=0, help="Process at most this many new records (for a quick look).")
 QUIET = typer.Option(False, "--quiet/--no-quiet", "-q", help="No progress bar.")
 SEED = typer.Option(0, "--seed", help="Seed of the random draws (each record's draw also depends on its id).")
-JUDGE_BACKEND_HELP = "transformers | openai: the model that answers (see `groundrl recipes`)."
-JUDGE_MODEL_HELP = "Served model name (openai) or local checkpoint path (transformers)."
-JUDGE_URL_HELP = "Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1."
 
 
 def _report(counts: Counter, output: Path, backend: Any = None) -> None:
@@ -94,6 +94,7 @@ def _close(backend: Any) -> None:
         "writes {id, kept, best_index, best_score, best_rollout, parts, tools, reason}."
     ),
 )
+@judge_command
 def verifier_filter_cmd(
     input: Path = INPUT,
     output: Path = OUTPUT,
@@ -106,19 +107,13 @@ def verifier_filter_cmd(
     retry_errors: bool = RETRY,
     limit: int | None = LIMIT,
     quiet: bool = QUIET,
-    judge_backend: str | None = typer.Option(None, "--judge-backend", help=JUDGE_BACKEND_HELP),
-    judge_model: str | None = typer.Option(None, "--judge-model", help=JUDGE_MODEL_HELP),
-    judge_url: str | None = typer.Option(None, "--judge-url", help=JUDGE_URL_HELP),
+    judge: JudgeConfig | None = None,
 ) -> None:
     from groundrl.curate.pipelines import run
     from groundrl.curate.verifier_filter import verifier_filter
     from groundrl.verify import AgenticVerifier
 
-    backend = None
-    if judge_backend:
-        from groundrl.judges import make_backend
-
-        backend = make_backend(judge_backend, judge_model, judge_url)
+    backend = judge_backend(judge, required=False)  # without one: rule tools only
     try:
         v = AgenticVerifier(backend, tau=tau)
         counts = run(
@@ -205,6 +200,7 @@ def consensus_cmd(
         "judge call failed is an error record (retried on a rerun)."
     ),
 )
+@judge_command
 def mask_difficulty_cmd(
     input: Path = INPUT,
     output: Path = OUTPUT,
@@ -213,16 +209,14 @@ def mask_difficulty_cmd(
     retry_errors: bool = RETRY,
     limit: int | None = LIMIT,
     quiet: bool = QUIET,
-    judge_backend: str = typer.Option(..., "--judge-backend", help=JUDGE_BACKEND_HELP),
-    judge_model: str = typer.Option(..., "--judge-model", help=JUDGE_MODEL_HELP),
-    judge_url: str | None = typer.Option(None, "--judge-url", help=JUDGE_URL_HELP),
+    judge: JudgeConfig | None = None,
 ) -> None:
     from groundrl.curate import mask_difficulty
     from groundrl.curate.pipelines import run
-    from groundrl.judges import SamplingParams, make_backend
+    from groundrl.judges import SamplingParams
     from groundrl.rewards.outcome import outcome
 
-    backend = make_backend(judge_backend, judge_model, judge_url)
+    backend = judge_backend(judge)
 
     def answer_fn(img, sample) -> bool:
         req = [

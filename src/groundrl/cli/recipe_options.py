@@ -107,6 +107,19 @@ class RecipeArgs:
             raise typer.BadParameter(str(e), param_hint="-O/--option") from e
 
 
+def judge_backend(judge: JudgeConfig | None, required: bool = True) -> Any:
+    """The backend for ``--judge-*`` (``None`` when no judge was given and none is
+    required); bad settings and a missing judge raise ``typer.BadParameter``."""
+    if judge is None:
+        if required:
+            raise typer.BadParameter("this command needs a judge: give --judge-backend and --judge-model")
+        return None
+    try:
+        return judge.make_backend()
+    except (ValueError, OSError) as e:
+        raise typer.BadParameter(str(e), param_hint="--judge-*") from e
+
+
 def recipe_by_name(name: str) -> Recipe:
     try:
         return get_recipe(name)
