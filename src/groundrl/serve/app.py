@@ -119,15 +119,34 @@ def _type(x: Any) -> str:
 
 
 class _Guard:
-    """Pure ASGI middleware (cheaper than ``@app.middleware``): bearer token, body size
-    limit (Content-Length checked first, chunked bodies counted as they arrive), and one
-    metrics observation per request."""
+    """Pure ASGI middleware (cheaper than ``@app.middleware``): unknown routes (404), bearer
+    token, load shedding before any body is read, body size limit (Content-Length checked
+    first, chunked bodies counted as they arrive), and one metrics observation per request.
 
-    def __init__(self, app: Any, metrics: Metrics, token: str | None, max_body_bytes: int) -> None:
+    Shedding: a scoring request is answered 503 + ``Retry-After`` *before its body is read*
+    when the sample queue is full, or when the bodies being held by the server (read, not
+    yet answered) would pass ``max_buffered_bytes`` (default 4 × ``max_body_bytes``), so a
+    burst of large requests cannot grow memory past that bound.
+    """
+
+    def __init__(
+        self,
+        app: Any,
+        metrics: Metrics,
+        token: str | None,
+        max_body_bytes: int,
+        admission: Admission | None = None,
+        max_buffered_bytes: int | None = None,
+        retry_after_s: int = 1,
+    ) -> None:
         self.app = app
         self.metrics = metrics
         self.expected = b"Bearer " + token.encode() if token is not None else None
         self.max_body = max_body_bytes
+        self.admission = admission
+        self.max_buffered = max_buffered_bytes or 4 * max_body_bytes
+        self.buffered = 0  # bytes of bodies held now (one event loop: no lock needed)
+        self.retry = {"Retry-After": str(retry_after_s)}
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -151,10 +170,20 @@ class _Guard:
                 await _send(send_status, 401, "missing or wrong bearer token", {"WWW-Authenticate": "Bearer"})
                 return
             if scope.get("method") in ("POST", "PUT", "PATCH"):
+                if self.admission is not None and self.admission.pending >= self.admission.limit:
+                    self.admission.refused += 1
+                    await _send(
+                        send_status, 503, "server overloaded (sample queue full); retry later", self.retry
+                    )
+                    return
                 body = await self._read_body(scope, receive, send_status)
                 if body is None:
                     return
-                receive = _replay(body, receive)
+                try:
+                    await self.app(scope, _replay(body, receive), send_status)
+                finally:
+                    self.buffered -= len(body)
+                return
             await self.app(scope, receive, send_status)
         finally:
             self.metrics.observe(path, status, time.perf_counter() - t0)
@@ -168,7 +197,8 @@ class _Guard:
         return hmac.compare_digest(got, self.expected)  # type: ignore[arg-type]
 
     async def _read_body(self, scope: dict, receive: Any, send: Any) -> bytes | None:
-        """The whole body, or None after answering 413/400 (or on a client disconnect)."""
+        """The whole body, counted in ``buffered`` until the caller releases it; or None
+        after answering 413/400/503 (or on a client disconnect), nothing left counted."""
         for name, value in scope.get("headers", ()):
             if name == b"content-length":
                 if not value.isdigit():
@@ -178,18 +208,29 @@ class _Guard:
                     await _send(send, 413, f"body over {self.max_body} bytes")
                     return None
         chunks, size = [], 0
-        while True:
-            message = await receive()
-            if message["type"] == "http.disconnect":
-                return None
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_body:  # chunked upload past the limit: stop reading here
-                await _send(send, 413, f"body over {self.max_body} bytes")
-                return None
-            chunks.append(chunk)
-            if not message.get("more_body", False):
-                return b"".join(chunks)
+        try:
+            while True:
+                message = await receive()
+                if message["type"] == "http.disconnect":
+                    return None
+                chunk = message.get("body", b"")
+                size += len(chunk)
+                self.buffered += len(chunk)
+                if size > self.max_body:  # chunked upload past the limit: stop reading here
+                    await _send(send, 413, f"body over {self.max_body} bytes")
+                    return None
+                if self.buffered > self.max_buffered:
+                    await _send(
+                        send, 503, "server overloaded (request bodies in memory); retry later", self.retry
+                    )
+                    return None
+                chunks.append(chunk)
+                if not message.get("more_body", False):
+                    body = b"".join(chunks)
+                    size = 0  # counted until the caller releases it
+                    return body
+        finally:
+            self.buffered -= size
 
 
 def _replay(body: bytes, receive: Any) -> Any:
@@ -236,6 +277,7 @@ def create_app(
     max_samples: int = MAX_SAMPLES,
     batch_concurrency: int = 1,
     retry_after_s: int = 1,
+    max_buffered_bytes: int | None = None,
 ) -> FastAPI:
     """The reward server as an ASGI app (no server is started; run it with uvicorn).
 
@@ -248,6 +290,8 @@ def create_app(
     ``max_queue`` so every valid request can be admitted. ``batch_concurrency``: batches
     scored at once per recipe and route (raise it for a judge server that batches
     requests itself). ``retry_after_s``: the ``Retry-After`` of a 503.
+    ``max_buffered_bytes``: request bodies held in memory at once before new ones get a
+    503 without being read (default 4 × ``max_body_bytes``).
 
     ``recipe_options``: ``{recipe: {option: value}}`` passed to ``Recipe.rubric``.
     ``rubric_overrides``: ``{recipe: Rubric}`` used instead of building one (tests, custom
@@ -263,6 +307,12 @@ def create_app(
     _check_int("retry_after_s", retry_after_s, low=0)
     if not (isinstance(max_wait_ms, (int, float)) and 0 <= max_wait_ms < float("inf")):
         raise ValueError(f"max_wait_ms must be a finite number ≥ 0, got {max_wait_ms!r}")
+    if max_buffered_bytes is not None and (
+        not isinstance(max_buffered_bytes, int) or max_buffered_bytes < max_body_bytes
+    ):
+        raise ValueError(
+            f"max_buffered_bytes must be an int ≥ max_body_bytes ({max_body_bytes}), got {max_buffered_bytes!r}"
+        )
     if token is not None and (not isinstance(token, str) or not token.strip()):
         raise ValueError("token must be a non-empty string (or None for no authentication)")
     extra = dict(recipes or {})
@@ -352,7 +402,15 @@ def create_app(
         redoc_url=None,
         openapi_url=None,
     )
-    app.add_middleware(_Guard, metrics=metrics, token=token, max_body_bytes=max_body_bytes)
+    app.add_middleware(
+        _Guard,
+        metrics=metrics,
+        token=token,
+        max_body_bytes=max_body_bytes,
+        admission=admission,
+        max_buffered_bytes=max_buffered_bytes,
+        retry_after_s=retry_after_s,
+    )
 
     async def body_object(request: Request, fields: str) -> dict[str, Any]:
         raw = await request.body()
