@@ -482,3 +482,99 @@ def test_detection_equals_reference(gold, pred):
     if all(it["label"] is not None for it in gold + pred):
         # the same through text (the gold-string cache) — values only, JSON keeps floats
         assert detection_reward(json.dumps(pred), json.dumps(gold)).value == want
+
+
+# --- EmbodiedBrain planning P/R/F1 --------------------------------------------------------
+
+VERBS = [
+    "Pick",
+    "pick up",
+    "Grasp",
+    "Place",
+    "put",
+    "Navigate",
+    "find",
+    "Open",
+    "OPEN ",
+    "Wash",
+    "rinse",
+    "Cut",
+]
+OBJECTS = ["Apple", "the apple", "an Apple", "a  Mug", "the a apple", "Fridge", "mug", "apples"]
+ITEM = st.one_of(
+    st.lists(st.sampled_from(OBJECTS), max_size=2).flatmap(
+        lambda objs: st.sampled_from(VERBS).map(lambda v: [v, *objs])
+    ),
+    st.sampled_from([["Pick", 1], [], "Pick Apple", [None, "x"], ("Open", "Fridge")]),
+)
+
+
+def ref_items(text):
+    def as_list(s):
+        v = ref_literal(s, True)
+        v = list(v) if isinstance(v, tuple) else v
+        return v if isinstance(v, list) else None
+
+    m = re.search(r"<\s*actions(?:\s[^<>]*)?>(.*?)</\s*actions\s*>", text, re.IGNORECASE | re.DOTALL)
+    got = as_list(m.group(1)) if m else None
+    return got if got is not None else as_list(text)
+
+
+def ref_canonical(items):
+    from groundrl.rewards.planning import DEFAULT_VERB_SYNONYMS, LOCOMOTION_VERBS
+
+    def obj(x):
+        s = ref_normalize(x)
+        for art in ("the ", "a ", "an "):
+            if s.startswith(art):
+                s = s[len(art) :]
+        return s
+
+    out, bad = [], 0
+    for it in items if isinstance(items, list) else []:
+        if not isinstance(it, (list, tuple)) or not it or not isinstance(it[0], str):
+            bad += 1
+            continue
+        v = ref_normalize(it[0])
+        v = DEFAULT_VERB_SYNONYMS.get(v, v)
+        if v in LOCOMOTION_VERBS:
+            continue
+        if not all(isinstance(x, str) for x in it[1:]):
+            bad += 1
+            continue
+        out.append((v, *(obj(x) for x in it[1:])))
+    return out, bad
+
+
+def ref_prf(pred, gold):
+    g = ref_canonical(ref_items(gold))[0]
+    if not g:
+        return None
+    p, bad = ref_canonical(ref_items(pred))
+    if not p:
+        return 0.0, 0.0
+    m = np.array([[a == b for b in g] for a in p], dtype=bool)
+    r, c = linear_sum_assignment(m.astype(np.int8), maximize=True)
+    quantity = int(m[r, c].sum())
+    dp = [[0] * (len(g) + 1) for _ in range(len(p) + 1)]
+    for i in range(len(p)):
+        for j in range(len(g)):
+            dp[i + 1][j + 1] = dp[i][j] + 1 if m[i, j] else max(dp[i][j + 1], dp[i + 1][j])
+    out = []
+    for k in (quantity, dp[len(p)][len(g)]):
+        pr, rc = k / (len(p) + bad), k / len(g)
+        out.append(2 * pr * rc / (pr + rc) if pr + rc > 0 else 0.0)
+    return tuple(out)
+
+
+@settings(derandomize=True, max_examples=200, deadline=None)
+@given(st.lists(ITEM, max_size=7), st.lists(ITEM, max_size=7), st.integers(0, 2))
+def test_plan_f1_equals_reference(pred_items, gold_items, form):
+    from groundrl.rewards.planning import plan_f1, plan_order_f1
+
+    wrap = ["<response>ok</response><actions>{}</actions>", "{}", "<ACTIONS>\n{}\n</actions> trailing"][form]
+    pred, gold = wrap.format(repr(pred_items)), "<actions>" + repr(gold_items) + "</actions>"
+    want = ref_prf(pred, gold)
+    for _ in range(2):  # cold, then from the pair / gold caches
+        q, o = plan_f1(pred, gold).value, plan_order_f1(pred, gold).value
+        assert (q, o) == ((None, None) if want is None else want)

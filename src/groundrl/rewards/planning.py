@@ -295,11 +295,23 @@ Matcher = Callable[[Action, Action], bool]
 
 
 def _norm_object(s: str) -> str:
+    key = s
+    got = _OBJ_CACHE.get(key) if type(key) is str else None
+    if got is not None:
+        return got
     s = normalize_action_name(s)
     for article in ("the ", "a ", "an "):
         if s.startswith(article):
             s = s[len(article) :]
+    if type(key) is str and len(key) <= 256:  # object names repeat: keep a bounded dict
+        if len(_OBJ_CACHE) >= 16_384:
+            _OBJ_CACHE.clear()
+        _OBJ_CACHE[key] = s
     return s
+
+
+_OBJ_CACHE: dict[str, str] = {}
+_norm_object.cache_clear = _OBJ_CACHE.clear  # type: ignore[attr-defined]
 
 
 def _canonical(items: Any, synonyms: Mapping[str, str] | None) -> tuple[list[Action], int]:
@@ -426,7 +438,10 @@ def _planning_scores(
     """:func:`planning_scores`, with a reason string instead of a result past the cap."""
     from scipy.optimize import linear_sum_assignment
 
-    g = canonical_actions(_as_items(gold), synonyms)
+    if synonyms is None and type(gold) is str and len(gold) <= _CACHE_MAX_PAIR_CHARS:
+        g = _gold_actions(gold)  # a gold completion is shared by its group: parse it once
+    else:
+        g = canonical_actions(_as_items(gold), synonyms)
     if not g:
         return None
     if len(g) > MAX_PLAN_ACTIONS:
@@ -436,13 +451,20 @@ def _planning_scores(
         return {"quantity": _ZERO, "order": _ZERO}
     if len(p) > MAX_PLAN_ACTIONS:
         return f"completion has {len(p)} actions, more than the cap of {MAX_PLAN_ACTIONS}: scored 0"
-    match = matcher or default_matcher
-    m = np.array([[bool(match(a, b)) for b in g] for a in p], dtype=bool)
+    if matcher is None:  # default_matcher is tuple equality: compare in place
+        m = np.array([[a == b for b in g] for a in p], dtype=bool)
+    else:
+        m = np.array([[bool(matcher(a, b)) for b in g] for a in p], dtype=bool)
     rows, cols = linear_sum_assignment(m.astype(np.int8), maximize=True)
     quantity = int(m[rows, cols].sum())
     order = _lcs(m)  # malformed items are all-False rows: they change neither score
     n_pred = len(p) + n_bad
     return {"quantity": _prf(quantity, n_pred, len(g)), "order": _prf(order, n_pred, len(g))}
+
+
+@lru_cache(maxsize=4096)
+def _gold_actions(gold: str) -> tuple[Action, ...]:
+    return tuple(canonical_actions(_as_items(gold), None))
 
 
 # Cached pairs keep their texts alive; longer pairs are scored uncached.
