@@ -94,11 +94,17 @@ def command(
     batch_concurrency: int = typer.Option(
         1, "--batch-concurrency", min=1, help="Batches scored at once per recipe (raise for a judge server)."
     ),
-    limit_concurrency: int | None = typer.Option(
-        None,
+    limit_concurrency: int = typer.Option(
+        1024,
         "--limit-concurrency",
         min=1,
-        help="Open connections before uvicorn answers 503 (default: no limit).",
+        help="Open connections (per worker) before uvicorn answers 503.",
+    ),
+    header_timeout: float = typer.Option(
+        10.0,
+        "--header-timeout",
+        min=0.1,
+        help="Seconds a connection may take to send a request's headers before it is closed.",
     ),
     graceful_timeout: float = typer.Option(
         30.0,
@@ -152,6 +158,17 @@ def command(
         "timeout_graceful_shutdown": graceful_timeout,
         "limit_concurrency": limit_concurrency,
     }
+    os.environ["GROUNDRL_HEADER_TIMEOUT"] = str(header_timeout)  # worker processes inherit it
+    from groundrl.serve import protocol
+
+    protocol.HeaderTimeoutH11.header_timeout = header_timeout
+    common["http"] = protocol.HeaderTimeoutH11
+    auth = "bearer token" if token else "none"
+    typer.echo(
+        f"groundrl serve: http://{host}:{port} (recipe {recipe or 'named per request'}, auth {auth}, "
+        f"{workers} worker{'s' if workers > 1 else ''}); routes /score /get_reward /health /metrics",
+        err=True,
+    )
     if workers == 1:
         uvicorn.run(app, **common)
     else:  # uvicorn's workers import the app themselves: hand them the configuration
