@@ -278,3 +278,71 @@ def test_render_plan_replays_exactly_in_every_vocabulary():
         render_plan([Skill("heat")], "eb_alfred", SCENE)
     with pytest.raises(ValueError, match="invalid when replayed"):
         render_plan([Skill("pickup", "Bread")], "eb_alfred", SCENE)
+
+
+def _terse():
+    """A third-party vocabulary: "!go X", "!get X", "!drop" — and nothing else."""
+    from groundrl.sim.vocab import Intent, Vocabulary
+
+    class TerseVocab(Vocabulary):
+        name = "terse"
+        detect_order = 5
+        verbs = {"go": "find", "get": "pickup", "drop": "put"}
+
+        def detect(self, step):
+            return isinstance(step, str) and step.startswith("!")
+
+        def parse(self, step):
+            parts = str(step).lstrip("!").split(None, 1)
+            verb = self.verbs.get(parts[0]) if parts else None
+            if verb is None:
+                return Intent(str(step), None, error="not terse")
+            return Intent(step, verb, parts[1] if len(parts) > 1 else None)
+
+        def render(self, skill, env, name, action_ids):
+            back = {v: k for k, v in self.verbs.items()}
+            if skill.verb not in back or (skill.verb == "put" and skill.target):
+                raise ValueError(f"terse cannot express {skill}")
+            return f"!{back[skill.verb]}" + (f" {name}" if skill.verb != "put" else "")
+
+    return TerseVocab()
+
+
+def test_a_registered_vocabulary_reaches_every_surface():
+    from groundrl.sim.env import HouseholdEnv
+    from groundrl.sim.planner import expert_plan
+    from groundrl.sim.reward import sim_reward
+    from groundrl.sim.vocab import (
+        VOCABS,
+        get_vocab,
+        register_vocabulary,
+        render_plan,
+        unregister_vocabulary,
+        vocab_names,
+    )
+
+    task = Task(
+        "c", "put an apple on the table", SCENE, Goal("pick_and_place_simple", "Apple", "DiningTable")
+    )
+    register_vocabulary(_terse())
+    try:
+        assert vocab_names() == (*VOCABS, "terse") and get_vocab("terse").name == "terse"
+        with pytest.raises(ValueError, match="already registered"):
+            register_vocabulary(_terse())
+        plan = render_plan(expert_plan(task), "terse", SCENE)
+        assert plan == ["!go Apple", "!get Apple", "!go DiningTable", "!drop"]
+        assert detect_vocab("!go Apple") == "terse"
+        r = execute(task, "\n".join(plan))  # detected, then parsed by the vocabulary object
+        assert (r.success, r.vocab, r.steps, r.invalid_steps) == (True, "terse", 4, 0)
+        assert sim_reward("\n".join(plan), task, vocab="terse").value == 2.0
+        env = HouseholdEnv([task], vocab="terse", reward="sparse")
+        env.reset(options={"task": task})
+        _, reward, terminated, _, info = env.step("\n".join(plan))
+        assert (reward, terminated, info["vocab"]) == (1.0, True, "terse")
+    finally:
+        unregister_vocabulary("terse")
+    assert "terse" not in vocab_names() and detect_vocab("!go Apple") is None
+    with pytest.raises(ValueError, match="unknown vocabulary 'terse'"):
+        get_vocab("terse")
+    with pytest.raises(ValueError, match="built in"):
+        unregister_vocabulary("eb_alfred")

@@ -63,7 +63,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 
 from groundrl.sim.goals import progress, satisfied
 from groundrl.sim.tasks import Task
-from groundrl.sim.vocab import VOCABS, intent_to_skills, split_plan, to_intent
+from groundrl.sim.vocab import intent_to_skills, opens_containers, split_plan, to_intent, vocab_names
 from groundrl.sim.world import Env
 
 ENV_ID = "groundrl/Household-v0"
@@ -120,8 +120,8 @@ class HouseholdEnv(gym.Env):
         image: bool = False,
         render_mode: str | None = None,
     ) -> None:
-        if vocab != "auto" and vocab not in VOCABS:
-            raise ValueError(f"vocab must be 'auto' or one of {VOCABS}, got {vocab!r}")
+        if vocab != "auto" and vocab not in vocab_names():
+            raise ValueError(f"vocab must be 'auto' or one of {vocab_names()}, got {vocab!r}")
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
         if max_steps < 1 or max_invalid < 1:
@@ -167,7 +167,7 @@ class HouseholdEnv(gym.Env):
             task = self.tasks[int(self.np_random.integers(len(self.tasks)))]
         self.task = task
         self.sim = task.env(self.max_steps, self.max_invalid)
-        if self.vocab == "reinforced":
+        if opens_containers(self.vocab):
             self.sim.auto_open = True  # that vocabulary has no open/close
         self.plan = []
         self._end = ""
@@ -228,7 +228,7 @@ class HouseholdEnv(gym.Env):
             res = sim.step(None, why_unparsed=why)
             self.plan.append(_label(action))
             return [_label(action)[:200]], [res.feedback], vocab
-        if vocab == "reinforced":
+        if opens_containers(vocab):
             sim.auto_open = True
         labels: list[str] = []
         feedback: list[str] = []

@@ -37,7 +37,14 @@ from groundrl.sim.goals import progress, satisfied
 from groundrl.sim.policies import Feedback, PlanRequest
 from groundrl.sim.render import render_scene
 from groundrl.sim.tasks import Task
-from groundrl.sim.vocab import VOCABS, action_space, intent_to_skills, split_plan, to_intent
+from groundrl.sim.vocab import (
+    action_space,
+    intent_to_skills,
+    opens_containers,
+    split_plan,
+    to_intent,
+    vocab_names,
+)
 from groundrl.sim.world import Env, invalid
 
 
@@ -116,7 +123,7 @@ def episode(
             end = "empty plan"
             break
         want = vocab() if callable(vocab) else vocab
-        if want not in VOCABS:
+        if want not in vocab_names():
             want = "auto"
         if actions is None and _may_use_ids(plan):
             actions = action_space(task.scene)
@@ -132,7 +139,7 @@ def episode(
             end = "empty plan"
             break
         found = found_now
-        if found == "reinforced":
+        if opens_containers(found):
             env.auto_open = True  # as execute(): that vocabulary has no open/close
         stepped = _run_until_failure(env, steps, found, history)
         if not stepped:

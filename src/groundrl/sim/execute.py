@@ -7,7 +7,7 @@ from typing import Any
 
 from groundrl.sim.goals import progress, satisfied
 from groundrl.sim.tasks import Task
-from groundrl.sim.vocab import intent_to_skills, split_plan, to_intent
+from groundrl.sim.vocab import intent_to_skills, opens_containers, split_plan, to_intent
 from groundrl.sim.world import Env, invalid
 
 
@@ -35,7 +35,7 @@ def run_steps(
         return feedback, found, err, True
     if not steps:
         return feedback, found, "empty plan", True
-    if found == "reinforced":
+    if opens_containers(found):
         env.auto_open = True  # that vocabulary has no open/close: containers open on put / pick up
     failed = False
     for step in steps:

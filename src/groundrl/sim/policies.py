@@ -43,7 +43,7 @@ from typing import Any, Protocol
 
 from groundrl.sim.planner import expert_plan
 from groundrl.sim.tasks import Task
-from groundrl.sim.vocab import VOCABS, action_space, format_plan, render_plan
+from groundrl.sim.vocab import action_space, format_plan, get_vocab, render_plan, vocab_names
 from groundrl.sim.world import Env, Obj, Scene
 
 POLICIES = ("expert", "gold", "random", "file", "model")
@@ -123,8 +123,8 @@ class ExpertPolicy:
     needs_image = False
 
     def __init__(self, vocab: str = "eb_alfred", max_nodes: int = 200_000) -> None:
-        if vocab not in VOCABS:
-            raise ValueError(f"expert vocab {vocab!r} is not one of {VOCABS}")
+        if vocab not in vocab_names():
+            raise ValueError(f"expert vocab {vocab!r} is not one of {vocab_names()}")
         self.name = "expert" if vocab == "eb_alfred" else f"expert[{vocab}]"
         self.vocab, self.max_nodes = vocab, max_nodes
         self.plan_seconds: list[float] = []
@@ -144,7 +144,9 @@ class ExpertPolicy:
         if scene is None:
             return []
         t0 = time.perf_counter()
-        skills = expert_plan(task.goal, scene, max_nodes=self.max_nodes, macros=self.vocab == "reinforced")
+        skills = expert_plan(
+            task.goal, scene, max_nodes=self.max_nodes, macros=get_vocab(self.vocab).auto_open
+        )
         self.plan_seconds.append(time.perf_counter() - t0)
         if not skills:
             return []
@@ -176,7 +178,7 @@ class GoldPolicy(_OnePlan):
     def reset(self, task: Task, env: Env) -> None:
         super().reset(task, env)
         self._gold = task.gold_plan
-        self.vocab = task.gold_vocab if task.gold_vocab in VOCABS else "auto"
+        self.vocab = task.gold_vocab if task.gold_vocab in vocab_names() else "auto"
 
     def plan(
         self, instruction: str, observation: str, image: Any, feedback_history: Sequence[Feedback]
@@ -235,8 +237,10 @@ class FilePolicy(_OnePlan):
             if tid in self.plans:
                 raise ValueError(f"{p}:{k}: a second plan for task id {tid!r}; keep one line per task")
             vocab = rec.get("vocab") or "auto"
-            if vocab != "auto" and vocab not in VOCABS:
-                raise ValueError(f"{p}:{k}: unknown vocab {vocab!r}; use one of {VOCABS} or leave it out")
+            if vocab != "auto" and vocab not in vocab_names():
+                raise ValueError(
+                    f"{p}:{k}: unknown vocab {vocab!r}; use one of {vocab_names()} or leave it out"
+                )
             self.plans[tid] = (plan, vocab)
         self.vocab = "auto"
         self.missing: list[str] = []

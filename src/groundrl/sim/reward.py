@@ -24,7 +24,7 @@ from typing import Any
 
 from groundrl.sim.execute import execute
 from groundrl.sim.tasks import Task
-from groundrl.sim.vocab import VOCABS
+from groundrl.sim.vocab import vocab_names
 from groundrl.types import Score
 
 NAME = "sim"
@@ -78,8 +78,8 @@ def sim_reward(
     named ``"sim"``; only bad settings raise."""
     if not (isinstance(success_bonus, (int, float)) and math.isfinite(success_bonus) and success_bonus >= 0):
         raise ValueError(f"success_bonus must be a finite number ≥ 0, got {success_bonus!r}")
-    if vocab != "auto" and vocab not in VOCABS:
-        raise ValueError(f"vocab must be 'auto' or one of {VOCABS}, got {vocab!r}")
+    if vocab != "auto" and vocab not in vocab_names():
+        raise ValueError(f"vocab must be 'auto' or one of {vocab_names()}, got {vocab!r}")
     if max_steps < 1 or max_invalid < 1:
         raise ValueError(f"max_steps and max_invalid must be ≥ 1, got {max_steps} and {max_invalid}")
     if task is None:

@@ -37,6 +37,7 @@ from groundrl.sim.catalog import LAMPS, base_type, props
 from groundrl.sim.skills import Skill
 from groundrl.sim.world import Env, Scene
 
+#: The built-in vocabularies' names (:func:`vocab_names` also lists registered ones).
 VOCABS = ("eb_alfred", "eb_alfred_json", "reinforced", "embodied_brain", "high_pddl")
 
 SYNONYMS = {
@@ -230,34 +231,301 @@ def _eb_brain(item: Any) -> Intent:
     return Intent(raw, verb, obj, target, walk=verb != "find")
 
 
+def _head(step: str) -> str:
+    return step.strip().split(None, 1)[0].lower() if step.strip() else ""
+
+
+def _not_a_string(step: Any) -> Intent:
+    return Intent(str(step), None, error="not an action string")
+
+
+def _held_name(env: Env) -> str:
+    return base_type(env.type_of[env.held]) if env.held else "nothing"
+
+
+def _recep_name(s: Skill, env: Env, name: str) -> str:
+    """The receptacle a ``put`` goes to: its target, else the receptacle last found."""
+    return env.type_of[env.last_recep] if s.verb == "put" and s.target is None and env.last_recep else name
+
+
+# how each vocabulary writes a skill's verb
+_EB = {
+    "find": "find a {t}",
+    "pickup": "pick up the {t}",
+    "put": "put down the object in hand",
+    "open": "open the {t}",
+    "close": "close the {t}",
+    "toggle_on": "turn on the {t}",
+    "toggle_off": "turn off the {t}",
+    "slice": "slice the {t}",
+}
+_RR = {
+    "find": "goto",
+    "pickup": "pickup",
+    "put": "put",
+    "slice": "slice",
+    "clean": "clean",
+    "heat": "heat",
+    "cool": "cool",
+    "toggle_on": "toggle",
+    "toggle_off": "toggle",
+}
+_HP = {
+    "find": "GotoLocation",
+    "pickup": "PickupObject",
+    "open": "OpenObject",
+    "close": "CloseObject",
+    "toggle_on": "ToggleObject",
+    "toggle_off": "ToggleObject",
+    "slice": "SliceObject",
+    "clean": "CleanObject",
+    "heat": "HeatObject",
+    "cool": "CoolObject",
+}
+_EBR = {
+    "find": "Navigate",
+    "pickup": "Pick",
+    "open": "Open",
+    "close": "Close",
+    "toggle_on": "Press",
+    "toggle_off": "Press",
+    "slice": "Cut",
+    "clean": "Wash",
+}
+
+
+# ---------------------------------------------------------------------------
+# the vocabularies as objects: detect / parse / render / format each
+# ---------------------------------------------------------------------------
+
+
+class Vocabulary:
+    """An action vocabulary: how one of its steps is recognised (:meth:`detect`), read
+    into an :class:`Intent` (:meth:`parse`), written from a skill (:meth:`render`), and
+    how a list of steps is carried in a completion (:meth:`format`).
+
+    Subclass it and :func:`register_vocabulary` an instance to add one. Attributes:
+    ``name`` (the ``--vocab`` / ``vocab=`` value); ``detect_order`` (lower is asked
+    first by :func:`detect_vocab`, for steps two vocabularies could both read);
+    ``auto_open`` (the vocabulary has no open / close: the world opens containers on
+    put / pick up, and the expert plans with clean / heat / cool macros);
+    ``uses_action_ids`` (:meth:`render` needs the scene's enumerated
+    :func:`action_space`, passed as ``action_ids``: name → id)."""
+
+    name: str = ""
+    detect_order: int = 100
+    auto_open: bool = False
+    uses_action_ids: bool = False
+
+    def detect(self, step: Any) -> bool:
+        """Whether ``step`` (one raw plan step) is written in this vocabulary."""
+        return False
+
+    def parse(self, step: Any) -> Intent:
+        """One raw step → its intent (``verb=None`` plus ``error`` when unreadable)."""
+        raise NotImplementedError
+
+    def render(self, skill: Skill, env: Env, name: str, action_ids: dict[str, int]) -> Any:
+        """``skill`` as one step of this vocabulary, naming its object ``name``, in the
+        state ``env`` (before the skill runs). Raises ``ValueError`` when the vocabulary
+        cannot express the skill."""
+        raise ValueError(f"{self.name} cannot express {skill}")
+
+    def format(self, steps: list[Any]) -> Any:
+        """Steps as a completion carries them (default: the list itself)."""
+        return steps
+
+    def __repr__(self) -> str:
+        return f"<vocabulary {self.name}>"
+
+
+_EB_HEADS = frozenset({"find", "pick", "put", "open", "close", "turn", "slice"})
+
+
+class EbAlfred(Vocabulary):
+    """EB-ALFRED's action strings: "find a Apple", "pick up the Apple", "put down the
+    object in hand", "open / close the Fridge", "turn on / off the DeskLamp", "slice the
+    Apple"."""
+
+    name = "eb_alfred"
+    detect_order = 30
+
+    def detect(self, step: Any) -> bool:
+        if not isinstance(step, str):
+            return False
+        head = _head(step)
+        if head not in _EB_HEADS or _eb_string(step).verb is None:
+            return False
+        return not (head == "put" and not step.lower().strip().startswith("put down"))
+
+    def parse(self, step: Any) -> Intent:
+        return _eb_string(step) if isinstance(step, str) else _not_a_string(step)
+
+    def render(self, skill: Skill, env: Env, name: str, action_ids: dict[str, int]) -> Any:
+        if skill.verb not in _EB or (skill.verb == "put" and skill.target is not None):
+            raise ValueError(f"{self.name} cannot express {skill}")
+        return _EB[skill.verb].format(t=name)
+
+
+class EbAlfredJson(EbAlfred):
+    """An EB-ALFRED ``executable_plan``: ``{action_id, action_name}`` objects over the
+    scene's enumerated actions (:func:`action_space`); the names read as ``eb_alfred``."""
+
+    name = "eb_alfred_json"
+    detect_order = 20
+    uses_action_ids = True
+
+    def detect(self, step: Any) -> bool:
+        return isinstance(step, dict) and ("action_name" in step or "action_id" in step)
+
+    def render(self, skill: Skill, env: Env, name: str, action_ids: dict[str, int]) -> Any:
+        text = super().render(skill, env, name, action_ids)
+        return {"action_id": action_ids.get(text, -1), "action_name": text}
+
+
+class Reinforced(Vocabulary):
+    """Reinforced Reasoning's (ALFWorld-style) actions: "goto x", "pickup x", "put x"
+    (x the receptacle), "clean / heat / cool x", "slice x", "toggle x"; no open / close."""
+
+    name = "reinforced"
+    detect_order = 40
+    auto_open = True
+
+    def detect(self, step: Any) -> bool:
+        return isinstance(step, str) and _head(step) in _REINFORCED
+
+    def parse(self, step: Any) -> Intent:
+        return _reinforced_string(step) if isinstance(step, str) else _not_a_string(step)
+
+    def render(self, skill: Skill, env: Env, name: str, action_ids: dict[str, int]) -> Any:
+        if skill.verb not in _RR:
+            raise ValueError(f"reinforced vocabulary cannot express {skill} (plan with macros=True)")
+        arg = (
+            _recep_name(skill, env, name)
+            if skill.verb == "put"
+            else (name if skill.target else _held_name(env))
+        )
+        return f"{_RR[skill.verb]} {str(arg).lower()}"
+
+
+class EmbodiedBrain(Vocabulary):
+    """EmbodiedBrain's ``<actions>[['Find','Knife'], ['Pick','Knife'], ['Cut','Bread'],
+    ['Place','Knife','Counter'], …]</actions>``; a verb acting on an object not at hand
+    walks there first."""
+
+    name = "embodied_brain"
+    detect_order = 25
+
+    def detect(self, step: Any) -> bool:
+        return isinstance(step, (list, tuple))
+
+    def parse(self, step: Any) -> Intent:
+        return _eb_brain(step)
+
+    def render(self, skill: Skill, env: Env, name: str, action_ids: dict[str, int]) -> Any:
+        if skill.verb == "put":
+            return ["Place", _held_name(env), str(_recep_name(skill, env, name))]
+        if skill.verb not in _EBR:
+            raise ValueError(f"embodied_brain cannot express {skill}")
+        return [_EBR[skill.verb], str(name if skill.target else _held_name(env))]
+
+    def format(self, steps: list[Any]) -> Any:
+        return f"<actions>{steps!r}</actions>"
+
+
+class HighPddl(Vocabulary):
+    """ALFRED's high-level PDDL actions: GotoLocation / PickupObject / PutObject /
+    OpenObject / CloseObject / ToggleObject / SliceObject / CleanObject / HeatObject /
+    CoolObject, as strings ("PickupObject apple") or ALFRED's ``discrete_action`` dicts."""
+
+    name = "high_pddl"
+    detect_order = 10
+
+    @staticmethod
+    def is_action_dict(step: Any) -> bool:
+        """An ALFRED action dict (read as ``high_pddl`` whatever the plan's vocabulary)."""
+        return isinstance(step, dict) and ("discrete_action" in step or "action" in step)
+
+    def detect(self, step: Any) -> bool:
+        if isinstance(step, dict):
+            return "discrete_action" in step or ("action" in step and "args" in step)
+        return isinstance(step, str) and _head(step) in _PDDL
+
+    def parse(self, step: Any) -> Intent:
+        if self.is_action_dict(step):
+            d = step.get("discrete_action", step)
+            return _pddl(str(d.get("action", "")), d.get("args", []), json.dumps(step))
+        if isinstance(step, str):
+            parts = step.split()
+            return _pddl(parts[0], parts[1:], step) if parts else Intent(step, None, error="empty step")
+        return Intent(str(step), None, error="not a high_pddl action")
+
+    def render(self, skill: Skill, env: Env, name: str, action_ids: dict[str, int]) -> Any:
+        if skill.verb == "put":
+            return f"PutObject {_held_name(env).lower()} {str(_recep_name(skill, env, name)).lower()}"
+        return f"{_HP[skill.verb]} {str(name if skill.target else _held_name(env)).lower()}"
+
+
+_REGISTRY: dict[str, Vocabulary] = {}
+
+
+def register_vocabulary(vocab: Vocabulary, *, replace: bool = False) -> Vocabulary:
+    """Add ``vocab`` to the registry under ``vocab.name`` (``replace=True`` to
+    override one); returns it. Every simulator surface (environment, ``execute``,
+    ``sim_reward``, the evaluation loop, ``render_plan``) looks vocabularies up here."""
+    if not isinstance(vocab, Vocabulary) or not vocab.name:
+        raise TypeError("register_vocabulary takes a named Vocabulary instance")
+    if vocab.name == "auto":
+        raise ValueError("'auto' is reserved: it means 'detect the vocabulary'")
+    if vocab.name in _REGISTRY and not replace:
+        raise ValueError(f"vocabulary {vocab.name!r} is already registered (pass replace=True)")
+    _REGISTRY[vocab.name] = vocab
+    _DETECT_ORDER[:] = sorted(_REGISTRY.values(), key=lambda v: v.detect_order)
+    return vocab
+
+
+_DETECT_ORDER: list[Vocabulary] = []
+
+
+def unregister_vocabulary(name: str) -> None:
+    """Remove a registered vocabulary (a built-in cannot be removed)."""
+    if name in VOCABS:
+        raise ValueError(f"{name!r} is built in")
+    _REGISTRY.pop(name, None)
+    _DETECT_ORDER[:] = sorted(_REGISTRY.values(), key=lambda v: v.detect_order)
+
+
+def vocab_names() -> tuple[str, ...]:
+    """Every registered vocabulary's name (the built-ins first, in :data:`VOCABS` order)."""
+    return tuple(_REGISTRY)
+
+
+def get_vocab(name: str) -> Vocabulary:
+    """The registered vocabulary called ``name``; ``ValueError`` naming the choices."""
+    try:
+        return _REGISTRY[name]
+    except (KeyError, TypeError):
+        raise ValueError(f"unknown vocabulary {name!r}; choose one of {vocab_names()}") from None
+
+
+def opens_containers(vocab: str | None) -> bool:
+    """Whether plans in ``vocab`` run with containers opening themselves (a vocabulary
+    without open / close); ``False`` for ``None`` or an unknown name."""
+    v = _REGISTRY.get(vocab) if isinstance(vocab, str) else None
+    return bool(v and v.auto_open)
+
+
+for _v in (EbAlfred(), EbAlfredJson(), Reinforced(), EmbodiedBrain(), HighPddl()):
+    register_vocabulary(_v)
+del _v
+
+
 def detect_vocab(step: Any) -> str | None:
-    if isinstance(step, dict):
-        if "discrete_action" in step or ("action" in step and "args" in step):
-            return "high_pddl"
-        if "action_name" in step or "action_id" in step:
-            return "eb_alfred_json"
-        return None
-    if isinstance(step, (list, tuple)):
-        return "embodied_brain"
-    if not isinstance(step, str):
-        return None
-    head = step.strip().split(None, 1)[0].lower() if step.strip() else ""
-    if head in _PDDL:
-        return "high_pddl"
-    if _eb_string(step).verb is not None and head in (
-        "find",
-        "pick",
-        "put",
-        "open",
-        "close",
-        "turn",
-        "slice",
-    ):
-        if head == "put" and not step.lower().strip().startswith("put down"):
-            return "reinforced"
-        return "eb_alfred"
-    if head in _REINFORCED:
-        return "reinforced"
+    """The vocabulary one raw step is written in (registered vocabularies asked in
+    ``detect_order``), or ``None``."""
+    for v in _DETECT_ORDER:
+        if v.detect(step):
+            return v.name
     return None
 
 
@@ -283,8 +551,8 @@ def split_plan(
     plan: Any, vocab: str = "auto", action_map: dict[int, str] | None = None
 ) -> tuple[list[Any], str | None, str]:
     """A plan (text, list, or parsed JSON) → its raw steps, the vocabulary, and an error."""
-    if vocab != "auto" and vocab not in VOCABS:
-        return [], None, f"unknown vocabulary {vocab!r}; choose one of {VOCABS}"
+    if vocab != "auto" and vocab not in _REGISTRY:
+        return [], None, f"unknown vocabulary {vocab!r}; choose one of {vocab_names()}"
     steps: list[Any]
     if isinstance(plan, str):
         text = plan
@@ -321,36 +589,22 @@ def split_plan(
         return steps, vocab, ""
     votes = [detect_vocab(s) for s in steps]
     known = [v for v in votes if v]
-    # the most common vocabulary; ties go to the first in VOCABS (deterministic)
-    best = max(VOCABS, key=lambda v: (known.count(v), -VOCABS.index(v))) if known else None
+    # the most common vocabulary; ties go to the first registered (deterministic)
+    names = vocab_names()
+    best = max(names, key=lambda v: (known.count(v), -names.index(v))) if known else None
     return steps, best, ""
 
 
 def to_intent(step: Any, vocab: str | None) -> Intent:
+    """One raw step → its intent, read by ``vocab`` (detected when ``None``). An ALFRED
+    action dict is read as ``high_pddl`` whatever ``vocab`` says."""
+    if HighPddl.is_action_dict(step):
+        return _REGISTRY["high_pddl"].parse(step)
     v = vocab or detect_vocab(step)
-    if isinstance(step, dict) and ("discrete_action" in step or "action" in step):
-        d = step.get("discrete_action", step)
-        return _pddl(str(d.get("action", "")), d.get("args", []), json.dumps(step))
-    if v in ("eb_alfred", "eb_alfred_json"):
-        return (
-            _eb_string(step)
-            if isinstance(step, str)
-            else Intent(str(step), None, error="not an action string")
-        )
-    if v == "reinforced":
-        return (
-            _reinforced_string(step)
-            if isinstance(step, str)
-            else Intent(str(step), None, error="not an action string")
-        )
-    if v == "high_pddl":
-        if isinstance(step, str):
-            parts = step.split()
-            return _pddl(parts[0], parts[1:], step) if parts else Intent(step, None, error="empty step")
-        return Intent(str(step), None, error="not a high_pddl action")
-    if v == "embodied_brain":
-        return _eb_brain(step)
-    return Intent(str(step)[:80], None, error=f"unrecognised action {str(step)[:60]!r}")
+    voc = _REGISTRY.get(v) if isinstance(v, str) else None
+    if voc is None:
+        return Intent(str(step)[:80], None, error=f"unrecognised action {str(step)[:60]!r}")
+    return voc.parse(step)
 
 
 def intent_to_skills(intent: Intent, env: Env) -> tuple[list[Skill], str]:
@@ -435,8 +689,10 @@ def parse_plan(
         sim = _replay_env(env)
     except Exception as e:  # bad state from a caller: report, never raise
         return [ParsedStep(_short(plan), None, f"cannot read the state: {type(e).__name__}")]
-    if vocab != "auto" and vocab not in VOCABS:
-        return [ParsedStep(_short(plan), None, f"unknown vocabulary {vocab!r}; choose one of {VOCABS}")]
+    if vocab != "auto" and vocab not in _REGISTRY:
+        return [
+            ParsedStep(_short(plan), None, f"unknown vocabulary {vocab!r}; choose one of {vocab_names()}")
+        ]
     try:
         steps, found, err = split_plan(plan, vocab, action_map)
     except Exception as e:  # pragma: no cover - split_plan is total; belt and braces
@@ -506,78 +762,6 @@ def action_space(scene: Scene) -> dict[int, str]:
     return dict(enumerate(names))
 
 
-_EB = {
-    "find": "find a {t}",
-    "pickup": "pick up the {t}",
-    "put": "put down the object in hand",
-    "open": "open the {t}",
-    "close": "close the {t}",
-    "toggle_on": "turn on the {t}",
-    "toggle_off": "turn off the {t}",
-    "slice": "slice the {t}",
-}
-_RR = {
-    "find": "goto",
-    "pickup": "pickup",
-    "put": "put",
-    "slice": "slice",
-    "clean": "clean",
-    "heat": "heat",
-    "cool": "cool",
-    "toggle_on": "toggle",
-    "toggle_off": "toggle",
-}
-_HP = {
-    "find": "GotoLocation",
-    "pickup": "PickupObject",
-    "open": "OpenObject",
-    "close": "CloseObject",
-    "toggle_on": "ToggleObject",
-    "toggle_off": "ToggleObject",
-    "slice": "SliceObject",
-    "clean": "CleanObject",
-    "heat": "HeatObject",
-    "cool": "CoolObject",
-}
-_EBR = {
-    "find": "Navigate",
-    "pickup": "Pick",
-    "open": "Open",
-    "close": "Close",
-    "toggle_on": "Press",
-    "toggle_off": "Press",
-    "slice": "Cut",
-    "clean": "Wash",
-}
-
-
-def _render_step(s: Skill, vocab: str, env: Env, name: str, amap: dict[str, int]) -> Any:
-    """One skill as a step of ``vocab``, naming its object ``name``."""
-    held = base_type(env.type_of[env.held]) if env.held else "nothing"
-    recep = env.type_of[env.last_recep] if s.verb == "put" and s.target is None and env.last_recep else name
-    if vocab in ("eb_alfred", "eb_alfred_json"):
-        if s.verb not in _EB or (s.verb == "put" and s.target is not None):
-            raise ValueError(f"{vocab} cannot express {s}")
-        text = _EB[s.verb].format(t=name)
-        return {"action_id": amap.get(text, -1), "action_name": text} if vocab == "eb_alfred_json" else text
-    if vocab == "reinforced":
-        if s.verb not in _RR:
-            raise ValueError(f"reinforced vocabulary cannot express {s} (plan with macros=True)")
-        arg = recep if s.verb == "put" else (name if s.target else held)
-        return f"{_RR[s.verb]} {str(arg).lower()}"
-    if vocab == "high_pddl":
-        if s.verb == "put":
-            return f"PutObject {held.lower()} {str(recep).lower()}"
-        return f"{_HP[s.verb]} {str(name if s.target else held).lower()}"
-    if vocab == "embodied_brain":
-        if s.verb == "put":
-            return ["Place", held, str(recep)]
-        if s.verb not in _EBR:
-            raise ValueError(f"embodied_brain cannot express {s}")
-        return [_EBR[s.verb], str(name if s.target else held)]
-    raise ValueError(f"unknown vocabulary {vocab!r}; choose one of {VOCABS}")
-
-
 def _replayed(env: Env, step: Any, vocab: str) -> Env | None:
     """The state after running ``step`` through the vocabulary, or ``None`` if it fails."""
     e = env.copy()
@@ -602,22 +786,21 @@ def render_plan(skills: Sequence[Skill], vocab: str, scene: Scene | Env) -> list
     skills. Sliced objects are named by their base type ("pick up the Apple"), as
     EB-ALFRED does, wherever that resolves to the same object. Raises ``ValueError``
     for a skill the vocabulary cannot express or that is invalid when replayed."""
-    if vocab not in VOCABS:
-        raise ValueError(f"unknown vocabulary {vocab!r}; choose one of {VOCABS}")
+    voc = get_vocab(vocab)
     env = _replay_env(scene)
-    env.auto_open = env.auto_open or vocab == "reinforced"
-    amap = {v: k for k, v in action_space(env.scene).items()} if vocab == "eb_alfred_json" else {}
+    env.auto_open = env.auto_open or voc.auto_open
+    amap = {v: k for k, v in action_space(env.scene).items()} if voc.uses_action_ids else {}
     out: list[Any] = []
     for s in skills:
         t = s.target or ""
-        _render_step(s, vocab, env, t, amap)  # raises if the vocabulary cannot express it
+        voc.render(s, env, t, amap)  # raises if the vocabulary cannot express it
         direct = env.copy()
         res = direct.step(s)
         if not res.ok:
             raise ValueError(f"skill {s} is invalid when replayed: {res.feedback}")
         names = [base_type(t), t] if base_type(t) != t else [t]
         for name in names:
-            step = _render_step(s, vocab, env, name, amap)
+            step = voc.render(s, env, name, amap)
             e = _replayed(env, step, vocab)
             if e is not None and _same(e, direct):
                 break
@@ -631,21 +814,30 @@ def render_plan(skills: Sequence[Skill], vocab: str, scene: Scene | Env) -> list
 def format_plan(steps: list[Any], vocab: str) -> Any:
     """Steps as a completion would carry them: ``<actions>[…]</actions>`` for
     EmbodiedBrain, a list for the JSON form, otherwise the list of strings."""
-    if vocab == "embodied_brain":
-        return f"<actions>{steps!r}</actions>"
-    return steps
+    v = _REGISTRY.get(vocab)
+    return v.format(steps) if v is not None else steps
 
 
 __all__ = [
     "VOCABS",
     "FUZZY_THRESHOLD",
+    "EbAlfred",
+    "EbAlfredJson",
+    "EmbodiedBrain",
+    "HighPddl",
     "Intent",
     "ParsedStep",
+    "Reinforced",
     "Resolution",
+    "Vocabulary",
     "action_space",
     "base_type",
     "detect_vocab",
     "format_plan",
+    "get_vocab",
+    "opens_containers",
+    "register_vocabulary",
+    "vocab_names",
     "intent_to_skills",
     "parse_plan",
     "render_plan",
@@ -653,4 +845,5 @@ __all__ = [
     "resolve_intent",
     "split_plan",
     "to_intent",
+    "unregister_vocabulary",
 ]
