@@ -4,7 +4,6 @@
 from __future__ import annotations
 
 import json
-import time
 from pathlib import Path
 
 import typer
@@ -59,6 +58,7 @@ def tasks_cmd(
     from rich.progress import track
 
     from groundrl.sim.generate import SUBSETS, generate_tasks
+    from groundrl.sim.run import export_record
     from groundrl.sim.tasks import load_tasks
 
     chosen = _split(subsets)
@@ -88,32 +88,6 @@ def tasks_cmd(
         f"wrote {len(tasks)} tasks to {output}"
         + (f" ({unsolved} without an expert plan)" if unsolved else "")
     )
-
-
-def export_record(task) -> dict:
-    """A task's JSONL record: ``Task.to_json()`` plus ``gold_plans`` (the expert's plan in
-    every vocabulary; ``None`` where it finds none or the vocabulary cannot express it)
-    and ``action_map`` (id → EB-ALFRED action name for the scene)."""
-    from groundrl.sim.planner import expert_plan
-    from groundrl.sim.vocab import VOCABS, action_space, format_plan, render_plan
-
-    rec = task.to_json()
-    plans = {False: expert_plan(task), True: None}
-    gold: dict[str, object] = {}
-    for v in VOCABS:
-        macros = v == "reinforced"  # that vocabulary has clean/heat/cool and no open/close
-        if macros and plans[True] is None:
-            plans[True] = expert_plan(task, macros=True)
-        skills = plans[macros]
-        try:
-            gold[v] = format_plan(render_plan(skills, v, task.scene), v) if skills is not None else None
-        except ValueError:
-            gold[v] = None
-    if rec.get("gold_plan") is None and gold["eb_alfred"] is not None:
-        rec.update(gold_plan=gold["eb_alfred"], gold_vocab="eb_alfred")
-    rec["gold_plans"] = gold
-    rec["action_map"] = {str(k): a for k, a in action_space(task.scene).items()}
-    return rec
 
 
 @app.command(
@@ -181,13 +155,9 @@ def eval_cmd(
         32, "--batch-size", min=1, help="model policy: episodes run in lockstep, one request batch per round."
     ),
 ) -> None:
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-    from rich.table import Table
-
-    from groundrl.sim.evaluate import evaluate, summarise
     from groundrl.sim.policies import POLICIES, PolicyOptions, make_policy
     from groundrl.sim.report import write_report
+    from groundrl.sim.run import check_policy_tasks, eval_config, select_tasks
     from groundrl.sim.tasks import load_tasks
 
     if policy not in POLICIES:
@@ -216,37 +186,54 @@ def eval_cmd(
     except (ValueError, OSError, KeyError) as e:
         raise typer.BadParameter(f"cannot load tasks from {tasks}: {e}", param_hint="--tasks") from e
     keep = _split(subsets)
-    if keep:
-        task_list = [t for t in task_list if t.subset in keep or t.task_type in keep]
-    if per_subset:
-        seen: dict[str, int] = {}
-        kept = []
-        for t in task_list:
-            seen[t.subset] = seen.get(t.subset, 0) + 1
-            if seen[t.subset] <= per_subset:
-                kept.append(t)
-        task_list = kept
-    task_list = task_list[:limit] if limit else task_list
-    if not task_list:
-        raise typer.BadParameter(
-            f"no tasks to evaluate in {tasks} (after --subsets/--per-subset/--limit)", param_hint="--tasks"
-        )
-    if policy == "gold" and not any(t.gold_plan for t in task_list):
-        raise typer.BadParameter(
-            f"the tasks in {tasks} carry no gold plan (EB-ALFRED splits.json has none); "
-            "use --policy expert, or export them with `groundrl sim tasks --from` first",
-            param_hint="--policy",
-        )
+    task_list = select_tasks(task_list, keep, per_subset, limit)
+    try:
+        check_policy_tasks(policy, task_list, str(tasks))
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="--tasks" if not task_list else "--policy") from e
+    config = eval_config(
+        tasks=str(tasks),
+        policy=policy,
+        policy_name=pol.name,
+        max_steps=max_steps,
+        max_invalid=max_invalid,
+        seed=seed,
+        random_length=random_length,
+        plans=str(plans),
+        judge_backend=judge_backend,
+        judge_model=judge_model,
+        image=image,
+        keep=keep,
+        per_subset=per_subset,
+        limit=limit,
+    )
 
-    console = Console(stderr=True)
-    t0 = time.perf_counter()
+    metrics, results = _run_with_progress(
+        task_list, pol, max_steps=max_steps, max_invalid=max_invalid, batch_size=batch_size, config=config
+    )
+    write_report(output, metrics, results, f"groundrl sim eval: {pol.name} on {tasks.name}")
+    _print_summary(metrics, f"{pol.name} on {tasks.name}")
+    missing = metrics.get("tasks_without_plan")
+    if missing:
+        typer.echo(f"note: {missing} task(s) had no plan in {plans} (scored as empty plans)")
+    typer.echo(f"wrote {output}/metrics.json, results.jsonl, report.md, success.png")
+
+
+def _run_with_progress(task_list, pol, **kwargs):
+    """:func:`groundrl.sim.run.run_evaluation` under a progress bar (on stderr) showing
+    the running success rate."""
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from groundrl.sim.run import run_evaluation
+
     with Progress(
         TextColumn("[bold]{task.description}"),
         BarColumn(),
         MofNCompleteColumn(),
         TextColumn("success {task.fields[rate]}"),
         TimeElapsedColumn(),
-        console=console,
+        console=Console(stderr=True),
         transient=False,
     ) as bar:
         job = bar.add_task(f"sim eval ({pol.name})", total=len(task_list), rate="-")
@@ -257,52 +244,29 @@ def eval_cmd(
             wins[1] += 1
             bar.update(job, advance=1, rate=f"{wins[0] / wins[1]:.2f}")
 
-        try:
-            results = evaluate(task_list, pol, max_steps, max_invalid, batch_size=batch_size, on_result=tick)
-        finally:
-            close = getattr(pol, "close", None)
-            if callable(close):
-                close()
-    wall = time.perf_counter() - t0
-    metrics = summarise(results)
-    metrics["wall_seconds"] = round(wall, 3)
-    metrics["config"] = {
-        "tasks": str(tasks),
-        "policy": pol.name,
-        "max_steps": max_steps,
-        "max_invalid": max_invalid,
-        **({"seed": seed, "random_length": random_length} if policy == "random" else {}),
-        **({"plans": str(plans)} if policy == "file" else {}),
-        **(
-            {"judge_backend": judge_backend, "judge_model": judge_model, "image": image}
-            if policy == "model"
-            else {}
-        ),
-        **({"subsets": keep} if keep else {}),
-        **({"per_subset": per_subset} if per_subset else {}),
-        **({"limit": limit} if limit else {}),
-    }
-    missing = getattr(pol, "missing", [])
-    if missing:
-        metrics["tasks_without_plan"] = len(missing)
-    write_report(output, metrics, results, f"groundrl sim eval: {pol.name} on {tasks.name}")
+        return run_evaluation(task_list, pol, on_result=tick, **kwargs)
 
-    table = Table(title=f"{pol.name} on {tasks.name}: {metrics['n_tasks']} tasks in {wall:.2f} s")
+
+def _print_summary(metrics: dict, title: str) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from groundrl.sim.run import summary_rows
+
+    table = Table(title=f"{title}: {metrics['n_tasks']} tasks in {metrics['wall_seconds']:.2f} s")
     for col, just in (("subset", "left"), ("n", "right"), ("success", "right"), ("progress", "right"),
                       ("env steps", "right"), ("invalid", "right")):  # fmt: skip
         table.add_column(col, justify=just)
-    rows = [*metrics["by_subset"].items(), ("overall", metrics)]
-    for k, (name, m) in enumerate(rows):
+    rows = summary_rows(metrics)
+    for k, (name, cells) in enumerate(rows):
         table.add_row(
-            f"[bold]{name}[/bold]" if k == len(rows) - 1 else name,
-            str(m["n_tasks"]),
-            f"{m['success_rate']:.3f}",
-            f"{m['progress_rate']:.3f}",
-            f"{m['env_steps']:.1f}",
-            f"{m['invalid_steps']:.2f}",
-            end_section=k == len(rows) - 2,
+            f"[bold]{name}[/bold]" if k == len(rows) - 1 else name, *cells, end_section=k == len(rows) - 2
         )
     Console().print(table)
-    if missing:
-        typer.echo(f"note: {len(missing)} task(s) had no plan in {plans} (scored as empty plans)")
-    typer.echo(f"wrote {output}/metrics.json, results.jsonl, report.md, success.png")
+
+
+def export_record(task) -> dict:
+    """Kept for callers of the CLI module: :func:`groundrl.sim.run.export_record`."""
+    from groundrl.sim.run import export_record as _export
+
+    return _export(task)
