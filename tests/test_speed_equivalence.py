@@ -292,14 +292,17 @@ def test_reinforced_rewards_equal_reference(completion, action_map, gold, lenien
 
 
 def test_digest_cache_is_bounded_and_clearable():
-    reinforced_plan_digest.cache_clear()
-    for i in range(5000):
-        reinforced_plan_digest(json.dumps({"executable_plan": [], "i": i}))
     from groundrl.parse.plans import _DIGESTS, _DIGESTS_MAX
 
-    assert len(_DIGESTS[0]) <= _DIGESTS_MAX
     reinforced_plan_digest.cache_clear()
-    assert not _DIGESTS[0]
+    texts = [json.dumps({"executable_plan": [], "i": i}) for i in range(5 * _DIGESTS_MAX)]
+    for t in texts:
+        reinforced_plan_digest(t)
+    assert sum(len(g) for g in _DIGESTS[0]) <= 2 * _DIGESTS_MAX
+    # the most recent _DIGESTS_MAX are always kept
+    assert all(t in _DIGESTS[0][0] or t in _DIGESTS[0][1] for t in texts[-_DIGESTS_MAX:])
+    reinforced_plan_digest.cache_clear()
+    assert not any(_DIGESTS[0]) and not any(_DIGESTS[1])
 
 
 # --- Score construction ---------------------------------------------------------------

@@ -133,43 +133,51 @@ def _digest(text: str, lenient: bool) -> PlanDigest:
     return _new_digest(PlanDigest, (None, missing, len(plan), aids, names))  # = PlanDigest(...), cheaper
 
 
-# (text -> digest) for strict and lenient parsing; first in, first out beyond 4096
-# entries (a plain dict: cheaper per call than functools.lru_cache, and a batch scored
-# part by part still finds every completion of the batch).
-_DIGESTS: tuple[dict[str, PlanDigest], dict[str, PlanDigest]] = ({}, {})
-_DIGESTS_MAX = 4096
+# (text -> digest) for strict [0] and lenient [1] parsing, in two generations of plain
+# dicts: new entries go to the young one; when it holds _DIGESTS_MAX it becomes the old
+# one and the previous old one is dropped. So the last 2048-4096 texts are kept, with
+# O(1) work per call (evicting the oldest key of one dict one at a time would rescan
+# its deleted slots on every call), and a batch scored part by part still finds its
+# completions.
+_DIGESTS: tuple[list[dict[str, PlanDigest]], list[dict[str, PlanDigest]]] = ([{}, {}], [{}, {}])
+_DIGESTS_MAX = 2048
 
 
 def _digest_cache_clear() -> None:
-    for d in _DIGESTS:
-        d.clear()
+    for gens in _DIGESTS:
+        gens[0] = {}
+        gens[1] = {}
 
 
 def reinforced_plan_digest(text: Any, lenient: bool = False) -> PlanDigest:
     """The completion's plan as the Reinforced Reasoning format and accuracy rewards read
     it (a :class:`PlanDigest`), parsed as :func:`parse_reinforced_plan` parses.
 
-    Cached on ``(text, lenient)`` (4096 texts up to 32,768 characters each) so the
-    two rewards of one completion cost one ``json.loads``. Only the digest is kept —
-    tuples of strings and ints — not the decoded JSON, whose many small containers
-    would cost the garbage collector more than the parse itself.
+    Cached on ``(text, lenient)`` (the last 2048 to 4096 texts up to 32,768 characters
+    each) so the two rewards of one completion cost one ``json.loads``. Only the digest
+    is kept — tuples of strings and ints — not the decoded JSON, whose many small
+    containers would cost the garbage collector more than the parse itself.
 
     >>> d = reinforced_plan_digest('{"executable_plan": [{"action_id": 1, "action_name": " Open  Fridge"}]}')
     >>> d.n, d.aids, d.names, len(d.missing)
     (1, (1,), ('open fridge',), 3)
     """
-    cache = _DIGESTS[1 if lenient else 0]
+    gens = _DIGESTS[1 if lenient else 0]
     if type(text) is str:
-        d = cache.get(text)
+        d = gens[0].get(text)
+        if d is None:
+            d = gens[1].get(text)
         if d is not None:
             return d
     elif not isinstance(text, str):
         return PlanDigest(f"completion is {type(text).__name__}, not text")
     d = _digest(text, bool(lenient))
     if type(text) is str and len(text) <= _CACHE_MAX_CHARS:
-        if len(cache) >= _DIGESTS_MAX:
-            del cache[next(iter(cache))]
-        cache[text] = d
+        young = gens[0]
+        if len(young) >= _DIGESTS_MAX:
+            gens[1] = young
+            gens[0] = young = {}
+        young[text] = d
     return d
 
 

@@ -88,7 +88,7 @@ def reinforced_format(
     :func:`load_action_map` (int keys); a map with the ids as decimal strings (straight
     from ``json.load``) is also looked up correctly.
     """
-    error, missing, n, aids, names = reinforced_plan_digest(completion, lenient=lenient)
+    error, missing, n, aids, names = reinforced_plan_digest(completion, lenient)
     if error is not None:
         return Score("format", 0.0, error)
     keys = 0.0 if missing else 0.125
@@ -145,12 +145,6 @@ def _gold_names_cached(gold: str) -> tuple[str, ...] | None:
     return _gold_names_uncached(gold)
 
 
-def _gold_names(gold: Any) -> tuple[str, ...] | None:
-    if type(gold) is str and len(gold) <= _GOLD_CACHE_MAX_CHARS:
-        return _gold_names_cached(gold)
-    return _gold_names_uncached(gold)
-
-
 def reinforced_accuracy(completion: Any, gold: Any, lenient: bool = False) -> Score:
     """Prefix accuracy of Reinforced Reasoning for Embodied Planning (max 1).
 
@@ -163,22 +157,28 @@ def reinforced_accuracy(completion: Any, gold: Any, lenient: bool = False) -> Sc
     mismatch at its position. ``gold`` is a list of names or its Python-literal string.
     Unparseable completion or empty / unusable gold → 0 with a reason.
     """
-    names = _gold_names(gold)
+    if type(gold) is str and len(gold) <= _GOLD_CACHE_MAX_CHARS:
+        names = _gold_names_cached(gold)
+    else:
+        names = _gold_names_uncached(gold)
     if names is None:
         return Score("accuracy", 0.0, "gold is not a list of action names")
     if not names:
         return Score("accuracy", 0.0, "empty gold plan")
-    error, _, n, _, pred = reinforced_plan_digest(completion, lenient=lenient)
+    error, _, n, _, pred = reinforced_plan_digest(completion, lenient)
     if error is not None:
         return Score("accuracy", 0.0, error)
     if n < 0:
         return Score("accuracy", 0.0, "executable_plan is not a list")
-    c = 0
-    for nn, g in zip(pred, names, strict=False):
-        if nn != g:  # None (not a dict / not a str name) never equals a gold name
-            break
-        c += 1
     t = len(names)
+    if pred[:t] == names:  # the whole gold is a prefix: one C-level comparison
+        c = t
+    else:
+        c = 0
+        for nn, g in zip(pred, names, strict=False):
+            if nn != g:  # None (not a dict / not a str name) never equals a gold name
+                break
+            c += 1
     r = c * (c + 1) / (t * (t + 1))
     reason = "" if c == t else f"prefix {c}/{t}"
     if t == 1 and n > 1:
