@@ -560,7 +560,7 @@ def compare(impls: dict[str, Callable[[], Any]], n: int, repeats: int) -> dict[s
     runs: dict[str, list[float]] = {k: [] for k in impls}
     for _ in range(repeats):
         for k, fn in impls.items():
-            runs[k].append(timed(fn, k == "groundrl"))
+            runs[k].append(timed(fn, k.startswith("groundrl")))  # ours: caches cleared each pass
     return {k: n / statistics.median(v) for k, v in runs.items()}
 
 
@@ -715,14 +715,15 @@ def main() -> None:
 
 
 def recipes(n: int, rep: int, corpora: dict[str, tuple[list[dict[str, Any]], dict[str, Any]]]) -> None:
-    """Per recipe rubric on the same corpora (the rubric is not this script's to speed up;
-    printed so its overhead over the bare parts is visible)."""
+    """Per recipe rubric on the same corpora, in batches of 64 as ``groundrl score`` and the
+    server call it, against its part functions called directly with the fields each names
+    (target: the rubric within 1.2× of the bare parts)."""
     try:
         from groundrl.recipes import get_recipe
     except ImportError as e:
         print(f"recipes: not measured ({e})")
         return
-    print(f"\n{'recipe rubric':34s} {'completions/s':>13s}")
+    print(f"\n{'recipe rubric':34s} {'completions/s':>13s} {'bare parts/s':>13s} {'overhead':>9s}  target ≤ 1.20×")
     for name, (data, opts) in corpora.items():
         try:
             rubric = get_recipe(name).rubric(**opts)
@@ -730,12 +731,28 @@ def recipes(n: int, rep: int, corpora: dict[str, tuple[list[dict[str, Any]], dic
             print(f"{name:34s} not measured ({type(e).__name__}: {e})")
             continue
 
-        def run(rubric: Any = rubric, data: list[dict[str, Any]] = data) -> None:
-            for s in data:
-                rubric.score(s["completion"], **{k: v for k, v in s.items() if k != "completion"})
+        comps = [s["completion"] for s in data]
+        fields = [{k: v for k, v in s.items() if k != "completion"} for s in data]
+        calls = [
+            (p.fn, [{k: f[k] for k in (*p._params,) if k in f} for f in fields])
+            for p in rubric.parts
+            if not p.batched
+        ]
 
-        rates = compare({"groundrl": run}, n, rep)
-        print(f"{name:34s} {rates['groundrl']:11,.0f}/s")
+        def run(rubric: Any = rubric, comps: list = comps, fields: list = fields) -> None:
+            for i in range(0, len(comps), 64):
+                rubric.score_batch(comps[i : i + 64], fields[i : i + 64])
+
+        def bare(comps: list = comps, calls: list = calls) -> None:
+            for i, c in enumerate(comps):  # sample by sample, as a hand-written reward loop would
+                for fn, kwargs in calls:
+                    fn(c, **kwargs[i])
+
+        rates = compare({"groundrl": run, "groundrl_bare": bare}, n, rep)
+        rates["bare"] = rates["groundrl_bare"]
+        ratio = rates["bare"] / rates["groundrl"]
+        ok = "ok" if ratio <= 1.2 else "MISSED"
+        print(f"{name:34s} {rates['groundrl']:11,.0f}/s {rates['bare']:11,.0f}/s {ratio:8.2f}×  {ok}")
 
 
 if __name__ == "__main__":

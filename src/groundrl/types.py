@@ -64,6 +64,15 @@ class Verdict:
     # Free-form extras a part wants carried to reports (e.g. tools chosen by a verifier).
     info: dict[str, Any] = field(default_factory=dict)
 
+    # hand-written: the generated __init__ with two default factories costs ~2× on the
+    # rubric's per-sample path (bench/rewards.py, recipe rubric overhead)
+    def __init__(
+        self, total: float, parts: dict[str, Score] | None = None, info: dict[str, Any] | None = None
+    ) -> None:
+        self.total = total
+        self.parts = {} if parts is None else parts
+        self.info = {} if info is None else info
+
     def values(self) -> dict[str, float | None]:
         return {k: s.value for k, s in self.parts.items()}
 
