@@ -30,9 +30,12 @@ def json_text(obj: Any, **kw: Any) -> str:
     return text
 
 
-def iter_jsonl_lines(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any] | None, str]]:
-    """``(line_number, record or None, error)`` for each non-blank line (1-based numbers)."""
-    for i, line in enumerate(lines, start=1):
+def iter_jsonl_lines(
+    lines: Iterable[str], start: int = 1
+) -> Iterator[tuple[int, dict[str, Any] | None, str]]:
+    """``(line_number, record or None, error)`` for each non-blank line (numbers from
+    ``start``, 1-based by default)."""
+    for i, line in enumerate(lines, start=start):
         if not line.strip():
             continue
         try:

@@ -43,32 +43,51 @@ def score_cmd(
     ),
     tau: float | None = typer.Option(None, "--tau", help="Alias of -O tau=X (argos)."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar or summary table."),
+    workers: int = typer.Option(
+        1, "--workers", min=1, help="Processes for rule recipes on big files (output order is kept)."
+    ),
     recipe_args: RecipeArgs = None,  # type: ignore[assignment]
 ) -> None:
     rec = recipe_by_name(recipe)
     aliases = {"action_map": str(action_map) if action_map else None, "lenient": lenient, "tau": tau}
-    rubric = recipe_args.rubric(rec, aliases)
+    if workers > 1 and recipe_args.judge is not None:
+        raise typer.BadParameter(
+            "judge calls are already batched and concurrent: drop --workers (or raise --judge-concurrency)",
+            param_hint="--workers",
+        )
+    options = recipe_args.options(rec, aliases)
+    rubric = recipe_args.rubric(rec, aliases)  # built here too: option errors before any work
     try:
-        _score_file(rec, rubric, input, output, quiet)
+        _score_file(rec, rubric, input, output, quiet, (workers, options))
     finally:
         rubric.close()
 
 
-def _score_file(rec: Any, rubric: Any, input: Path, output: Path | None, quiet: bool) -> None:
+def _score_file(
+    rec: Any, rubric: Any, input: Path, output: Path | None, quiet: bool, parallel: tuple[int, dict]
+) -> None:
     lines = input.read_text(encoding="utf-8", errors="replace").splitlines()
     if output:
         output.parent.mkdir(parents=True, exist_ok=True)
     out = output.open("w", encoding="utf-8") if output else sys.stdout
-    n_bad = 0
-    results = []
+    workers, options = parallel
+    n_bad, n, results = 0, 0, []
     try:
-        for rec_out in score_records(
-            rec, rubric, iter_jsonl_lines(lines), progress=not quiet and len(lines) > 1
-        ):
-            if "error" in rec_out:
-                n_bad += 1
-            results.append(rec_out)
-            out.write(json_text(rec_out) + "\n")
+        if workers > 1:
+            from groundrl.scoring_parallel import score_lines_parallel
+
+            for text, rows, errors in score_lines_parallel(rec.name, options, lines, workers, rows=not quiet):
+                out.write(text)
+                results.extend(rows)
+                n_bad += errors
+                n += text.count("\n")
+        else:
+            progress = not quiet and len(lines) > 1
+            for row in score_records(rec, rubric, iter_jsonl_lines(lines), progress=progress):
+                n_bad += "error" in row
+                n += 1
+                results.append(row)
+                out.write(json_text(row) + "\n")
     finally:
         if output:
             out.close()
@@ -76,9 +95,7 @@ def _score_file(rec: Any, rubric: Any, input: Path, output: Path | None, quiet: 
         print_summary(rec.name, rubric.names, results, err=output is None)
     calls, failures = rubric.judge_stats()
     if rubric.judges:
-        typer.echo(
-            f"judge: {calls} calls, {failures} failed (failed parts got their fallback value)", err=True
-        )
+        typer.echo(f"judge: {calls} calls, {failures} failed (failed parts got their fallback value)", err=True)
     if n_bad:
-        typer.echo(f"{n_bad} of {len(results)} lines could not be scored (see their `error`).", err=True)
+        typer.echo(f"{n_bad} of {n} lines could not be scored (see their `error`).", err=True)
         raise typer.Exit(1)
