@@ -2,16 +2,31 @@
 RewardBench, MM-RLHF-Reward Bench).
 
 Each pair is shown in a seeded random order (swap with probability 0.5, per item from
-``seed`` and the item id) and the verdict is mapped back. **An unparseable verdict counts
-as wrong** (published scripts disagree: some drop such items, which flatters a judge that
-fails to answer). Metrics: overall accuracy, macro accuracy over categories (bootstrap
-95% CIs over pairs), and Acc+ — the fraction of ``group``s whose every pair is right —
-when items carry ``group`` (a rate over groups: Wilson 95% CI, with the number of groups).
-Chance levels: 0.5 per pair; for Acc+ the mean over groups of 0.5^(pairs in the group).
+``seed`` and the item id) and the verdict is mapped back. How the judge's text becomes a
+verdict is a *parse protocol* (:mod:`groundrl.benchmarks.protocols`):
+
+* ``strict`` (ours, the default): exactly one of "1"/"2" in the ``<answer>`` tag, else
+  **no verdict, counted wrong**;
+* ``released``: the released Proxy-GRM scripts' rule for the dataset. All of them keep
+  every item: an unreadable tag **falls back to the last "1"/"2" in the text** (for
+  MM-RLHF, the last one on the first line that has one); when there is none, the
+  VL-RewardBench script counts the pair wrong, while the Multimodal RewardBench and
+  MM-RLHF scripts count it as a vote for the response shown second.
+
+With both protocols asked for, the first is the headline and the other is reported
+beside it, with the number of pairs on which their verdicts differ.
+
+Metrics: overall accuracy, macro accuracy over categories (bootstrap 95% CIs over
+pairs), and Acc+ — the fraction of ``group``s whose every pair is right — when items
+carry ``group`` (a rate over groups: Wilson 95% CI, with the number of groups). Chance
+levels: 0.5 per pair; for Acc+ the mean over groups of 0.5^(pairs in the group).
 
 Rubric-transfer mode (Proxy-GRM Table 4): with ``rubrics_from`` (a ``results.jsonl`` of
 an earlier run), each item's rubric — that run's output up to ``</rubric>`` — goes to a
-*different* judge acting as the proxy agent, in the same presentation order.
+*different* judge acting as the proxy agent, in the same presentation order (strict
+protocol only). A scalar reward model (:class:`~groundrl.benchmarks.scalar_rm.ScalarRM`)
+in place of the judge scores both responses; the higher reward is its verdict, a tie is
+no verdict.
 """
 
 from __future__ import annotations
@@ -20,21 +35,25 @@ import json
 import random
 import zlib
 from collections import defaultdict
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from groundrl.benchmarks.protocols import PROTOCOLS, verdict
 from groundrl.benchmarks.runner import plot_rates, write_outputs
 from groundrl.benchmarks.stats import fmt, md_table, wilson_ci, with_ci
 from groundrl.judges.papers import ProxyAgent, ProxyGRMPolicy
-from groundrl.parse.scores import parse_pairwise_verdict
 from groundrl.rewards.preference import rubric_text
 
 REQUIRED = ("query", "response_1", "response_2", "preferred")
 NO_CATEGORY = "(no category)"
 
 DEFINITIONS = [
-    "- **accuracy**: share of pairs where the judge preferred the gold-preferred response; an "
-    "unparseable verdict counts as wrong. Chance: 0.5.",
+    "- **accuracy**: share of pairs where the judge preferred the gold-preferred response; a pair "
+    "without a verdict counts as wrong. Chance: 0.5.",
+    "- **parse protocols**: `strict` reads only the `<answer>` tag (exactly one of 1/2, else no "
+    "verdict); `released` is the released Proxy-GRM script's rule for the dataset (fall back to the "
+    "last 1/2 in the text; Multimodal RewardBench and MM-RLHF then default to the second response).",
     "- **macro accuracy**: the mean of the per-category accuracies (each category weighs the same).",
     "- **Acc+**: share of groups (items with the same `group`) in which *every* pair is judged "
     "right; its n is the number of groups. Chance: the mean over groups of 0.5^(pairs in the group).",
@@ -89,6 +108,24 @@ def acc_plus(rows: list[dict[str, Any]]) -> float | None:
     return sum(all(v) for v in groups.values()) / len(groups) if groups else None
 
 
+def _block(results: list[dict[str, Any]], key: str, seed: int) -> dict[str, Any]:
+    """Accuracy, macro accuracy and Acc+ of ``results`` judged by the ``key`` column."""
+    rows = [{**r, "correct": r[key]} for r in results]
+    groups = _groups(rows)
+    block: dict[str, Any] = {
+        "accuracy": accuracy(rows),
+        "accuracy_ci95": with_ci(rows, accuracy, seed)["ci95"],
+        "macro_accuracy": macro_accuracy(rows),
+        "macro_accuracy_ci95": with_ci(rows, macro_accuracy, seed)["ci95"],
+        "acc_plus": acc_plus(rows),
+        "n_groups": len(groups),
+    }
+    if groups:
+        block["acc_plus_ci95"] = list(wilson_ci(sum(all(v) for v in groups.values()), len(groups)))
+        block["chance_acc_plus"] = sum(0.5 ** len(v) for v in groups.values()) / len(groups)
+    return block
+
+
 def run(
     items: list[dict[str, Any]],
     judge: Any,
@@ -96,11 +133,23 @@ def run(
     seed: int = 0,
     rubrics_from: str | Path | None = None,
     bad: list | None = None,
+    parse: Sequence[str] = ("strict",),
+    dataset: str = "jsonl",
 ) -> dict[str, Any]:
+    """Judge every pair, write results.jsonl, metrics.json, report.md and
+    accuracy_by_category.png into ``out``; return the metrics. ``parse`` lists the
+    protocols to report (the first is the headline); ``dataset`` picks the released
+    script's rule."""
     if not items:
         raise ValueError("pairwise-rm needs at least one item")
+    parse = list(dict.fromkeys(parse))
+    for p in parse:
+        if p not in PROTOCOLS:
+            raise ValueError(f"parse protocol must be one of {', '.join(PROTOCOLS)}, got {p!r}")
     swaps = [swapped(it["id"], seed) for it in items]
     if rubrics_from is not None:
+        if parse != ["strict"]:
+            raise ValueError("rubric transfer reads the proxy's verdicts with the strict protocol only")
         source = {}
         for line in Path(rubrics_from).read_text().splitlines():
             if line.strip():
@@ -112,13 +161,21 @@ def run(
         ]
         rubrics = [rubric_text(source.get(str(it["id"]), {}).get("raw") or "") for it in items]
     shown = [_presented(it, s) for it, s in zip(items, swaps, strict=True)]
+    parsed: dict[str, list[int | None]] = {}
     if rubrics_from is not None:
         proxy = judge if isinstance(judge, ProxyAgent) else ProxyAgent(judge.backend)
         used: Any = proxy
         verdicts = proxy.verdicts(shown, rubrics)
         raw_outputs = [why for _, why in verdicts]
-        parsed = [v for v, _ in verdicts]
+        parsed["strict"] = [v for v, _ in verdicts]
         mode = "rubric_transfer"
+    elif hasattr(judge, "pairwise_rewards"):
+        used = judge
+        rewards = judge.pairwise_rewards(shown)
+        raw_outputs = [json.dumps(r) if r is not None else None for r in rewards]
+        v = [None if r is None or r[0] == r[1] else (1 if r[0] > r[1] else 2) for r in rewards]
+        parsed = {p: v for p in parse}
+        mode = "scalar_rm"
     else:
         policy = (
             judge
@@ -128,45 +185,52 @@ def run(
         used = policy
         gens = policy.judge(shown)
         raw_outputs = [g.text if g.ok else None for g in gens]
-        parsed = [parse_pairwise_verdict(t).value if t is not None else None for t in raw_outputs]
+        for p in parse:  # a failed call has no text: no verdict under either protocol
+            parsed[p] = [verdict(t, p, dataset) if t is not None else None for t in raw_outputs]
         mode = "direct"
+    head = parse[0]
     results = []
-    for it, s, raw, v in zip(items, swaps, raw_outputs, parsed, strict=True):
-        verdict = map_back(v, s)
+    for k, (it, s, raw) in enumerate(zip(items, swaps, raw_outputs, strict=True)):
         pref = int(str(it["preferred"]).strip())
-        results.append(
-            {
-                "id": it["id"],
-                "swapped": s,
-                "raw": raw,
-                "verdict_presented": v,
-                "verdict": verdict,
-                "preferred": pref,
-                "correct": verdict == pref,
-                "category": it.get("category") if it.get("category") is not None else NO_CATEGORY,
-                "group": it.get("group"),
-            }
-        )
-    groups = _groups(results)
+        row = {
+            "id": it["id"],
+            "swapped": s,
+            "raw": raw,
+            "verdict_presented": parsed[head][k],
+            "verdict": map_back(parsed[head][k], s),
+            "preferred": pref,
+            "correct": map_back(parsed[head][k], s) == pref,
+            "category": it.get("category") if it.get("category") is not None else NO_CATEGORY,
+            "group": it.get("group"),
+        }
+        if it.get("source") is not None:
+            row["source"] = it["source"]
+        for p in parse[1:]:
+            row[f"verdict_{p}"] = map_back(parsed[p][k], s)
+            row[f"correct_{p}"] = row[f"verdict_{p}"] == pref
+        results.append(row)
+    main = _block(results, "correct", seed)
     metrics: dict[str, Any] = {
         "mode": mode,
+        "dataset": dataset,
+        "parse": head if mode != "scalar_rm" else "scalar",
         "n": len(results),
-        "accuracy": accuracy(results),
-        "macro_accuracy": macro_accuracy(results),
-        "acc_plus": acc_plus(results),
-        "accuracy_ci95": with_ci(results, accuracy, seed)["ci95"],
-        "macro_accuracy_ci95": with_ci(results, macro_accuracy, seed)["ci95"],
+        **main,
         "n_categories": len({str(r["category"]) for r in results}),
-        "n_groups": len(groups),
         "chance_accuracy": 0.5,
         "unparseable": sum(r["verdict"] is None for r in results),
         "n_bad_items": len(bad or []),
         "bad_items": bad or [],
         "judge": {"calls": used.calls, "failures": used.failures},
     }
-    if groups:
-        metrics["acc_plus_ci95"] = list(wilson_ci(sum(all(v) for v in groups.values()), len(groups)))
-        metrics["chance_acc_plus"] = sum(0.5 ** len(v) for v in groups.values()) / len(groups)
+    for p in parse[1:]:
+        if mode == "scalar_rm":
+            break
+        other = _block(results, f"correct_{p}", seed)
+        other["unparseable"] = sum(r[f"verdict_{p}"] is None for r in results)
+        other["n_differ"] = sum(r[f"verdict_{p}"] != r["verdict"] for r in results)
+        other["n_correct_differ"] = sum(r[f"correct_{p}"] != r["correct"] for r in results)
+        metrics[p] = other
     cats: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for r in results:
         cats[str(r["category"])].append(r)
@@ -176,44 +240,101 @@ def run(
             "hits": sum(r["correct"] for r in rs),
             "accuracy": accuracy(rs),
             "accuracy_ci95": list(wilson_ci(sum(r["correct"] for r in rs), len(rs))),
+            **{
+                f"accuracy_{p}": sum(r[f"correct_{p}"] for r in rs) / len(rs)
+                for p in parse[1:]
+                if mode != "scalar_rm"
+            },
         }
         for c, rs in sorted(cats.items())
     }
-    report = [
-        f"# pairwise-rm ({mode}): {metrics['n']} pairs",
-        "",
-        md_table(
-            ["metric", "value", "95% CI", "n", "chance"],
-            [
-                ("accuracy", metrics["accuracy"], metrics["accuracy_ci95"], f"{metrics['n']} pairs", 0.5),
-                (
-                    "macro accuracy",
-                    metrics["macro_accuracy"],
-                    metrics["macro_accuracy_ci95"],
-                    f"{metrics['n_categories']} categories",
-                    0.5,
-                ),
-                (
-                    "Acc+",
-                    metrics["acc_plus"],
-                    metrics.get("acc_plus_ci95"),
-                    f"{metrics['n_groups']} groups",
-                    metrics.get("chance_acc_plus"),
-                ),
-            ],
+    label = {"direct": f"{mode}, parse {head}", "scalar_rm": "scalar RM"}.get(mode, mode)
+    table = [
+        ("accuracy", main["accuracy"], main["accuracy_ci95"], f"{metrics['n']} pairs", 0.5),
+        (
+            "macro accuracy",
+            main["macro_accuracy"],
+            main["macro_accuracy_ci95"],
+            f"{metrics['n_categories']} categories",
+            0.5,
         ),
+        (
+            "Acc+",
+            main["acc_plus"],
+            main.get("acc_plus_ci95"),
+            f"{main['n_groups']} groups",
+            main.get("chance_acc_plus"),
+        ),
+    ]
+    report = [
+        f"# pairwise-rm ({label}): {metrics['n']} pairs",
         "",
-        f"Unparseable verdicts (counted wrong): {metrics['unparseable']}; judge calls "
+        md_table(["metric", "value", "95% CI", "n", "chance"], table),
+        "",
+        f"Pairs without a verdict (counted wrong): {metrics['unparseable']}; judge calls "
         f"{metrics['judge']['calls']}, failed {metrics['judge']['failures']}; bad items skipped: {len(bad or [])}."
-        + ("" if groups else " Acc+ needs a `group` field on the items; none had one."),
+        + ("" if main["n_groups"] else " Acc+ needs a `group` field on the items; none had one."),
         "",
+    ]
+    for p in parse[1:]:
+        if p not in metrics:
+            continue
+        o = metrics[p]
+        report += [
+            f"## parse protocol `{p}` (beside `{head}`)",
+            "",
+            md_table(
+                ["metric", "value", "95% CI", "n"],
+                [
+                    ("accuracy", o["accuracy"], o["accuracy_ci95"], f"{metrics['n']} pairs"),
+                    (
+                        "macro accuracy",
+                        o["macro_accuracy"],
+                        o["macro_accuracy_ci95"],
+                        f"{metrics['n_categories']} categories",
+                    ),
+                    ("Acc+", o["acc_plus"], o.get("acc_plus_ci95"), f"{o['n_groups']} groups"),
+                ],
+            ),
+            "",
+            f"Pairs whose verdicts differ between `{head}` and `{p}`: {o['n_differ']} (of which "
+            f"{o['n_correct_differ']} change correctness); pairs without a verdict under `{p}`: "
+            f"{o['unparseable']}.",
+            "",
+        ]
+    bad_counts: dict[str, int] = defaultdict(int)
+    for b in bad or []:
+        bad_counts[str(b.get("error", "")).split(" '")[0].split(" (")[0]] += 1
+    if bad_counts:
+        report += [
+            "## items not loaded",
+            "",
+            md_table(["reason", "count"], sorted(bad_counts.items())),
+            "",
+        ]
+    report += [
         *DEFINITIONS,
         "",
         "## by category",
         "",
         md_table(
-            ["category", "n", "accuracy", "95% CI (Wilson)"],
-            [(c, m["n"], m["accuracy"], m["accuracy_ci95"]) for c, m in metrics["by_category"].items()],
+            [
+                "category",
+                "n",
+                "accuracy",
+                "95% CI (Wilson)",
+                *[f"accuracy ({p})" for p in parse[1:] if p in metrics],
+            ],
+            [
+                (
+                    c,
+                    m["n"],
+                    m["accuracy"],
+                    m["accuracy_ci95"],
+                    *[m[f"accuracy_{p}"] for p in parse[1:] if p in metrics],
+                )
+                for c, m in metrics["by_category"].items()
+            ],
         ),
         "",
     ]
@@ -224,7 +345,7 @@ def run(
         list(cats_m),
         [m["hits"] for m in cats_m.values()],
         [m["n"] for m in cats_m.values()],
-        f"pairwise-rm accuracy by category ({mode}, n={metrics['n']})",
+        f"pairwise-rm accuracy by category ({label}, n={metrics['n']})",
         "accuracy (picks the preferred)",
         chance=0.5,
         chance_label="chance (0.5)",
@@ -244,4 +365,10 @@ def summary(metrics: dict[str, Any]) -> str:
         f"n {metrics['n']} pairs: accuracy {fmt(metrics['accuracy'])} {fmt(metrics['accuracy_ci95'])}, "
         f"macro {fmt(metrics['macro_accuracy'])}{acc_plus_part} (chance 0.5); unparseable "
         f"{metrics['unparseable']}, bad items skipped {metrics['n_bad_items']}"
+        + "".join(
+            f"\n  parse {p}: accuracy {fmt(metrics[p]['accuracy'])} {fmt(metrics[p]['accuracy_ci95'])}, "
+            f"macro {fmt(metrics[p]['macro_accuracy'])}; verdicts differ on {metrics[p]['n_differ']} pairs"
+            for p in PROTOCOLS
+            if isinstance(metrics.get(p), dict)
+        )
     )

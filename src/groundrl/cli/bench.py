@@ -114,18 +114,78 @@ def score_rm_cmd(
         _fail(f"no judge output had a parseable <score> ({m['n']} items); see `raw` in results.jsonl")
 
 
+FORMAT_HELP = (
+    "Layout of INPUT: auto (detected from its fields), jsonl (ours), vl-rewardbench (parquet file or "
+    "folder, or JSONL: id, query, response[2], image, human_ranking, query_source), multimodal-rewardbench "
+    "(data/all_data.json: ID, Text, Image, Output1, Output2, Better, Category), mm-rlhf-rewardbench (JSONL "
+    "or parquet: id, prompt, chosen, rejected, image|video)."
+)
+PARSE_HELP = (
+    "How a verdict is read: strict (ours: exactly one of 1/2 in <answer>, else wrong), released (the "
+    "released Proxy-GRM script for --format: fall back to the last 1/2 in the text, ...), or both "
+    "(strict headline, released beside it, with the number of pairs where they differ)."
+)
+
+
+def _parse_list(parse: str) -> list[str]:
+    if parse == "both":
+        return ["strict", "released"]
+    if parse not in ("strict", "released"):
+        raise typer.BadParameter("choose strict, released or both", param_hint="--parse")
+    return [parse]
+
+
+def _load_pairwise(
+    input: Path, fmt: str, image_root: Path | None, limit: int | None
+) -> tuple[str, list, list]:
+    from groundrl.benchmarks.datasets import PAIRWISE_FORMATS, load_pairwise
+
+    if fmt != "auto" and fmt not in PAIRWISE_FORMATS:
+        raise typer.BadParameter(
+            f"choose auto or one of {', '.join(PAIRWISE_FORMATS)}", param_hint="--format"
+        )
+    try:
+        fmt, items, bad = load_pairwise(input, fmt, image_root)
+    except (ValueError, OSError) as e:
+        _fail(f"cannot read {input} as {fmt}: {e}")
+    for b in bad[:20]:
+        typer.echo(f"skipped row {b.get('row')} ({b.get('id')}): {b['error']}", err=True)
+    if len(bad) > 20:
+        typer.echo(f"... and {len(bad) - 20} more bad rows (all listed in metrics.json)", err=True)
+    if not items:
+        _fail(
+            f"no usable item in {input} as {fmt} ({len(bad)} bad rows skipped); see `bench pairwise-rm --help`"
+        )
+    typer.echo(f"{fmt}: {len(items)} pairs loaded, {len(bad)} rows not loaded", err=True)
+    return fmt, (items[:limit] if limit else items), bad
+
+
 @app.command(
     "pairwise-rm",
     help=(
-        "Pairwise-RM benchmark (Proxy-GRM): the judge picks the better of two responses; accuracy, macro "
-        "accuracy over categories and Acc+ over groups. INPUT: JSONL items "
-        "{id, query, image?, response_1, response_2, preferred: 1|2, category?, group?}."
+        "Pairwise-RM benchmark (Proxy-GRM): the judge (or --scalar-rm) picks the better of two responses; "
+        "accuracy, macro accuracy over categories and Acc+ over groups. INPUT: our JSONL items "
+        "{id, query, image?, response_1, response_2, preferred: 1|2, category?, group?}, or a dataset in its "
+        "published layout (--format). Categories: VL-RewardBench general/hallucination/reasoning from "
+        "query_source (macro over them as its paper); Multimodal RewardBench its Category (safety and "
+        "reasoning split by ID); MM-RLHF mcq/long/short/safety/video from the media path, Acc+ per id."
     ),
 )
 @judge_command
 def pairwise_rm_cmd(
-    input: Path = _input("JSONL of pairwise items (see above)."),
+    input: Path = typer.Argument(
+        ..., exists=True, readable=True, help="Items file, or a folder of VL-RewardBench parquet files."
+    ),
     output: Path = OUT,
+    fmt: str = typer.Option("auto", "--format", help=FORMAT_HELP),
+    image_root: Path | None = typer.Option(
+        None,
+        "--image-root",
+        exists=True,
+        file_okay=False,
+        help="Folder that relative image paths are under (default: the folder of INPUT).",
+    ),
+    parse: str = typer.Option("strict", "--parse", help=PARSE_HELP),
     seed: int = typer.Option(
         0, "--seed", help="Seed of the presentation order (swaps) and the bootstrap CIs."
     ),
@@ -137,16 +197,44 @@ def pairwise_rm_cmd(
         dir_okay=False,
         help="Rubric transfer: results.jsonl of an earlier run whose rubrics this judge uses as the proxy agent.",
     ),
+    scalar_rm: Path | None = typer.Option(
+        None,
+        "--scalar-rm",
+        exists=True,
+        file_okay=False,
+        help="A local sequence-classification reward model (checkpoint folder) instead of a judge: the "
+        "higher reward wins (text only; images are not given to it).",
+    ),
+    scalar_rm_device: str | None = typer.Option(None, "--scalar-rm-device", help="Device of --scalar-rm."),
     judge: JudgeConfig | None = None,
 ) -> None:
     from groundrl.benchmarks import pairwise_rm
     from groundrl.judges.papers import ProxyAgent, ProxyGRMPolicy
 
-    items, bad = _read(input, pairwise_rm.REQUIRED, limit)
-    backend = judge_backend(judge)
-    grm = (ProxyAgent if rubrics_from else ProxyGRMPolicy)(backend, judge.sampling())
+    protocols = _parse_list(parse)
+    if scalar_rm is not None and (judge is not None or rubrics_from is not None):
+        raise typer.BadParameter("--scalar-rm replaces the judge: drop --judge-* / --rubrics-from")
+    if rubrics_from is not None and protocols != ["strict"]:
+        raise typer.BadParameter(
+            "rubric transfer reads verdicts with --parse strict only", param_hint="--parse"
+        )
+    if input.is_dir() and fmt not in ("auto", "vl-rewardbench"):
+        raise typer.BadParameter(
+            "a folder INPUT is a folder of VL-RewardBench parquet files", param_hint="INPUT"
+        )
+    fmt, items, bad = _load_pairwise(input, fmt, image_root, limit)
+    if scalar_rm is not None:
+        from groundrl.benchmarks.scalar_rm import ScalarRM
+
+        backend: Any = None
+        grm: Any = ScalarRM(str(scalar_rm), device=scalar_rm_device)
+    else:
+        backend = judge_backend(judge)
+        grm = (ProxyAgent if rubrics_from else ProxyGRMPolicy)(backend, judge.sampling())
     try:
-        m = pairwise_rm.run(items, grm, output, seed=seed, rubrics_from=rubrics_from, bad=bad)
+        m = pairwise_rm.run(
+            items, grm, output, seed=seed, rubrics_from=rubrics_from, bad=bad, parse=protocols, dataset=fmt
+        )
     finally:
         _close(backend)
     typer.echo(pairwise_rm.summary(m))
