@@ -86,3 +86,15 @@ def test_adversarial_megabyte_is_handled():
     assert parse_json_object(text, lenient=True).value is None
     assert not parse_literal_list(text).ok
     assert parse_number(text).value is None
+
+
+def test_literal_parsing_prints_no_warnings(recwarn):
+    """Issue 16: model output with invalid escapes ("\\d") parses without SyntaxWarning or
+    DeprecationWarning lines on stderr."""
+    import warnings
+
+    from groundrl.parse.structured import parse_literal
+
+    warnings.simplefilter("always")
+    assert parse_literal("['a\\d', 'b\\s', 1]").value == ["a\\d", "b\\s", 1]
+    assert not [w for w in recwarn if issubclass(w.category, (SyntaxWarning, DeprecationWarning))]

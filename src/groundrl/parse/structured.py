@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+import warnings
 from typing import Any
 
 from groundrl.parse.result import Parsed, fail
@@ -136,7 +137,10 @@ def parse_literal(text: Any, collapse_whitespace: bool = False) -> Parsed:
         except (ValueError, RecursionError):
             pass  # e.g. a trailing comma: Python's rules decide
     try:
-        return Parsed(ast.literal_eval(s))
+        with warnings.catch_warnings():  # model output's "\d" must not print warnings
+            warnings.simplefilter("ignore", SyntaxWarning)
+            warnings.simplefilter("ignore", DeprecationWarning)
+            return Parsed(ast.literal_eval(s))
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError) as e:
         return fail(f"not a Python literal: {type(e).__name__}")
     except Exception as e:  # literal_eval can raise odd errors on odd input; stay total
