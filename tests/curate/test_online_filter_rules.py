@@ -81,4 +81,17 @@ def test_buffer_config():
 
 def test_docstring_example():
     res = doctest.testmod(online_filter_module)
-    assert res.attempted == 3 and res.failed == 0
+    assert res.attempted == 4 and res.failed == 0
+
+
+def test_released_criterion_uses_mean_accuracy():
+    # RR accuracy is dense (prefix credit): [0.5, 0.5, 0.5, 0.5] has no fully correct answer
+    # (paper: 0/4 -> dropped) but a mean of 0.5 (released: kept)
+    accs = [0.5, 0.5, 0.5, 0.5] + [1.0, 1.0, 1.0, 0.95]
+    assert group_keep_mask(accs, 4) == [False] * 4 + [True] * 4  # paper: 0/4, 3/4
+    # released: means 0.5 (kept) and 0.9875 (> 0.9, dropped)
+    assert group_keep_mask(accs, 4, criterion="released") == [True] * 4 + [False] * 4
+    with pytest.raises(ValueError, match="criterion"):
+        group_keep_mask(accs, 4, criterion="mean")
+    buf = OnlineFilterBuffer(1, criterion="released")
+    assert buf.offer("g", [0.5, 0.5]) and buf.take() == ["g"]

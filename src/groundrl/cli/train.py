@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import typer
@@ -23,9 +22,13 @@ def command(
     ),
     recipe_args: RecipeArgs = None,  # type: ignore[assignment]
 ) -> None:
-    """Train a policy with GRPO (TRL) on a recipe's rubric; see configs/ for CPU-tiny and GPU examples.
-    -O KEY=VALUE overrides the YAML's recipe_options, --judge-* flags its judge block."""
-    from groundrl.train.grpo import build_trainer, check_recipe_options, load_config
+    """Train a policy with GRPO (TRL) on a recipe's rubric — or run a staged pipeline (SFT → GRPO,
+    verifier-filtered SFT → SFT → GRPO) from the config's `stages:`; see configs/ and docs/training.md.
+    -O KEY=VALUE overrides the YAML's recipe_options, --judge-* flags its judge block.
+    Writes OUTPUT_DIR/final (the model, saved first), log.jsonl, report.md, curves.png, config.yaml."""
+    from groundrl.train.grpo import check_recipe_options, load_config
+    from groundrl.train.runlog import LOG_FILE, fmt, read_log
+    from groundrl.train.stages import run_config
 
     rec = recipe_by_name(recipe)
     try:
@@ -36,24 +39,21 @@ def command(
         if judge is not None:
             cfg["judge"] = judge
         check_recipe_options(recipe, cfg)
-        trainer = build_trainer(recipe, cfg)
     except (ValueError, FileNotFoundError) as e:
         raise typer.BadParameter(str(e)) from e
-    trainer.train()
-    for h in trainer.state.log_history:
+    try:
+        result = run_config(recipe, cfg, echo=typer.echo)
+    except (ValueError, FileNotFoundError) as e:
+        raise typer.BadParameter(str(e)) from e
+    out = Path(result["output_dir"])
+    for h in read_log(out / LOG_FILE):
         if "reward" in h:
             parts = ", ".join(
-                f"{k.split('/')[1]} {_num(v)}"
+                f"{k.split('/')[1]} {fmt(v)}"
                 for k, v in h.items()
                 if k.startswith("rewards/") and k.endswith("/mean")
             )
-            typer.echo(f"step {h['step']}: reward {_num(h['reward'])} ({parts})")
-    trainer.save_model(str(Path(trainer.args.output_dir) / "final"))
-    typer.echo(f"saved to {trainer.args.output_dir}/final")
-
-
-def _num(v: object) -> str:
-    # a part that applied to no completion of a step is logged as None or NaN by TRL
-    if isinstance(v, (int, float)) and math.isfinite(v):
-        return f"{v:.3f}"
-    return "n/a"
+            typer.echo(f"[{h.get('stage')}] step {h.get('step')}: reward {fmt(h['reward'])} ({parts})")
+    if result["final"] is not None:
+        typer.echo(f"saved to {result['final']}")
+    typer.echo(f"log {out / LOG_FILE}, report {out / 'report.md'}")

@@ -1,12 +1,18 @@
 """Reinforced Reasoning's online accuracy filtering (the pure logic; the trainer hook is
 elsewhere).
 
-Each prompt is sampled G times. A completion has *full accuracy* when its accuracy
-reward is ≥ ``full`` (1.0). A prompt group is kept only when the fraction of its
-completions with full accuracy lies in ``[lo, hi]`` = [0.1, 0.9] — both ends inclusive
-(our reading; with G = 10 a group with 1 or 9 fully correct completions is kept) —
-because all-right and all-wrong groups give GRPO zero advantage. Kept groups fill a
-buffer of a configurable number of groups before an optimisation step.
+Each prompt is sampled G times. A prompt group is kept only when its *group accuracy*
+lies in ``[lo, hi]`` = [0.1, 0.9] — both ends inclusive (our reading; with G = 10 a
+group with 1 or 9 fully correct completions is kept) — because all-right and all-wrong
+groups give GRPO zero advantage. Two definitions of the group accuracy (``criterion``):
+
+* ``"paper"`` (default; Eq. 14 of the paper): the fraction of its completions with *full
+  accuracy*, i.e. an accuracy reward ≥ ``full`` (1.0);
+* ``"released"`` (the authors' released code): the mean accuracy reward of the group
+  (non-numbers count as 0).
+
+Kept groups fill a buffer of a configurable number of groups before an optimisation
+step.
 
 Comparisons allow 1e-9 for float rounding (2/20 counts as 0.1). An accuracy that is not a
 finite number (``None``, NaN, text) counts as not fully accurate.
@@ -21,7 +27,12 @@ from typing import Any
 _EPS = 1e-9
 
 
-def _check_bounds(lo: Any, hi: Any, full: Any) -> None:
+CRITERIA = ("paper", "released")
+
+
+def _check_bounds(lo: Any, hi: Any, full: Any, criterion: Any = "paper") -> None:
+    if criterion not in CRITERIA:
+        raise ValueError(f"criterion must be one of {', '.join(CRITERIA)}, got {criterion!r}")
     for name, v in (("lo", lo), ("hi", hi)):
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
             raise ValueError(f"{name} must be a fraction in [0, 1], got {v!r}")
@@ -39,18 +50,47 @@ def _is_full(acc: Any, full: float) -> bool:
     return acc >= full - _EPS
 
 
-def group_accepted(accuracies: Sequence[Any], lo: float = 0.1, hi: float = 0.9, full: float = 1.0) -> bool:
+def _as_number(acc: Any) -> float:
+    if isinstance(acc, bool) or not isinstance(acc, (int, float)) or not math.isfinite(acc):
+        return 0.0
+    return float(acc)
+
+
+def group_accuracy(accuracies: Sequence[Any], full: float = 1.0, criterion: str = "paper") -> float:
+    """The group accuracy the filter compares with ``[lo, hi]``: the fraction of fully
+    accurate completions (``paper``) or the mean accuracy (``released``); 0.0 for an
+    empty group.
+
+    >>> group_accuracy([1.0, 0.5, 0.5, 0.0]), group_accuracy([1.0, 0.5, 0.5, 0.0], criterion="released")
+    (0.25, 0.5)
+    """
+    _check_bounds(0.0, 1.0, full, criterion)
+    if not accuracies:
+        return 0.0
+    if criterion == "released":
+        return sum(_as_number(a) for a in accuracies) / len(accuracies)
+    return sum(_is_full(a, full) for a in accuracies) / len(accuracies)
+
+
+def group_accepted(
+    accuracies: Sequence[Any], lo: float = 0.1, hi: float = 0.9, full: float = 1.0, criterion: str = "paper"
+) -> bool:
     """Whether one prompt group (its completions' accuracies) passes the filter.
     An empty group is not kept."""
-    _check_bounds(lo, hi, full)
+    _check_bounds(lo, hi, full, criterion)
     if not accuracies:
         return False
-    frac = sum(_is_full(a, full) for a in accuracies) / len(accuracies)
+    frac = group_accuracy(accuracies, full, criterion)
     return lo - _EPS <= frac <= hi + _EPS
 
 
 def group_keep_mask(
-    accuracies: Sequence[Any], group_size: int, lo: float = 0.1, hi: float = 0.9, full: float = 1.0
+    accuracies: Sequence[Any],
+    group_size: int,
+    lo: float = 0.1,
+    hi: float = 0.9,
+    full: float = 1.0,
+    criterion: str = "paper",
 ) -> list[bool]:
     """Per completion: whether its group is kept. ``accuracies`` lists the completions of
     each prompt consecutively (TRL's GRPO order: prompt 0's G completions, then prompt
@@ -62,7 +102,7 @@ def group_keep_mask(
     """
     if isinstance(group_size, bool) or not isinstance(group_size, int) or group_size < 1:
         raise ValueError(f"group_size (completions per prompt) must be an int ≥ 1, got {group_size!r}")
-    _check_bounds(lo, hi, full)
+    _check_bounds(lo, hi, full, criterion)
     accs = list(accuracies)
     if len(accs) % group_size:
         raise ValueError(
@@ -71,7 +111,7 @@ def group_keep_mask(
         )
     mask: list[bool] = []
     for start in range(0, len(accs), group_size):
-        mask += [group_accepted(accs[start : start + group_size], lo, hi, full)] * group_size
+        mask += [group_accepted(accs[start : start + group_size], lo, hi, full, criterion)] * group_size
     return mask
 
 
@@ -88,13 +128,15 @@ class OnlineFilterBuffer:
     ``kept_fraction`` is ``kept / seen`` (0.0 before anything was offered).
     """
 
-    def __init__(self, capacity: int, lo: float = 0.1, hi: float = 0.9, full: float = 1.0) -> None:
+    def __init__(
+        self, capacity: int, lo: float = 0.1, hi: float = 0.9, full: float = 1.0, criterion: str = "paper"
+    ) -> None:
         if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 1:
             raise ValueError(
                 f"capacity (prompt groups per optimisation step) must be an int ≥ 1, got {capacity!r}"
             )
-        _check_bounds(lo, hi, full)
-        self.capacity, self.lo, self.hi, self.full = capacity, lo, hi, full
+        _check_bounds(lo, hi, full, criterion)
+        self.capacity, self.lo, self.hi, self.full, self.criterion = capacity, lo, hi, full, criterion
         self.seen = 0
         self.kept = 0
         self._groups: list[Any] = []
@@ -103,7 +145,7 @@ class OnlineFilterBuffer:
         """Count the group as seen and store it when it passes the filter; returns
         whether it was kept. ``group`` is stored as given (any payload)."""
         self.seen += 1
-        ok = group_accepted(accuracies, self.lo, self.hi, self.full)
+        ok = group_accepted(accuracies, self.lo, self.hi, self.full, self.criterion)
         if ok:
             self.kept += 1
             self._groups.append(group)

@@ -17,13 +17,17 @@ settings runs unchanged on a GPU (see ``configs/``).
 
 from __future__ import annotations
 
+import inspect
 import json
+import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from groundrl.integrations.trl import reward_funcs
 from groundrl.recipes import get_recipe
+from groundrl.train.online_filter import OnlineFilterConfig, recorder_for
+from groundrl.train.step_grpo import StepGRPOConfig, StepHinter, hint_record
 
 CPU_DEFAULTS: dict[str, Any] = {
     "use_cpu": True,
@@ -42,7 +46,26 @@ CPU_DEFAULTS: dict[str, Any] = {
 }
 
 
-CONFIG_KEYS = ("model", "data", "recipe", "recipe_options", "judge", "output_dir", "grpo", "step_grpo")
+CONFIG_KEYS = (
+    "model",
+    "data",
+    "recipe",
+    "recipe_options",
+    "judge",
+    "output_dir",
+    "grpo",
+    "step_grpo",
+    "online_filter",
+    "peft",
+    "freeze",
+    "image",
+    "model_kwargs",
+    "stages",
+    "sft",
+    "curate",
+    "verifier",
+    "seed",
+)
 
 
 def load_config(path: str | Path) -> dict[str, Any]:
@@ -54,18 +77,36 @@ def load_config(path: str | Path) -> dict[str, Any]:
     cfg = yaml.safe_load(p.read_text()) or {}
     if not isinstance(cfg, dict):
         raise ValueError(f"{p}: the config must be a YAML mapping")
+    try:
+        return validate_config(cfg)
+    except ValueError as e:
+        raise ValueError(f"{p}: {e}") from None
+
+
+def validate_config(cfg: dict[str, Any]) -> dict[str, Any]:
+    """Check the keys and the typed blocks of a train config (in place; returns it)."""
     unknown = set(cfg) - set(CONFIG_KEYS)
     if unknown:
-        raise ValueError(f"{p}: unknown key(s) {sorted(unknown)}; allowed: {', '.join(CONFIG_KEYS)}")
+        raise ValueError(f"unknown key(s) {sorted(unknown)}; allowed: {', '.join(CONFIG_KEYS)}")
     if cfg.get("recipe_options") is not None and not isinstance(cfg["recipe_options"], dict):
-        raise ValueError(f"{p}: recipe_options must be a mapping {{option: value}}")
+        raise ValueError("recipe_options must be a mapping {option: value}")
     if cfg.get("judge") is not None:
         from groundrl.judges.config import JudgeConfig
 
-        try:
-            cfg["judge"] = JudgeConfig.from_mapping(cfg["judge"])
-        except ValueError as e:
-            raise ValueError(f"{p}: judge: {e}") from None
+        if not isinstance(cfg["judge"], JudgeConfig):
+            try:
+                cfg["judge"] = JudgeConfig.from_mapping(cfg["judge"])
+            except ValueError as e:
+                raise ValueError(f"judge: {e}") from None
+    StepGRPOConfig.from_mapping(cfg.get("step_grpo"))
+    OnlineFilterConfig.from_mapping(cfg.get("online_filter"))
+    from groundrl.train.hardware import check_hardware_blocks
+
+    check_hardware_blocks(cfg)
+    if cfg.get("stages") is not None:
+        from groundrl.train.stages import check_stages
+
+        check_stages(cfg)
     return cfg
 
 
@@ -79,78 +120,141 @@ def check_recipe_options(recipe: str, cfg: dict[str, Any]) -> None:
 
 
 def apply_step_hints(records: list[dict[str, Any]], p: float = 0.5, seed: int = 0) -> list[dict[str, Any]]:
-    """Step-GRPO (EmbodiedBrain): with probability ``p`` a record's prompt gets a random
-    prefix (0 … T−1 steps, uniform) of its gold plan as guided precursors and its ``gold``
-    becomes the remaining steps, so the reward scores the completion of what is left.
-    ``gold`` may be a list of steps (reinforced planning) or a completion with
-    ``<actions>`` (EmbodiedBrain); records without a usable gold are left as they are."""
+    """Step-GRPO hints drawn once over a list of records (offline data preparation).
+    Training draws them anew at every sampling instead (``step_grpo:`` in the config,
+    :mod:`groundrl.train.step_grpo`). With probability ``p`` a record's prompt gets a
+    random prefix (0 … T−1 steps, uniform) of its gold plan as guided precursors and its
+    ``gold`` becomes the remaining steps; records without a usable gold are left as
+    they are."""
     import random
 
-    from groundrl.curate.step_hints import hinted_prompt, step_hint
-    from groundrl.parse.plans import extract_actions
-    from groundrl.parse.structured import parse_literal_list
-
     rng = random.Random(seed)
-    out = []
-    for rec in records:
-        gold = rec.get("gold")
-        steps, wrap = None, None
-        if isinstance(gold, list):
-            steps = gold
-        elif isinstance(gold, str) and "<actions>" in gold:
-            acts = extract_actions(gold)
-            steps, wrap = (acts.value, "actions") if acts.ok else (None, None)
-        elif isinstance(gold, str):
-            lit = parse_literal_list(gold)
-            steps = lit.value if lit.ok else None
-        if not steps:
-            out.append(rec)
-            continue
-        prefix, rest, hinted = step_hint(steps, rng, p)
-        if not hinted:
-            out.append(rec)
-            continue
-        new = dict(rec)
-        new["prompt"] = hinted_prompt(rec["prompt"], [s if isinstance(s, str) else repr(s) for s in prefix])
-        new["gold"] = f"<actions>{rest!r}</actions>" if wrap else rest
-        out.append(new)
-    return out
+    return [hint_record(rec, rng, p)[0] for rec in records]
 
 
 def load_dataset_records(path: str | Path, step_grpo: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """Training rows from a JSONL file (see :func:`load_rows`); ``step_grpo`` applies
+    hints once here (offline); training applies them per sampling instead."""
+    return load_rows(path, step_grpo)[0]
+
+
+def load_rows(
+    path: str | Path, step_grpo: dict[str, Any] | None = None
+) -> tuple[list[dict[str, Any]], frozenset[str]]:
+    """``(rows, json_columns)``: chat prompts with image parts and every other field as a
+    column. Arrow needs one type per column, so a column holding mappings or nested
+    lists (``points_masks``, ``boxes``, ``timestamps``…) is stored as JSON text and named
+    in ``json_columns``; :func:`decode_columns` turns it back into objects before the
+    reward functions see it."""
     from PIL import Image
 
-    rows = []
     base = Path(path).parent
-    raw = [json.loads(line) for line in Path(path).read_text().splitlines() if line.strip()]
+    raw = []
+    for k, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError as e:
+            raise ValueError(f"{path}:{k}: not JSON ({e})") from None
+        if not isinstance(obj, dict):
+            raise ValueError(f"{path}:{k}: a JSON {type(obj).__name__}, expected an object")
+        if "prompt" not in obj:
+            raise ValueError(f"{path}:{k}: every record needs a `prompt`")
+        raw.append(obj)
+    if not raw:
+        raise ValueError(f"{path}: no records")
     if step_grpo:
         raw = apply_step_hints(raw, float(step_grpo.get("p", 0.5)), int(step_grpo.get("seed", 0)))
-    for k, rec in enumerate(raw, start=1):
-        if "prompt" not in rec:
-            raise ValueError(f"{path}:{k}: every record needs a `prompt`")
+    keys = {k for rec in raw for k in rec} - {"prompt", "images"}
+    json_cols = frozenset(k for k in keys if not all(_plain(rec.get(k)) for rec in raw))
+    rows = []
+    for rec in raw:
+        rec = dict(rec)
         images = [
-            Image.open(p if Path(p).is_absolute() else base / p).convert("RGB") for p in rec.pop("images", [])
+            Image.open(p if Path(p).is_absolute() else base / p).convert("RGB") for p in rec.pop("images", None) or []
         ]
         content: list[dict[str, Any]] = [{"type": "image"} for _ in images]
         content.append({"type": "text", "text": rec.pop("prompt")})
-        row = {
-            "prompt": [{"role": "user", "content": content}],
-            **{k2: _arrow_safe(v) for k2, v in rec.items()},
-        }
+        row = {"prompt": [{"role": "user", "content": content}]}
+        for key in sorted(keys):
+            v = rec.get(key)
+            row[key] = json.dumps(v) if key in json_cols and v is not None else v
         if images:
             row["images"] = images
         rows.append(row)
-    if not rows:
-        raise ValueError(f"{path}: no records")
-    return rows
+    if any("images" in r for r in rows):
+        for r in rows:
+            r.setdefault("images", [])
+    return rows, json_cols
+
+
+def _plain(v: Any) -> bool:
+    """Values Arrow stores as they are: scalars and lists of strings."""
+    if v is None or isinstance(v, (str, bool, int, float)):
+        return True
+    return isinstance(v, list) and all(isinstance(x, str) for x in v)
 
 
 def _arrow_safe(v: Any) -> Any:
-    # Arrow needs one type per column: nested lists/dicts of mixed shapes go as JSON text;
-    # the rewards parse literal strings (gold plans) anyway.
-    if isinstance(v, (dict, list)) and not (isinstance(v, list) and all(isinstance(x, str) for x in v)):
-        return json.dumps(v)
-    return v
+    # kept for callers of the former API: one JSON-encoded value
+    return v if _plain(v) else json.dumps(v)
+
+
+def decode_columns(func: Callable[..., Any], columns: frozenset[str]) -> Callable[..., Any]:
+    """``func`` with the JSON-text ``columns`` decoded back into objects (same name, same
+    sync/async kind, so TRL logs and awaits it as before)."""
+    if not columns:
+        return func
+
+    def fix(kwargs: dict[str, Any]) -> dict[str, Any]:
+        for col in columns & set(kwargs):
+            vals = kwargs[col]
+            if isinstance(vals, (list, tuple)):
+                kwargs[col] = [json.loads(v) if isinstance(v, str) else v for v in vals]
+        return kwargs
+
+    if inspect.iscoroutinefunction(func):
+
+        async def wrapped(*args: Any, **kwargs: Any) -> Any:
+            return await func(*args, **fix(kwargs))
+
+    else:
+
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            return func(*args, **fix(kwargs))
+
+    wrapped.__name__ = wrapped.__qualname__ = getattr(func, "__name__", "reward")
+    return wrapped
+
+
+VERIFIER_KEYS = ("tools", "tau", "weights", "masks")
+
+
+def make_verifier(spec: dict[str, Any], judge: Any = None) -> Any:
+    """An :class:`~groundrl.verify.AgenticVerifier` from a config's ``verifier:`` block
+    (``tools``, ``tau``, ``weights``, ``masks``: ``boxes`` — masks from the sample's
+    ``boxes``/``points_masks`` fields, the default) with the teachers of the ``judge:``
+    block (a :class:`~groundrl.judges.config.JudgeConfig`)."""
+    from groundrl.verify import AgenticVerifier
+    from groundrl.verify.masks import BoxMaskProvider
+
+    if not isinstance(spec, dict):
+        raise ValueError("verifier must be a mapping {tools, tau, weights, masks}")
+    unknown = set(spec) - set(VERIFIER_KEYS)
+    if unknown:
+        raise ValueError(f"verifier: unknown key(s) {sorted(unknown)}; allowed: {', '.join(VERIFIER_KEYS)}")
+    masks = spec.get("masks", "boxes")
+    if masks != "boxes":
+        raise ValueError("verifier.masks: only `boxes` (BoxMaskProvider) is configurable from YAML")
+    backend = judge.make_backend() if judge is not None and hasattr(judge, "make_backend") else judge
+    return AgenticVerifier(
+        backend,
+        mask_provider=BoxMaskProvider(),
+        weights=spec.get("weights"),
+        tau=float(spec.get("tau", 0.5)),
+        tools=spec.get("tools"),
+    )
 
 
 def build_trainer(
@@ -159,39 +263,69 @@ def build_trainer(
     extra_reward_funcs: Sequence[Callable[..., Any]] = (),
     extra_weights: Sequence[float] = (),
 ) -> Any:
-    """A ready ``GRPOTrainer`` (call ``.train()``)."""
+    """A ready ``GRPOTrainer`` (a :class:`~groundrl.train.trainer.GroundGRPOTrainer`;
+    call ``.train()``)."""
     import torch
     from datasets import Dataset
-    from trl import GRPOConfig, GRPOTrainer
+    from trl import GRPOConfig
 
-    from groundrl.testing.tiny_vlm import build_tiny_vlm, ensure_processor_registered, load_tiny_vlm
+    from groundrl.integrations.common import resolve_rubric
+    from groundrl.testing.tiny_vlm import build_tiny_vlm
+    from groundrl.train.hardware import load_policy, peft_config
+    from groundrl.train.trainer import ground_grpo_trainer_class
 
-    torch.set_num_threads(1)
+    torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")) if torch.cuda.is_available() else 1)
+    validate_config(cfg)
     rec = get_recipe(recipe)
     check_recipe_options(recipe, cfg)
     out = Path(cfg.get("output_dir", f"runs/train-{recipe}"))
     out.mkdir(parents=True, exist_ok=True)
-    model_path = cfg.get("model", "tiny")
-    if model_path == "tiny":
-        model_path = str(build_tiny_vlm(out / "tiny-model", seed=0))
-    ensure_processor_registered()
-    model, processor = load_tiny_vlm(model_path)
     if "data" not in cfg:
         raise ValueError("the config needs `data:` (a JSONL of prompts and the recipe's fields)")
-    rows = load_dataset_records(cfg["data"], cfg.get("step_grpo"))
+    rows, json_cols = load_rows(cfg["data"])
     missing = [f for f in rec.required if f not in rows[0]]
     if missing:
         raise ValueError(f"{cfg['data']}: recipe {recipe} needs field(s) {missing}")
-    funcs, weights = reward_funcs(recipe, recipe_options=cfg.get("recipe_options"), judge=cfg.get("judge"))
+    if cfg.get("verifier") is not None:
+        if "verifier" not in {o.name for o in rec.options}:
+            raise ValueError(f"recipe {recipe!r} takes no verifier (argos does)")
+        verifier = make_verifier(cfg["verifier"], cfg.get("judge"))
+        rubric = resolve_rubric(recipe, {**(cfg.get("recipe_options") or {}), "verifier": verifier})
+    else:
+        rubric = resolve_rubric(recipe, cfg.get("recipe_options"), cfg.get("judge"))
+    check = getattr(rubric, "check_samples", None)
+    if callable(check):  # e.g. the task-type router: a sample whose type has no reward
+        check([{k: (json.loads(v) if k in json_cols and isinstance(v, str) else v) for k, v in r.items()} for r in rows])
+    funcs, weights = reward_funcs(rubric)
+    funcs = [decode_columns(f, json_cols) for f in funcs]
+    filt = OnlineFilterConfig.from_mapping(cfg.get("online_filter"))
+    recorder = None
+    if filt is not None:
+        names = [getattr(f, "__name__", "") for f in funcs]
+        if filt.reward not in names:
+            raise ValueError(
+                f"online_filter.reward {filt.reward!r} is not a reward of recipe {recipe} (its rewards: {', '.join(names)})"
+            )
+        i = names.index(filt.reward)
+        recorder = funcs[i] = recorder_for(funcs[i])
     funcs = [*funcs, *extra_reward_funcs]
     weights = [*weights, *extra_weights]
-    args = GRPOConfig(
-        output_dir=str(out), reward_weights=weights, **{**CPU_DEFAULTS, **(cfg.get("grpo") or {})}
-    )
-    return GRPOTrainer(
+    model_path = cfg.get("model", "tiny")
+    if model_path == "tiny":
+        model_path = str(build_tiny_vlm(out / "tiny-model", seed=int(cfg.get("seed", 0))))
+    grpo = {**CPU_DEFAULTS, **(cfg.get("grpo") or {})}
+    model, processor = load_policy(model_path, cfg, bf16=bool(grpo.get("bf16")))
+    args = GRPOConfig(output_dir=str(out), reward_weights=weights, **grpo)
+    hint_cfg = StepGRPOConfig.from_mapping(cfg.get("step_grpo"))
+    cls = ground_grpo_trainer_class()
+    return cls(
         model=model,
         processing_class=processor,
         reward_funcs=funcs,
         args=args,
         train_dataset=Dataset.from_list(rows),
+        peft_config=peft_config(cfg),
+        step_hinter=StepHinter(hint_cfg) if hint_cfg is not None else None,
+        online_filter=filt,
+        accuracy_recorder=recorder,
     )

@@ -69,16 +69,24 @@ def sft_dataset(rows: list[dict[str, Any]], base: Path | None = None) -> Any:
 
 
 def build_sft_trainer(
-    model_path: str, rows: list[dict[str, Any]], output_dir: str, base: Path | None = None, **config: Any
+    model_path: str,
+    rows: list[dict[str, Any]],
+    output_dir: str,
+    base: Path | None = None,
+    hardware: dict[str, Any] | None = None,
+    **config: Any,
 ) -> Any:
-    """An ``SFTTrainer`` on a local VLM checkpoint (the tiny one in tests)."""
+    """An ``SFTTrainer`` on a local VLM checkpoint (the tiny one in tests). ``hardware``
+    holds a train config's ``peft``/``freeze``/``image``/``model_kwargs`` blocks
+    (:mod:`groundrl.train.hardware`)."""
     import torch
     from trl import SFTConfig, SFTTrainer
 
-    from groundrl.testing.tiny_vlm import load_tiny_vlm
+    from groundrl.train.hardware import load_policy, peft_config
 
     torch.set_num_threads(1)
-    model, processor = load_tiny_vlm(model_path)
+    hw = hardware or {}
+    model, processor = load_policy(model_path, hw, bf16=bool(config.get("bf16")))
     defaults = {
         "use_cpu": True,
         "bf16": False,
@@ -93,7 +101,11 @@ def build_sft_trainer(
     }
     args = SFTConfig(output_dir=output_dir, **{**defaults, **config})
     return SFTTrainer(
-        model=model, args=args, train_dataset=sft_dataset(rows, base), processing_class=processor
+        model=model,
+        args=args,
+        train_dataset=sft_dataset(rows, base),
+        processing_class=processor,
+        peft_config=peft_config(hw),
     )
 
 

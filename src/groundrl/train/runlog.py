@@ -1,0 +1,210 @@
+"""The run folder of ``groundrl train`` (shared with reward-model training).
+
+``OUTPUT_DIR/``
+
+* ``config.yaml`` — the config as run (after ``-O``/``--judge-*`` overrides), written
+  before training;
+* ``log.jsonl`` — one JSON object per logged step, appended as training goes (a crash
+  keeps what was logged): ``{"stage": name, "step": global step, "epoch": …, <metric>:
+  value, …}`` with TRL's metric names (``reward``, ``rewards/<part>/mean``, ``loss``, …)
+  and ours (``online_filter/…``, ``step_grpo/…``); a value that is not a finite number
+  (``None``, NaN: a part that applied to no completion) is written as ``null``;
+* ``final/`` — the trained model (+ processor) of a one-stage run; a staged run writes
+  ``<stage>/final/`` per stage and the last one again as ``final/``. Saved **before**
+  any report is written;
+* ``report.md`` — per stage: steps, the first, last and mean value of each logged
+  metric (``n/a`` when it never had a number), where the model is;
+* ``curves.png`` — one panel per metric (reward, parts, loss, the filter's pair …)
+  against the step; skipped with a warning when matplotlib is missing.
+
+Reports never raise: a failing plot or an odd value is logged and skipped, because the
+model is already saved.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger("groundrl.train")
+
+LOG_FILE, REPORT_FILE, CURVES_FILE, CONFIG_FILE = "log.jsonl", "report.md", "curves.png", "config.yaml"
+
+
+def clean_value(v: Any) -> Any:
+    """A JSON-safe metric value: finite numbers as they are, else ``None``; strings kept."""
+    if isinstance(v, bool):
+        return float(v)
+    if isinstance(v, (int, float)):
+        return v if math.isfinite(v) else None
+    if isinstance(v, str):
+        return v
+    try:  # numpy / torch scalars
+        f = float(v)
+    except (TypeError, ValueError):
+        return None
+    return f if math.isfinite(f) else None
+
+
+def log_callback(path: Path, stage: str) -> Any:
+    """A ``TrainerCallback`` appending every ``on_log`` to ``path`` (JSON lines)."""
+    from transformers import TrainerCallback
+
+    class JsonlLogger(TrainerCallback):
+        def on_log(self, args, state, control, logs=None, **kwargs):  # noqa: ANN001
+            if not state.is_world_process_zero or not logs:
+                return
+            row = {"stage": stage, "step": state.global_step}
+            row.update({k: clean_value(v) for k, v in logs.items()})
+            with path.open("a", encoding="utf-8") as f:
+                f.write(json.dumps(row) + "\n")
+
+    return JsonlLogger()
+
+
+def read_log(path: Path) -> list[dict[str, Any]]:
+    if not path.is_file():
+        return []
+    rows = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            obj = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(obj, dict):
+            rows.append(obj)
+    return rows
+
+
+def _num(v: Any) -> float | None:
+    return v if isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v) else None
+
+
+def fmt(v: Any) -> str:
+    """``0.123`` for a finite number, ``n/a`` for anything else (never raises)."""
+    n = _num(v)
+    return "n/a" if n is None else f"{n:.4g}"
+
+
+_SKIP = {"stage", "step", "epoch", "train_runtime", "train_samples_per_second", "train_steps_per_second", "total_flos"}
+
+
+def metric_names(rows: Iterable[Mapping[str, Any]]) -> list[str]:
+    names: dict[str, None] = {}
+    for r in rows:
+        for k, v in r.items():
+            if k not in _SKIP and not isinstance(v, str):
+                names.setdefault(k, None)
+    return list(names)
+
+
+def summarize(rows: list[Mapping[str, Any]]) -> dict[str, dict[str, float | None]]:
+    """Per metric: ``first``, ``last``, ``mean`` over the rows with a number."""
+    out: dict[str, dict[str, float | None]] = {}
+    for name in metric_names(rows):
+        vals = [n for r in rows if (n := _num(r.get(name))) is not None]
+        out[name] = {
+            "first": vals[0] if vals else None,
+            "last": vals[-1] if vals else None,
+            "mean": sum(vals) / len(vals) if vals else None,
+        }
+    return out
+
+
+def write_report(out_dir: Path, stages: list[Mapping[str, Any]], title: str = "groundrl train") -> Path | None:
+    """``report.md`` from ``log.jsonl``; ``stages`` lists ``{"name", "kind", "model"}``."""
+    try:
+        rows = read_log(out_dir / LOG_FILE)
+        lines = [f"# {title}", ""]
+        for st in stages:
+            srows = [r for r in rows if r.get("stage") == st["name"]]
+            steps = max((r.get("step") or 0 for r in srows), default=0)
+            lines += [f"## stage `{st['name']}` ({st.get('kind', '')})", ""]
+            lines += [f"- steps: {steps}", f"- model: `{st.get('model', '')}`"]
+            for k, v in (st.get("notes") or {}).items():
+                lines.append(f"- {k}: {v}")
+            lines += ["", "| metric | first | last | mean |", "|---|---|---|---|"]
+            for name, s in summarize(srows).items():
+                lines.append(f"| `{name}` | {fmt(s['first'])} | {fmt(s['last'])} | {fmt(s['mean'])} |")
+            lines.append("")
+        if (out_dir / CURVES_FILE).is_file():
+            lines += [f"![curves]({CURVES_FILE})", ""]
+        path = out_dir / REPORT_FILE
+        path.write_text("\n".join(lines), encoding="utf-8")
+        return path
+    except Exception as e:  # the model is saved; a report must not fail the run
+        log.warning("report.md not written: %s", e)
+        return None
+
+
+def _curve_names(rows: list[Mapping[str, Any]], limit: int = 12) -> list[str]:
+    names = [n for n in metric_names(rows) if any(_num(r.get(n)) is not None for r in rows)]
+    preferred = [n for n in names if n == "reward" or n == "loss" or n.endswith("/mean") or n.startswith(("online_filter/", "step_grpo/"))]
+    rest = [n for n in names if n not in preferred and not n.endswith("/std")]
+    return (preferred + rest)[:limit]
+
+
+def plot_curves(out_dir: Path) -> Path | None:
+    """``curves.png``: one panel per metric against the step (stages in one line each)."""
+    try:
+        rows = read_log(out_dir / LOG_FILE)
+        names = _curve_names(rows)
+        if not names:
+            return None
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+
+        cols = min(3, len(names))
+        nrows = (len(names) + cols - 1) // cols
+        fig, axes = plt.subplots(nrows, cols, figsize=(4.2 * cols, 2.8 * nrows), squeeze=False)
+        stages = list(dict.fromkeys(r.get("stage") for r in rows))
+        for ax, name in zip(axes.flat, names, strict=False):
+            for st in stages:
+                pts = [(r.get("step"), _num(r.get(name))) for r in rows if r.get("stage") == st]
+                pts = [(x, y) for x, y in pts if y is not None and isinstance(x, (int, float))]
+                if pts:
+                    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=".", label=str(st))
+            ax.set_title(name, fontsize=8)
+            ax.set_xlabel("step", fontsize=7)
+            ax.tick_params(labelsize=7)
+            if len(stages) > 1:
+                ax.legend(fontsize=6)
+        for ax in list(axes.flat)[len(names) :]:
+            ax.axis("off")
+        fig.tight_layout()
+        path = out_dir / CURVES_FILE
+        fig.savefig(path, dpi=80)
+        plt.close(fig)
+        return path
+    except Exception as e:
+        log.warning("curves.png not written: %s", e)
+        return None
+
+
+def write_config(out_dir: Path, cfg: Mapping[str, Any]) -> None:
+    """``config.yaml``: the config as run (judge blocks as mappings)."""
+    import dataclasses
+
+    import yaml
+
+    def plain(v: Any) -> Any:
+        if dataclasses.is_dataclass(v) and not isinstance(v, type):
+            return {k: plain(x) for k, x in dataclasses.asdict(v).items() if x is not None}
+        if isinstance(v, Mapping):
+            return {str(k): plain(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [plain(x) for x in v]
+        if isinstance(v, (str, int, float, bool)) or v is None:
+            return v
+        return str(v)
+
+    try:
+        (out_dir / CONFIG_FILE).write_text(yaml.safe_dump(plain(cfg), sort_keys=False), encoding="utf-8")
+    except Exception as e:
+        log.warning("config.yaml not written: %s", e)
