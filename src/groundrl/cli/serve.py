@@ -100,6 +100,9 @@ def command(
         min=1,
         help="Open connections (per worker) before uvicorn answers 503.",
     ),
+    docs: bool = typer.Option(
+        False, "--docs/--no-docs", help="Serve /openapi.json and /docs (behind the token when one is set)."
+    ),
     header_timeout: float = typer.Option(
         10.0,
         "--header-timeout",
@@ -139,6 +142,7 @@ def command(
         "max_body_bytes": max(1, int(max_body_mb * 1024 * 1024)),
         "batch_concurrency": batch_concurrency,
         "options": options,
+        "docs": docs,
     }
     if recipe_args.judge is not None:
         config["judge"] = recipe_args.judge.to_dict()  # JSON: worker processes rebuild it

@@ -52,12 +52,14 @@ from groundrl.recipes import get_recipe, recipe_names
 from groundrl.recipes.base import Recipe
 from groundrl.rubric import Rubric
 from groundrl.scoring import json_text, score_records
+from groundrl.serve import openapi as oa
 from groundrl.serve.batching import Admission, MicroBatcher, Overloaded
 from groundrl.serve.metrics import Metrics
 
 log = logging.getLogger("groundrl.serve")
 
 ROUTES = ("/score", "/get_reward", "/health", "/metrics")
+DOC_ROUTES = ("/docs", "/openapi.json")  # only with docs=True; behind the token like the rest
 MAX_SAMPLES = 4096
 MiB = 1024 * 1024
 
@@ -278,6 +280,7 @@ def create_app(
     batch_concurrency: int = 1,
     retry_after_s: int = 1,
     max_buffered_bytes: int | None = None,
+    docs: bool = False,
 ) -> FastAPI:
     """The reward server as an ASGI app (no server is started; run it with uvicorn).
 
@@ -291,7 +294,9 @@ def create_app(
     scored at once per recipe and route (raise it for a judge server that batches
     requests itself). ``retry_after_s``: the ``Retry-After`` of a 503.
     ``max_buffered_bytes``: request bodies held in memory at once before new ones get a
-    503 without being read (default 4 × ``max_body_bytes``).
+    503 without being read (default 4 × ``max_body_bytes``). ``docs``: serve
+    ``/openapi.json`` (the real request/response bodies and status codes,
+    :mod:`groundrl.serve.openapi`) and ``/docs``; off by default.
 
     ``recipe_options``: ``{recipe: {option: value}}`` passed to ``Recipe.rubric``.
     ``rubric_overrides``: ``{recipe: Rubric}`` used instead of building one (tests, custom
@@ -334,7 +339,7 @@ def create_app(
         raise ValueError(f"unknown recipe {recipe!r}; choose one of {', '.join(names)}")
     max_samples = min(max_samples, max_queue)
 
-    metrics = Metrics(ROUTES)
+    metrics = Metrics((*ROUTES, *DOC_ROUTES) if docs else ROUTES)
     admission = Admission(max_queue)
     rubrics: dict[str, tuple[Recipe, Rubric]] = {}
     batchers: dict[str, MicroBatcher] = {}
@@ -398,9 +403,9 @@ def create_app(
     app = FastAPI(
         title="groundrl reward server",
         lifespan=lifespan,
-        docs_url=None,
+        docs_url="/docs" if docs else None,
         redoc_url=None,
-        openapi_url=None,
+        openapi_url="/openapi.json" if docs else None,
     )
     app.add_middleware(
         _Guard,
@@ -443,11 +448,11 @@ def create_app(
     async def _bad(_request: Request, exc: _Bad) -> Response:
         return _error(exc.status, exc.msg)
 
-    @app.get("/health")
+    @app.get("/health", **oa.HEALTH)
     async def health() -> Response:
         return _response({"status": "ok", "recipe": recipe, "recipes": list(names)})
 
-    @app.get("/metrics")
+    @app.get("/metrics", **oa.METRICS)
     async def prometheus() -> Response:
         text = metrics.render(
             queue_depth=admission.pending,
@@ -457,7 +462,7 @@ def create_app(
         )
         return Response(text, media_type="text/plain; version=0.0.4; charset=utf-8")
 
-    @app.post("/score")
+    @app.post("/score", **oa.SCORE)
     async def score(request: Request) -> Response:
         body = await body_object(request, "`recipe` and `samples`")
         unknown = sorted(set(body) - {"recipe", "samples"})
@@ -496,7 +501,7 @@ def create_app(
         metrics.add_sample_errors(name, bad)
         return _response({"results": results})
 
-    @app.post("/get_reward")
+    @app.post("/get_reward", **oa.GET_REWARD)
     async def get_reward(request: Request) -> Response:
         if recipe is None:
             raise _Bad(

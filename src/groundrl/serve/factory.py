@@ -32,6 +32,7 @@ APP_KEYS = (
     "max_samples",
     "batch_concurrency",
     "retry_after_s",
+    "docs",
 )
 KEYS = (*APP_KEYS, "options", "judge")
 
