@@ -12,37 +12,72 @@ from typing import Any
 
 from groundrl.benchmarks.runner import write_outputs
 from groundrl.benchmarks.stats import fmt, md_table, with_ci
-from groundrl.rewards.planning import planning_scores
+from groundrl.parse.plans import extract_actions
+from groundrl.parse.structured import parse_literal_list
+from groundrl.rewards.planning import canonical_actions, planning_scores
+
+COLS = [f"{k}_{m}" for k in ("quantity", "order") for m in ("precision", "recall", "f1")]
 
 
-def run(items: list[dict[str, Any]], out: Path, bad: list | None = None) -> dict[str, Any]:
-    """Items carry ``gold`` (a completion with ``<actions>``) and ``prediction``."""
+def _items_of(x: Any) -> Any:
+    parsed = extract_actions(x) if isinstance(x, str) else None
+    if parsed is not None and not parsed.ok:
+        parsed = parse_literal_list(x)
+    return (parsed.value if parsed.ok else None) if parsed is not None else x
+
+
+def _scores(pred: Any, gold: Any, matcher: Any = None) -> dict[str, float] | None:
+    s = planning_scores(pred, gold, matcher)
+    if s is None:
+        return None
+    return {f"{k}_{m}": getattr(v, m) for k, v in s.items() for m in ("precision", "recall", "f1")}
+
+
+def _aggregate(rows: list[dict[str, Any]], prefix: str = "") -> dict[str, Any]:
+    return {
+        col: with_ci(rows, lambda rs, c=prefix + col: sum(r[c] for r in rs) / len(rs) if rs else None)
+        for col in COLS
+    }
+
+
+def run(
+    items: list[dict[str, Any]], out: Path, bad: list | None = None, llm_matcher: Any = None
+) -> dict[str, Any]:
+    """Items carry ``gold`` (a completion with ``<actions>``) and ``prediction``. With
+    ``llm_matcher`` (:class:`~groundrl.benchmarks.action_matcher.LLMActionMatcher`) the
+    judge-matched scores are reported beside the exact ones (``llm_*`` columns)."""
+    if llm_matcher is not None:
+        pairs = []
+        for it in items:
+            g = canonical_actions(_items_of(it["gold"]))
+            p = canonical_actions(_items_of(it.get("prediction") or ""))
+            it["_canon"] = (p, g)
+            pairs.append((p, g))
+        llm_matcher.prepare(pairs)
     results = []
     for it in items:
-        s = planning_scores(it.get("prediction") or "", it["gold"])
+        s = _scores(it.get("prediction") or "", it["gold"])
         if s is None:
             results.append({"id": it["id"], "error": "gold has no (non-locomotion) actions"})
             continue
-        results.append(
-            {
-                "id": it["id"],
-                **{f"{k}_{m}": getattr(v, m) for k, v in s.items() for m in ("precision", "recall", "f1")},
-            }
-        )
+        row = {"id": it["id"], **s}
+        if llm_matcher is not None:
+            _, g = it.pop("_canon")
+            soft = _scores(it.get("prediction") or "", it["gold"], llm_matcher.matcher(g))
+            row.update({f"llm_{k}": v for k, v in (soft or {}).items()})
+        results.append(row)
     ok = [r for r in results if "error" not in r]
     metrics: dict[str, Any] = {
         "n": len(ok),
         "n_undefined": len(results) - len(ok),
         "n_bad_items": len(bad or []),
         "bad_items": bad or [],
+        "matchers": ["exact"] + (["llm"] if llm_matcher is not None else []),
+        **_aggregate(ok),
     }
-    for key in ("quantity", "order"):
-        for m in ("precision", "recall", "f1"):
-            col = f"{key}_{m}"
-            metrics[col] = with_ci(ok, lambda rs, col=col: sum(r[col] for r in rs) / len(rs) if rs else None)
     rows = [
         (
-            k,
+            f"{k} (exact)",
             metrics[f"{k}_precision"]["value"],
             metrics[f"{k}_recall"]["value"],
             metrics[f"{k}_f1"]["value"],
@@ -50,9 +85,30 @@ def run(items: list[dict[str, Any]], out: Path, bad: list | None = None) -> dict
         )
         for k in ("quantity", "order")
     ]
+    extra = ""
+    if llm_matcher is not None:
+        metrics["llm"] = _aggregate(ok, "llm_")
+        metrics["judge"] = {"calls": llm_matcher.calls, "failures": llm_matcher.failures}
+        metrics["matcher_reused"] = llm_matcher.reused
+        rows += [
+            (
+                f"{k} (LLM matcher)",
+                metrics["llm"][f"{k}_precision"]["value"],
+                metrics["llm"][f"{k}_recall"]["value"],
+                metrics["llm"][f"{k}_f1"]["value"],
+                metrics["llm"][f"{k}_f1"]["ci95"],
+            )
+            for k in ("quantity", "order")
+        ]
+        extra = (
+            f"\n\nLLM matcher: {llm_matcher.calls} judge requests (one per distinct predicted action and gold "
+            f"list; {llm_matcher.reused} repeats answered from this run), {llm_matcher.failures} unreadable or "
+            "failed (those actions matched exactly only)."
+        )
     report = (
         f"# planning: {len(ok)} items\n\n"
         + md_table(["score", "P", "R", "F1", "F1 95% CI"], rows)
+        + extra
         + "\n\n"
         + "\n".join(DEFINITIONS)
         + f"\n\nItems whose gold has no (non-locomotion) action (left out): {metrics['n_undefined']}; "
@@ -68,12 +124,22 @@ DEFINITIONS = [
     "- **order P/R/F1**: the same with the longest common subsequence, so actions out of order do not count.",
     "- Each is computed per item and averaged over items (macro); an empty prediction scores 0.",
     "- **95% CI**: percentile bootstrap over items (1000 resamples).",
+    "- **exact** matcher: canonical verb (synonyms mapped) and objects equal. **LLM matcher** (when a "
+    "judge is given): a judge decides which gold actions each predicted action matches in intent, as in "
+    "EmbodiedBrain's released evaluation; exact matches always count.",
 ]
 
 
 def summary(metrics: dict[str, Any]) -> str:
     q, o = metrics["quantity_f1"], metrics["order_f1"]
-    return (
+    line = (
         f"n {metrics['n']}: quantity F1 {fmt(q['value'])} {fmt(q['ci95'])}, "
         f"order F1 {fmt(o['value'])} {fmt(o['ci95'])}; bad items skipped {metrics['n_bad_items']}"
     )
+    if "llm" in metrics:
+        lq, lo = metrics["llm"]["quantity_f1"], metrics["llm"]["order_f1"]
+        line += (
+            f"\n  LLM matcher: quantity F1 {fmt(lq['value'])} {fmt(lq['ci95'])}, order F1 "
+            f"{fmt(lo['value'])} {fmt(lo['ci95'])} ({metrics['judge']['calls']} judge requests)"
+        )
+    return line

@@ -255,9 +255,14 @@ PLANNING_IDS = (
     help=(
         "Planning P/R/F1 (EmbodiedBrain) of predicted <actions> against gold. INPUT: a JSONL "
         "{id, gold, prediction?} or the EmbodiedBrain .json set; predictions come from the items or from "
-        "--predictions. " + PLANNING_IDS + " Exit 1 when no item has a prediction."
+        "--predictions. "
+        + PLANNING_IDS
+        + " With --judge-* the LLM action matcher of EmbodiedBrain's released "
+        "evaluation (one batched judge request per distinct predicted action and gold list; --judge-cache "
+        "makes reruns free) is reported beside the exact matcher. Exit 1 when no item has a prediction."
     ),
 )
+@judge_command
 def planning_cmd(
     input: Path = _input("JSONL of {id, gold, prediction?} items, or the EmbodiedBrain .json planning set."),
     output: Path = OUT,
@@ -269,6 +274,7 @@ def planning_cmd(
         help="JSONL of {id, prediction} (required for the .json set; ids as above).",
     ),
     limit: int | None = LIMIT,
+    judge: JudgeConfig | None = None,
 ) -> None:
     from groundrl.benchmarks import planning
     from groundrl.benchmarks.loaders import embodiedbrain_planning_items
@@ -300,9 +306,19 @@ def planning_cmd(
             )
     elif not any(it.get("prediction") for it in items):
         _fail(f"no item in {input.name} has a `prediction`; add them or pass --predictions. {PLANNING_IDS}")
-    m = planning.run(items, output, bad=bad)
+    backend = judge_backend(judge, required=False)
+    matcher = None
+    if backend is not None:
+        from groundrl.benchmarks.action_matcher import LLMActionMatcher
+
+        matcher = LLMActionMatcher(backend, judge.sampling())
+    try:
+        m = planning.run(items, output, bad=bad, llm_matcher=matcher)
+    finally:
+        _close(backend)
     typer.echo(planning.summary(m))
     _wrote(output, m)
+    _check_judge(m, "LLM-matched scores")
 
 
 def _read_predictions(path: Path) -> dict[str, Any]:

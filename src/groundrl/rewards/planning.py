@@ -285,6 +285,9 @@ DEFAULT_VERB_SYNONYMS: dict[str, str] = {
     "slice": "cut",
     "rinse": "wash",
     "clean": "wash",
+    # from the released EmbodiedBrain evaluation (eval_key_action_canonical_soft.py)
+    "give a thumbs-up": "like",
+    "make a heart with hands": "heart sign",
 }
 LOCOMOTION_VERBS: frozenset[str] = frozenset(
     {"find", "search", "navigate", "goto", "go to", "move to", "walk"}
@@ -401,7 +404,8 @@ def planning_scores(
     * verbs case-folded and mapped through ``synonyms`` (default
       :data:`DEFAULT_VERB_SYNONYMS`: pick up / pickup / grasp / take → pick;
       pick and place / put / put down → place; catch / hand over / give → handover;
-      slide → drag; turn / rotate → twist; chop / slice → cut; rinse / clean → wash);
+      slide → drag; turn / rotate → twist; chop / slice → cut; rinse / clean → wash;
+      give a thumbs-up → like; make a heart with hands → heart sign);
     * locomotion (:data:`LOCOMOTION_VERBS`: find, search, navigate, and our additions
       goto, go to, move to, walk) dropped from both sides;
     * objects case-folded, whitespace collapsed, one leading article dropped, plurals
