@@ -115,3 +115,10 @@ def test_every_recipe_example_scores_without_errors(tmp_path):
         r = run("score", name, example_file(name), "-o", out, *extra)
         assert r.exit_code == 0, (name, r.output)
         assert all("error" not in row for row in read_jsonl(out))
+
+
+def test_limit_scores_the_first_lines(tmp_path):
+    out = tmp_path / "out.jsonl"
+    r = run("score", "eqa_rm", example_file("eqa_rm"), "-o", out, "-q", "--limit", "2")
+    assert r.exit_code == 0, r.output
+    assert [row["line"] for row in read_jsonl(out)] == [1, 2]

@@ -55,7 +55,22 @@ for _name in ("recipes", "sim", "train", "sft", "curate", "bench", "serve"):
         app.command(_name, help=_mod.command.__doc__)(_mod.command)
 
 
+def _quiet_library_warnings() -> None:
+    """Warnings from libraries that the user cannot act on (transformers' renames of
+    gradient checkpointing arguments, Pillow deprecations inside TRL) are hidden in the CLI;
+    ``PYTHONWARNINGS`` or ``-W`` still bring them back."""
+    import sys
+    import warnings
+
+    if sys.warnoptions:  # the user asked for specific warnings
+        return
+    for module in ("transformers", "trl", "accelerate", "datasets", "torch", "PIL"):
+        warnings.filterwarnings("ignore", category=FutureWarning, module=module)
+        warnings.filterwarnings("ignore", category=DeprecationWarning, module=module)
+
+
 def main() -> None:
+    _quiet_library_warnings()
     app()
 
 

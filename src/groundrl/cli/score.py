@@ -43,6 +43,9 @@ def score_cmd(
     ),
     tau: float | None = typer.Option(None, "--tau", help="Alias of -O tau=X (argos)."),
     quiet: bool = typer.Option(False, "-q", "--quiet", help="No progress bar or summary table."),
+    limit: int | None = typer.Option(
+        None, "--limit", min=1, help="Score only the first N lines (a quick look)."
+    ),
     workers: int = typer.Option(
         1, "--workers", min=1, help="Processes for rule recipes on big files (output order is kept)."
     ),
@@ -58,15 +61,23 @@ def score_cmd(
     options = recipe_args.options(rec, aliases)
     rubric = recipe_args.rubric(rec, aliases)  # built here too: option errors before any work
     try:
-        _score_file(rec, rubric, input, output, quiet, (workers, options))
+        _score_file(rec, rubric, input, output, quiet, (workers, options), limit)
     finally:
         rubric.close()
 
 
 def _score_file(
-    rec: Any, rubric: Any, input: Path, output: Path | None, quiet: bool, parallel: tuple[int, dict]
+    rec: Any,
+    rubric: Any,
+    input: Path,
+    output: Path | None,
+    quiet: bool,
+    parallel: tuple[int, dict],
+    limit: int | None = None,
 ) -> None:
     lines = input.read_text(encoding="utf-8", errors="replace").splitlines()
+    if limit is not None:
+        lines = lines[:limit]
     if output:
         output.parent.mkdir(parents=True, exist_ok=True)
     out = output.open("w", encoding="utf-8") if output else sys.stdout
@@ -95,7 +106,9 @@ def _score_file(
         print_summary(rec.name, rubric.names, results, err=output is None)
     calls, failures = rubric.judge_stats()
     if rubric.judges:
-        typer.echo(f"judge: {calls} calls, {failures} failed (failed parts got their fallback value)", err=True)
+        typer.echo(
+            f"judge: {calls} calls, {failures} failed (failed parts got their fallback value)", err=True
+        )
     if n_bad:
         typer.echo(f"{n_bad} of {n} lines could not be scored (see their `error`).", err=True)
         raise typer.Exit(1)
