@@ -265,6 +265,187 @@ def _check_int(name: str, value: Any, low: int = 1) -> int:
     return value
 
 
+def _check_settings(
+    max_batch: int,
+    max_wait_ms: float,
+    max_queue: int,
+    max_body_bytes: int,
+    max_samples: int,
+    batch_concurrency: int,
+    retry_after_s: int,
+    max_buffered_bytes: int | None,
+    token: str | None,
+) -> None:
+    for name, value in (
+        ("max_batch", max_batch),
+        ("max_queue", max_queue),
+        ("max_body_bytes", max_body_bytes),
+        ("max_samples", max_samples),
+        ("batch_concurrency", batch_concurrency),
+    ):
+        _check_int(name, value)
+    _check_int("retry_after_s", retry_after_s, low=0)
+    if not (isinstance(max_wait_ms, (int, float)) and 0 <= max_wait_ms < float("inf")):
+        raise ValueError(f"max_wait_ms must be a finite number ≥ 0, got {max_wait_ms!r}")
+    if max_buffered_bytes is not None and (
+        not isinstance(max_buffered_bytes, int) or max_buffered_bytes < max_body_bytes
+    ):
+        raise ValueError(
+            f"max_buffered_bytes must be an int ≥ max_body_bytes ({max_body_bytes}), got {max_buffered_bytes!r}"
+        )
+    if token is not None and (not isinstance(token, str) or not token.strip()):
+        raise ValueError("token must be a non-empty string (or None for no authentication)")
+
+
+def _score_fn(rec: Recipe, rub: Rubric) -> Any:
+    def score(items: list) -> list:
+        # items are (index in its request, sample or None, error); one rubric call
+        return list(score_records(rec, rub, items, batch_size=len(items), unit="sample"))
+
+    return score
+
+
+def _reward_fn(rec: Recipe, rub: Rubric) -> Any:
+    def score(items: list) -> list:
+        q, p, lab = zip(*items, strict=True)
+        out = score_queries(rub, rec.label_field, q, p, lab)
+        logs = out["extra_logs"]
+        return [
+            (out["rewards"][i], out["scores"][i], {k: v[i] for k, v in logs.items()})
+            for i in range(len(items))
+        ]
+
+    return score
+
+
+class _Scorers:
+    """One app's recipes, rubrics (built once per recipe, with the server's options) and
+    micro-batchers (one per route and recipe), made on first use."""
+
+    def __init__(
+        self,
+        names: tuple[str, ...],
+        extra: Mapping[str, Recipe],
+        options: Mapping[str, Mapping[str, Any]],
+        overrides: Mapping[str, Rubric],
+        admission: Admission,
+        batching: Mapping[str, Any],
+    ) -> None:
+        for what, mapping in (("recipe_options", options), ("rubric_overrides", overrides)):
+            for name in mapping:
+                if name not in names:
+                    raise ValueError(
+                        f"{what} names unknown recipe {name!r}; choose one of {', '.join(names)}"
+                    )
+        for name, rub in overrides.items():
+            if not isinstance(rub, Rubric):
+                raise TypeError(f"rubric_overrides[{name!r}] must be a Rubric, got {type(rub).__name__}")
+        self.names, self.extra, self.options, self.overrides = names, extra, options, overrides
+        self.admission, self.batching = admission, batching
+        self.rubrics: dict[str, tuple[Recipe, Rubric]] = {}
+        self.batchers: dict[str, MicroBatcher] = {}
+
+    def resolve(self, name: str) -> tuple[Recipe, Rubric]:
+        if name not in self.rubrics:
+            rec = self.extra[name] if name in self.extra else get_recipe(name)
+            rub = self.overrides.get(name) or rec.rubric(**self.options.get(name, {}))
+            self.rubrics[name] = (rec, rub)
+        return self.rubrics[name]
+
+    def batcher(self, route: str, name: str) -> MicroBatcher:
+        key = f"{route}:{name}"
+        if key not in self.batchers:
+            rec, rub = self.resolve(name)
+            judged = any(p.batched for p in rub.parts)  # rule-only rubrics never wait
+            b = self.batching
+            self.batchers[key] = MicroBatcher(
+                (_score_fn if route == "score" else _reward_fn)(rec, rub),
+                max_batch=b["max_batch"],
+                max_wait=b["max_wait_ms"] / 1000 if judged else 0.0,
+                admission=self.admission,
+                concurrency=b["batch_concurrency"],
+                name=key,
+            )
+        return self.batchers[key]
+
+    def built(self, route: str, name: str) -> MicroBatcher | Response:
+        try:
+            return self.batcher(route, name)
+        except Exception as e:  # e.g. a recipe module that fails to import
+            log.exception("building recipe %s", name)
+            return _error(500, f"recipe {name!r} could not be built: {type(e).__name__}: {e}")
+
+    async def close(self) -> None:
+        # uvicorn has let in-flight requests finish; let the batchers finish too
+        for b in list(self.batchers.values()):
+            await b.close()
+        self.batchers.clear()
+        for name, (_rec, rub) in list(self.rubrics.items()):
+            if name not in self.overrides:  # a caller's rubric is the caller's to close
+                rub.close()
+
+
+async def _body_object(request: Request, fields: str) -> dict[str, Any]:
+    raw = await request.body()
+    try:
+        body = json.loads(raw)
+    except (ValueError, RecursionError) as e:  # RecursionError: absurdly deep nesting
+        raise _Bad(400, f"the body is not JSON: {str(e)[:200]}") from None
+    if not isinstance(body, dict):
+        raise _Bad(422, f"the body must be a JSON object with {fields}, got a JSON {_type(body)}")
+    return body
+
+
+def _score_request(body: dict[str, Any], default: str | None, names: tuple[str, ...], max_samples: int):
+    """``(recipe name, items)`` of a ``/score`` body, or ``_Bad`` naming the field."""
+    unknown = sorted(set(body) - {"recipe", "samples"})
+    if unknown:
+        raise _Bad(422, f"unknown field `{unknown[0]}` (a /score body has `recipe` and `samples`)")
+    name = body.get("recipe", default)
+    if name is None:
+        raise _Bad(422, f"`recipe` is required (this server has no default); one of {', '.join(names)}")
+    if not isinstance(name, str) or name not in names:
+        raise _Bad(422, f"`recipe` must be one of {', '.join(names)}, got {json.dumps(name)[:100]}")
+    samples = body.get("samples")
+    if not isinstance(samples, list):
+        raise _Bad(422, f"`samples` must be a list of sample objects, got {_type(samples)}")
+    if len(samples) > max_samples:
+        raise _Bad(422, f"`samples` holds {len(samples)} samples; at most {max_samples} per request")
+    items = [
+        (i, s, "")
+        if isinstance(s, dict)
+        else (i, None, f"sample {i} is a JSON {_type(s)}, expected an object")
+        for i, s in enumerate(samples, start=1)
+    ]
+    return name, items
+
+
+def _reward_request(body: dict[str, Any], max_samples: int) -> list[tuple[str, str, Any]]:
+    """``(query, prompt, label)`` triples of a ``/get_reward`` body, or ``_Bad``."""
+    queries = body.get("query")
+    if not isinstance(queries, list):
+        raise _Bad(422, f"`query` must be a list of strings (prompt + response), got {_type(queries)}")
+    n = len(queries)
+    if n > max_samples:
+        raise _Bad(422, f"`query` holds {n} queries; at most {max_samples} per request")
+    for what, values in (("query", queries), ("prompts", body.get("prompts"))):
+        if what == "prompts" and values is None:
+            continue
+        if not isinstance(values, list) or len(values) != n:
+            got = f"a list of {len(values)}" if isinstance(values, list) else _type(values)
+            raise _Bad(422, f"`{what}` must be a list of {n} strings (as long as `query`), got {got}")
+        for i, v in enumerate(values):
+            if not isinstance(v, str):
+                raise _Bad(422, f"`{what}[{i}]` must be a string, got {_type(v)}")
+    labels = body.get("labels")
+    if labels is None:
+        labels = [None] * n
+    elif not isinstance(labels, list) or len(labels) != n:
+        got = f"a list of {len(labels)}" if isinstance(labels, list) else _type(labels)
+        raise _Bad(422, f"`labels` must be null or a list of {n} labels (as long as `query`), got {got}")
+    return list(zip(queries, body.get("prompts") or [""] * n, labels, strict=True))
+
+
 def create_app(
     recipe: str | None = None,
     token: str | None = None,
@@ -304,101 +485,31 @@ def create_app(
     :class:`Recipe` objects by name. Bad configuration raises ``ValueError``/``TypeError``
     here; the default recipe's rubric is built here too, so its errors surface at start.
     """
-    _check_int("max_batch", max_batch)
-    _check_int("max_queue", max_queue)
-    _check_int("max_body_bytes", max_body_bytes)
-    _check_int("max_samples", max_samples)
-    _check_int("batch_concurrency", batch_concurrency)
-    _check_int("retry_after_s", retry_after_s, low=0)
-    if not (isinstance(max_wait_ms, (int, float)) and 0 <= max_wait_ms < float("inf")):
-        raise ValueError(f"max_wait_ms must be a finite number ≥ 0, got {max_wait_ms!r}")
-    if max_buffered_bytes is not None and (
-        not isinstance(max_buffered_bytes, int) or max_buffered_bytes < max_body_bytes
-    ):
-        raise ValueError(
-            f"max_buffered_bytes must be an int ≥ max_body_bytes ({max_body_bytes}), got {max_buffered_bytes!r}"
-        )
-    if token is not None and (not isinstance(token, str) or not token.strip()):
-        raise ValueError("token must be a non-empty string (or None for no authentication)")
+    _check_settings(
+        max_batch, max_wait_ms, max_queue, max_body_bytes, max_samples, batch_concurrency, retry_after_s,
+        max_buffered_bytes, token,
+    )  # fmt: skip
     extra = dict(recipes or {})
     for name, rec in extra.items():
         if not isinstance(rec, Recipe):
             raise TypeError(f"recipes[{name!r}] must be a groundrl Recipe, got {type(rec).__name__}")
     # the registry's recipes (built-in, registered, installed) as of now, plus ``recipes``
     names = tuple(dict.fromkeys((*recipe_names(), *extra)))
-    options = {k: dict(v) for k, v in (recipe_options or {}).items()}
-    overrides = dict(rubric_overrides or {})
-    for what, mapping in (("recipe_options", options), ("rubric_overrides", overrides)):
-        for name in mapping:
-            if name not in names:
-                raise ValueError(f"{what} names unknown recipe {name!r}; choose one of {', '.join(names)}")
-    for name, rub in overrides.items():
-        if not isinstance(rub, Rubric):
-            raise TypeError(f"rubric_overrides[{name!r}] must be a Rubric, got {type(rub).__name__}")
     if recipe is not None and recipe not in names:
         raise ValueError(f"unknown recipe {recipe!r}; choose one of {', '.join(names)}")
     max_samples = min(max_samples, max_queue)
-
     metrics = Metrics((*ROUTES, *DOC_ROUTES) if docs else ROUTES)
     admission = Admission(max_queue)
-    rubrics: dict[str, tuple[Recipe, Rubric]] = {}
-    batchers: dict[str, MicroBatcher] = {}
-    retry = {"Retry-After": str(retry_after_s)}
-
-    def resolve(name: str) -> tuple[Recipe, Rubric]:
-        """The recipe and its rubric, built once (per recipe; options are per server)."""
-        if name not in rubrics:
-            rec = extra[name] if name in extra else get_recipe(name)
-            rub = overrides[name] if name in overrides else rec.rubric(**options.get(name, {}))
-            rubrics[name] = (rec, rub)
-        return rubrics[name]
-
-    for name in dict.fromkeys([*([recipe] if recipe else []), *options, *overrides]):
-        resolve(name)  # configuration errors surface now, not at the first request
-
-    def batcher(route: str, name: str) -> MicroBatcher:
-        key = f"{route}:{name}"
-        if key not in batchers:
-            rec, rub = resolve(name)
-            if route == "score":
-
-                def score(items: list, rec: Recipe = rec, rub: Rubric = rub) -> list:
-                    # items are (index in its request, sample or None, error); one rubric call
-                    return list(score_records(rec, rub, items, batch_size=len(items), unit="sample"))
-
-            else:
-                field = rec.label_field
-
-                def score(items: list, rub: Rubric = rub, field: str | None = field) -> list:
-                    q, p, lab = zip(*items, strict=True)
-                    out = score_queries(rub, field, q, p, lab)
-                    logs = out["extra_logs"]
-                    return [
-                        (out["rewards"][i], out["scores"][i], {k: v[i] for k, v in logs.items()})
-                        for i in range(len(items))
-                    ]
-
-            judged = any(p.batched for p in rub.parts)
-            batchers[key] = MicroBatcher(
-                score,
-                max_batch=max_batch,
-                max_wait=max_wait_ms / 1000 if judged else 0.0,
-                admission=admission,
-                concurrency=batch_concurrency,
-                name=key,
-            )
-        return batchers[key]
+    batching = {"max_batch": max_batch, "max_wait_ms": max_wait_ms, "batch_concurrency": batch_concurrency}
+    options = {k: dict(v) for k, v in (recipe_options or {}).items()}
+    scorers = _Scorers(names, extra, options, dict(rubric_overrides or {}), admission, batching)
+    for name in dict.fromkeys([*([recipe] if recipe else []), *options, *scorers.overrides]):
+        scorers.resolve(name)  # configuration errors surface now, not at the first request
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI):
         yield
-        # uvicorn has let in-flight requests finish; let the batchers finish too
-        for b in list(batchers.values()):
-            await b.close()
-        batchers.clear()
-        for name, (_rec, rub) in list(rubrics.items()):
-            if name not in overrides:  # a caller's rubric is the caller's to close
-                rub.close()
+        await scorers.close()
 
     app = FastAPI(
         title="groundrl reward server",
@@ -416,18 +527,12 @@ def create_app(
         max_buffered_bytes=max_buffered_bytes,
         retry_after_s=retry_after_s,
     )
+    retry = {"Retry-After": str(retry_after_s)}
 
-    async def body_object(request: Request, fields: str) -> dict[str, Any]:
-        raw = await request.body()
-        try:
-            body = json.loads(raw)
-        except (ValueError, RecursionError) as e:  # RecursionError: absurdly deep nesting
-            raise _Bad(400, f"the body is not JSON: {str(e)[:200]}") from None
-        if not isinstance(body, dict):
-            raise _Bad(422, f"the body must be a JSON object with {fields}, got a JSON {_type(body)}")
-        return body
-
-    async def run(b: MicroBatcher, items: list) -> list | Response:
+    async def run(route: str, name: str, items: list) -> list | Response:
+        b = scorers.built(route, name)
+        if isinstance(b, Response):
+            return b
         try:
             return await b.submit(items)
         except Overloaded as e:
@@ -436,13 +541,6 @@ def create_app(
         except Exception as e:
             log.exception("scoring failed in %s", b.name)
             return _error(500, f"scoring failed: {type(e).__name__}: {e}")
-
-    def built(route: str, name: str) -> MicroBatcher | Response:
-        try:
-            return batcher(route, name)
-        except Exception as e:  # e.g. a recipe module that fails to import
-            log.exception("building recipe %s", name)
-            return _error(500, f"recipe {name!r} could not be built: {type(e).__name__}: {e}")
 
     @app.exception_handler(_Bad)
     async def _bad(_request: Request, exc: _Bad) -> Response:
@@ -454,100 +552,49 @@ def create_app(
 
     @app.get("/metrics", **oa.METRICS)
     async def prometheus() -> Response:
+        batches = {k: (b.batches, b.scored) for k, b in scorers.batchers.items()}
         text = metrics.render(
             queue_depth=admission.pending,
             queue_limit=max_queue,
             high_water=admission.high_water,
-            batches={k: (b.batches, b.scored) for k, b in batchers.items()},
+            batches=batches,
         )
         return Response(text, media_type="text/plain; version=0.0.4; charset=utf-8")
 
     @app.post("/score", **oa.SCORE)
     async def score(request: Request) -> Response:
-        body = await body_object(request, "`recipe` and `samples`")
-        unknown = sorted(set(body) - {"recipe", "samples"})
-        if unknown:
-            raise _Bad(422, f"unknown field `{unknown[0]}` (a /score body has `recipe` and `samples`)")
-        name = body.get("recipe", recipe)
-        if name is None:
-            raise _Bad(422, f"`recipe` is required (this server has no default); one of {', '.join(names)}")
-        if not isinstance(name, str) or name not in names:
-            raise _Bad(422, f"`recipe` must be one of {', '.join(names)}, got {json.dumps(name)[:100]}")
-        samples = body.get("samples")
-        if not isinstance(samples, list):
-            raise _Bad(422, f"`samples` must be a list of sample objects, got {_type(samples)}")
-        if len(samples) > max_samples:
-            raise _Bad(422, f"`samples` holds {len(samples)} samples; at most {max_samples} per request")
-        if not samples:
+        body = await _body_object(request, "`recipe` and `samples`")
+        name, items = _score_request(body, recipe, names, max_samples)
+        if not items:
             return _response({"results": []})
-        items = [
-            (i, s, "")
-            if isinstance(s, dict)
-            else (i, None, f"sample {i} is a JSON {_type(s)}, expected an object")
-            for i, s in enumerate(samples, start=1)
-        ]
-        b = built("score", name)
-        if isinstance(b, Response):
-            return b
-        out = await run(b, items)
+        out = await run("score", name, items)
         if isinstance(out, Response):
             return out
-        results = []
-        bad = 0
         for r in out:
             r.pop("line", None)
-            bad += "error" in r
-            results.append(r)
-        metrics.add_sample_errors(name, bad)
-        return _response({"results": results})
+        metrics.add_sample_errors(name, sum("error" in r for r in out))
+        return _response({"results": out})
 
     @app.post("/get_reward", **oa.GET_REWARD)
     async def get_reward(request: Request) -> Response:
         if recipe is None:
-            raise _Bad(
-                422,
-                "this server was started without a recipe (groundrl serve --recipe NAME); /get_reward needs one",
-            )
-        body = await body_object(request, "`query`, `prompts` and `labels`")
-        queries = body.get("query")
-        if not isinstance(queries, list):
-            raise _Bad(422, f"`query` must be a list of strings (prompt + response), got {_type(queries)}")
-        n = len(queries)
-        if n > max_samples:
-            raise _Bad(422, f"`query` holds {n} queries; at most {max_samples} per request")
-        for what, values in (("query", queries), ("prompts", body.get("prompts"))):
-            if what == "prompts" and values is None:
-                continue
-            if not isinstance(values, list) or len(values) != n:
-                got = f"a list of {len(values)}" if isinstance(values, list) else _type(values)
-                raise _Bad(422, f"`{what}` must be a list of {n} strings (as long as `query`), got {got}")
-            for i, v in enumerate(values):
-                if not isinstance(v, str):
-                    raise _Bad(422, f"`{what}[{i}]` must be a string, got {_type(v)}")
-        prompts = body.get("prompts") or [""] * n
-        labels = body.get("labels")
-        if labels is None:
-            labels = [None] * n
-        elif not isinstance(labels, list) or len(labels) != n:
-            got = f"a list of {len(labels)}" if isinstance(labels, list) else _type(labels)
-            raise _Bad(422, f"`labels` must be null or a list of {n} labels (as long as `query`), got {got}")
-        b = built("get_reward", recipe)
-        if isinstance(b, Response):
-            return b
-        out = await run(b, list(zip(queries, prompts, labels, strict=True)))
+            msg = "this server was started without a recipe (groundrl serve --recipe NAME); /get_reward needs one"
+            raise _Bad(422, msg)
+        body = await _body_object(request, "`query`, `prompts` and `labels`")
+        out = await run("get_reward", recipe, _reward_request(body, max_samples))
         if isinstance(out, Response):
             return out
-        names_ = resolve(recipe)[1].names
+        part_names = scorers.resolve(recipe)[1].names
         return _response(
             {
                 "rewards": [r for r, _, _ in out],
                 "scores": [s for _, s, _ in out],
-                "extra_logs": {k: [logs[k] for _, _, logs in out] for k in names_},
+                "extra_logs": {k: [logs[k] for _, _, logs in out] for k in part_names},
             }
         )
 
     app.state.metrics = metrics
     app.state.admission = admission
-    app.state.batchers = batchers
+    app.state.batchers = scorers.batchers
     app.state.recipe = recipe
     return app
