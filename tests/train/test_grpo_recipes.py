@@ -73,6 +73,7 @@ def test_recipe_grpo_two_steps(recipe, tmp_path, tiny_vlm_dir):
 def test_train_cli_with_bundled_cpu_config(tmp_path):
     from pathlib import Path
 
+    import torch
     import yaml
     from typer.testing import CliRunner
 
@@ -88,6 +89,22 @@ def test_train_cli_with_bundled_cpu_config(tmp_path):
     r = CliRunner().invoke(app, ["train", "reinforced_planning", "--config", str(f)])
     assert r.exit_code == 0, r.output
     assert "step 2: reward" in r.output and (tmp_path / "out" / "final").is_dir()
+    rows = [json.loads(line) for line in (tmp_path / "out" / "log.jsonl").read_text().splitlines()]
+    logged = {k for row in rows for k in row}
+    assert {
+        "online_filter/kept_frac",
+        "online_filter/buffer_size",
+        "online_filter/groups_generated",
+        "rewards/accuracy_filtered/mean",
+        "rewards/accuracy_original/mean",
+    } <= logged
+    # the preset freezes the vision tower and projector (RR): their weights did not move
+    from safetensors.torch import load_file
+
+    before = load_file(str(next((tmp_path / "out" / "tiny-model").glob("*.safetensors"))))
+    after = load_file(str(next((tmp_path / "out" / "final").glob("*.safetensors"))))
+    visual = [k for k in before if "visual" in k]
+    assert visual and all(torch.equal(before[k], after[k]) for k in visual)
     bad = tmp_path / "bad.yaml"
     bad.write_text("modle: tiny\n")
     r = CliRunner().invoke(app, ["train", "reinforced_planning", "--config", str(bad)])

@@ -172,7 +172,8 @@ def load_rows(
     for rec in raw:
         rec = dict(rec)
         images = [
-            Image.open(p if Path(p).is_absolute() else base / p).convert("RGB") for p in rec.pop("images", None) or []
+            Image.open(p if Path(p).is_absolute() else base / p).convert("RGB")
+            for p in rec.pop("images", None) or []
         ]
         content: list[dict[str, Any]] = [{"type": "image"} for _ in images]
         content.append({"type": "text", "text": rec.pop("prompt")})
@@ -295,21 +296,26 @@ def build_trainer(
         rubric = resolve_rubric(recipe, cfg.get("recipe_options"), cfg.get("judge"))
     check = getattr(rubric, "check_samples", None)
     if callable(check):  # e.g. the task-type router: a sample whose type has no reward
-        check([{k: (json.loads(v) if k in json_cols and isinstance(v, str) else v) for k, v in r.items()} for r in rows])
+        check(
+            [
+                {k: (json.loads(v) if k in json_cols and isinstance(v, str) else v) for k, v in r.items()}
+                for r in rows
+            ]
+        )
     funcs, weights = reward_funcs(rubric)
-    funcs = [decode_columns(f, json_cols) for f in funcs]
+    funcs = [*(decode_columns(f, json_cols) for f in funcs), *extra_reward_funcs]
+    weights = [*weights, *extra_weights]
     filt = OnlineFilterConfig.from_mapping(cfg.get("online_filter"))
     recorder = None
     if filt is not None:
         names = [getattr(f, "__name__", "") for f in funcs]
         if filt.reward not in names:
             raise ValueError(
-                f"online_filter.reward {filt.reward!r} is not a reward of recipe {recipe} (its rewards: {', '.join(names)})"
+                f"online_filter.reward {filt.reward!r} is not a reward of recipe {recipe} "
+                f"(its rewards: {', '.join(names)})"
             )
         i = names.index(filt.reward)
         recorder = funcs[i] = recorder_for(funcs[i])
-    funcs = [*funcs, *extra_reward_funcs]
-    weights = [*weights, *extra_weights]
     model_path = cfg.get("model", "tiny")
     if model_path == "tiny":
         model_path = str(build_tiny_vlm(out / "tiny-model", seed=int(cfg.get("seed", 0))))

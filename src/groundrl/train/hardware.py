@@ -18,7 +18,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-PEFT_KEYS = {"r", "lora_alpha", "lora_dropout", "target_modules", "bias", "modules_to_save", "load_in_4bit", "use_rslora"}
+PEFT_KEYS = {
+    "r",
+    "lora_alpha",
+    "lora_dropout",
+    "target_modules",
+    "bias",
+    "modules_to_save",
+    "load_in_4bit",
+    "use_rslora",
+}
 FREEZE_KEYS = {"vision_tower", "projector"}
 IMAGE_KEYS = {"min_pixels", "max_pixels"}
 # the language model's projections only (Qwen-VL vision blocks also have *_proj MLPs)

@@ -114,7 +114,9 @@ class OnlineFilterConfig:
         allowed = set(cls.__dataclass_fields__)
         unknown = set(raw) - allowed
         if unknown:
-            raise ValueError(f"online_filter: unknown key(s) {sorted(unknown)}; allowed: {', '.join(sorted(allowed))}")
+            raise ValueError(
+                f"online_filter: unknown key(s) {sorted(unknown)}; allowed: {', '.join(sorted(allowed))}"
+            )
         cfg = cls(**raw)
         group_keep_mask([], 1, cfg.lo, cfg.hi, cfg.full, cfg.criterion)  # validates bounds/criterion
         if cfg.criterion not in CRITERIA:  # pragma: no cover - validated above
@@ -212,7 +214,8 @@ def concat_rows(parts: Sequence[Mapping[str, Any]], pad_token_id: int = 0) -> di
                 plen = int(p["prompt_ids"].shape[1])
                 joined.append(
                     torch.cat(
-                        [_pad(v[:, :plen], p_width, 0, left=True), _pad(v[:, plen:], c_width, 0, left=False)], dim=1
+                        [_pad(v[:, :plen], p_width, 0, left=True), _pad(v[:, plen:], c_width, 0, left=False)],
+                        dim=1,
                     )
                 )
             res[key] = torch.cat(joined, dim=0)

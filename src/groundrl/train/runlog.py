@@ -90,7 +90,15 @@ def fmt(v: Any) -> str:
     return "n/a" if n is None else f"{n:.4g}"
 
 
-_SKIP = {"stage", "step", "epoch", "train_runtime", "train_samples_per_second", "train_steps_per_second", "total_flos"}
+_SKIP = {
+    "stage",
+    "step",
+    "epoch",
+    "train_runtime",
+    "train_samples_per_second",
+    "train_steps_per_second",
+    "total_flos",
+}
 
 
 def metric_names(rows: Iterable[Mapping[str, Any]]) -> list[str]:
@@ -115,7 +123,9 @@ def summarize(rows: list[Mapping[str, Any]]) -> dict[str, dict[str, float | None
     return out
 
 
-def write_report(out_dir: Path, stages: list[Mapping[str, Any]], title: str = "groundrl train") -> Path | None:
+def write_report(
+    out_dir: Path, stages: list[Mapping[str, Any]], title: str = "groundrl train"
+) -> Path | None:
     """``report.md`` from ``log.jsonl``; ``stages`` lists ``{"name", "kind", "model"}``."""
     try:
         rows = read_log(out_dir / LOG_FILE)
@@ -143,7 +153,14 @@ def write_report(out_dir: Path, stages: list[Mapping[str, Any]], title: str = "g
 
 def _curve_names(rows: list[Mapping[str, Any]], limit: int = 12) -> list[str]:
     names = [n for n in metric_names(rows) if any(_num(r.get(n)) is not None for r in rows)]
-    preferred = [n for n in names if n == "reward" or n == "loss" or n.endswith("/mean") or n.startswith(("online_filter/", "step_grpo/"))]
+    preferred = [
+        n
+        for n in names
+        if n == "reward"
+        or n == "loss"
+        or n.endswith("/mean")
+        or n.startswith(("online_filter/", "step_grpo/"))
+    ]
     rest = [n for n in names if n not in preferred and not n.endswith("/std")]
     return (preferred + rest)[:limit]
 

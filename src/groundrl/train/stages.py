@@ -141,7 +141,9 @@ def build_sft_stage(st: Mapping[str, Any], prev_data: str | None) -> Any:
     model = st.get("model", "tiny")
     if model == "tiny":
         model = str(build_tiny_vlm(out / "tiny-model", seed=int(st.get("seed", 0))))
-    return build_sft_trainer(model, rows, str(out), base=Path(data).parent, hardware=st, **(st.get("sft") or {}))
+    return build_sft_trainer(
+        model, rows, str(out), base=Path(data).parent, hardware=st, **(st.get("sft") or {})
+    )
 
 
 def run_verifier_filter(recipe: str, st: Mapping[str, Any], out: Path) -> tuple[Path, dict[str, int]]:
@@ -172,6 +174,8 @@ def run_verifier_filter(recipe: str, st: Mapping[str, Any], out: Path) -> tuple[
                 row = {"prompt": rec["prompt"], "target": res["best_rollout"]}
                 if rec.get("images"):
                     base = Path(data).parent
-                    row["images"] = [str(p if Path(p).is_absolute() else (base / p).resolve()) for p in rec["images"]]
+                    row["images"] = [
+                        str(p if Path(p).is_absolute() else (base / p).resolve()) for p in rec["images"]
+                    ]
                 f.write(json.dumps(row) + "\n")
     return path, counts

@@ -57,7 +57,9 @@ def _make_class() -> type:
                 if accuracy_recorder is None:
                     raise ValueError("online_filter needs the accuracy reward function's recorder")
                 check_group_layout(
-                    self.args.per_device_train_batch_size, self.args.steps_per_generation, self.num_generations
+                    self.args.per_device_train_batch_size,
+                    self.args.steps_per_generation,
+                    self.num_generations,
                 )
                 self._refill_rng = random.Random(online_filter.seed)
 
@@ -146,7 +148,11 @@ def _make_class() -> type:
             res = concat_rows(chosen, pad_token_id=getattr(self, "pad_token_id", 0) or 0)
             if empty:
                 res["advantages"] = torch.zeros_like(res["advantages"])
-            mask = res["completion_mask"] if res.get("tool_mask") is None else res["completion_mask"] * res["tool_mask"]
+            mask = (
+                res["completion_mask"]
+                if res.get("tool_mask") is None
+                else res["completion_mask"] * res["tool_mask"]
+            )
             res["num_items_in_batch"] = self.accelerator.gather(mask.sum()).sum()
             res = unsplit_pixel_values_by_grid(res)
             m = self._metrics["train"]

@@ -1,0 +1,84 @@
+"""Real-hardware blocks of a train config on the tiny VLM: a frozen vision tower and
+projector take no update while the language model does; a `peft:` block trains LoRA
+adapters only (on the language model); image pixel bounds reach the processor."""
+
+import json
+
+import pytest
+
+pytest.importorskip("trl")
+
+from PIL import Image  # noqa: E402
+
+
+def probe(prompts=None, completions=None, **kw):
+    """A dense reward (completion length) so the gradient is not zero."""
+    return [len(c[0]["content"] if isinstance(c, list) else c) / 24.0 for c in completions]
+
+
+def _cfg(tmp_path, tiny_vlm_dir, **extra):
+    img = tmp_path / "f.png"
+    Image.new("RGB", (64, 64), (10, 200, 30)).save(img)
+    data = tmp_path / "d.jsonl"
+    data.write_text(
+        "".join(
+            json.dumps({"prompt": f"t {i}", "images": [str(img)], "answer": "B"}) + "\n" for i in range(4)
+        )
+    )
+    return {
+        "model": str(tiny_vlm_dir),
+        "data": str(data),
+        "output_dir": str(tmp_path / "out"),
+        "grpo": {"max_steps": 2, "max_completion_length": 12, "learning_rate": 1e-2},
+        **extra,
+    }
+
+
+def test_block_validation():
+    from groundrl.train.grpo import validate_config
+
+    for bad, match in [
+        ({"peft": {"rank": 8}}, "unknown key"),
+        ({"freeze": {"vision_tower": "yes"}}, "true or false"),
+        ({"image": {"min_pixels": 10, "max_pixels": 5}}, "min_pixels must be"),
+        ({"step_grpo": {"p": 2}}, r"\[0, 1\]"),
+    ]:
+        with pytest.raises(ValueError, match=match):
+            validate_config(dict(bad))
+
+
+@pytest.mark.slow
+def test_frozen_vision_tower_and_projector(tmp_path, tiny_vlm_dir):
+    import torch
+
+    from groundrl.train.grpo import build_trainer
+
+    cfg = _cfg(
+        tmp_path,
+        tiny_vlm_dir,
+        freeze={"vision_tower": True, "projector": True},
+        image={"max_pixels": 64 * 64},
+    )
+    trainer = build_trainer("argos", cfg, extra_reward_funcs=[probe], extra_weights=[1.0])
+    assert trainer.processing_class.image_processor.max_pixels == 64 * 64
+    before = {n: p.detach().clone() for n, p in trainer.model.named_parameters()}
+    trainer.train()
+    changed = {n for n, p in trainer.model.named_parameters() if not torch.equal(before[n], p.detach())}
+    assert changed and not any("visual" in n for n in changed)
+    assert not any(p.requires_grad for n, p in trainer.model.named_parameters() if "visual" in n)
+
+
+@pytest.mark.slow
+def test_peft_block_trains_lora_on_the_language_model_only(tmp_path, tiny_vlm_dir):
+    import torch
+
+    from groundrl.train.grpo import build_trainer
+
+    cfg = _cfg(tmp_path, tiny_vlm_dir, peft={"r": 4, "lora_alpha": 8})
+    trainer = build_trainer("argos", cfg, extra_reward_funcs=[probe], extra_weights=[1.0])
+    before = {n: p.detach().clone() for n, p in trainer.model.named_parameters()}
+    trainer.train()
+    changed = {n for n, p in trainer.model.named_parameters() if not torch.equal(before[n], p.detach())}
+    assert changed and all("lora_" in n for n in changed)
+    lora = [n for n, _ in trainer.model.named_parameters() if "lora_" in n]
+    assert lora and not any("visual" in n for n in lora)
