@@ -96,15 +96,47 @@ def score_rm_cmd(
     ),
     limit: int | None = LIMIT,
     seed: int = typer.Option(0, "--seed", help="Seed of the bootstrap CIs (and of the sampling when K > 1)."),
+    aggregate: str = typer.Option(
+        "vote",
+        "--aggregate",
+        help="How K samples become one score: vote, mean, or both (vote headline; a curve each, from the "
+        "same samples).",
+    ),
+    scalar_rm: Path | None = typer.Option(
+        None,
+        "--scalar-rm",
+        exists=True,
+        file_okay=False,
+        help="A local sequence-classification reward model (checkpoint folder) scored beside the judge as "
+        "a baseline: 10*sigmoid(reward) on the 0-10 scale, Spearman with gold; text only.",
+    ),
+    scalar_rm_device: str | None = typer.Option(None, "--scalar-rm-device", help="Device of --scalar-rm."),
     judge: JudgeConfig | None = None,
 ) -> None:
     from groundrl.benchmarks import score_rm
     from groundrl.judges.papers import EQARMEvaluator
 
+    if aggregate not in ("vote", "mean", "both"):
+        raise typer.BadParameter("choose vote, mean or both", param_hint="--aggregate")
+    methods = ["vote", "mean"] if aggregate == "both" else [aggregate]
     items, bad = _read(input, score_rm.REQUIRED, limit)
     backend = judge_backend(judge)
+    srm = None
+    if scalar_rm is not None:
+        from groundrl.benchmarks.scalar_rm import ScalarRM
+
+        srm = ScalarRM(str(scalar_rm), device=scalar_rm_device)
     try:
-        m = score_rm.run(items, EQARMEvaluator(backend, judge.sampling()), output, k=k, bad=bad, seed=seed)
+        m = score_rm.run(
+            items,
+            EQARMEvaluator(backend, judge.sampling()),
+            output,
+            k=k,
+            bad=bad,
+            seed=seed,
+            aggregate=methods,
+            scalar_rm=srm,
+        )
     finally:
         _close(backend)
     typer.echo(score_rm.summary(m))
