@@ -36,6 +36,30 @@ log = logging.getLogger("groundrl.train")
 KINDS = ("grpo", "sft", "verifier_filter")
 STAGE_ONLY = {"name", "kind", "threshold", "candidates"}
 
+# Stage kinds added by other modules: kind -> (runner, the stage keys it reads).
+_EXTRA_KINDS: dict[str, tuple[Callable[..., dict[str, Any]], frozenset[str]]] = {}
+_BUILTIN_EXTENSIONS = ("groundrl.train.rm_stages",)  # rft, cgrpo, proxy_grpo, proxy_rl
+
+
+def register_stage_kind(kind: str, runner: Callable[..., dict[str, Any]], keys: tuple[str, ...] = ()) -> None:
+    """Add a stage kind. ``runner(recipe, st, out, prev_data, **build_kw)`` gets the stage's
+    full config (``model`` = the previous stage's ``final/``, ``output_dir`` = ``out``) and
+    returns ``{"trainer"?, "data"?, "notes"?}``: a ``trainer`` is trained, logged and saved
+    like a ``grpo`` stage's; ``data`` is what a following stage without ``data`` trains on;
+    ``notes`` go to ``report.md``. ``keys`` are the stage keys it reads besides the config's."""
+    if kind in KINDS:
+        raise ValueError(f"stage kind {kind!r} is built in")
+    _EXTRA_KINDS[kind] = (runner, frozenset(keys))
+
+
+def stage_kinds() -> dict[str, tuple[Callable[..., dict[str, Any]], frozenset[str]]]:
+    """The registered extra stage kinds (the built-in extension modules imported first)."""
+    import importlib
+
+    for mod in _BUILTIN_EXTENSIONS:
+        importlib.import_module(mod)
+    return _EXTRA_KINDS
+
 
 def check_stages(cfg: Mapping[str, Any]) -> None:
     stages = cfg.get("stages")
@@ -48,13 +72,15 @@ def check_stages(cfg: Mapping[str, Any]) -> None:
         if not isinstance(st, Mapping):
             raise ValueError(f"stage {i} must be a mapping with name and kind")
         kind = st.get("kind")
-        if kind not in KINDS:
-            raise ValueError(f"stage {i}: kind must be one of {', '.join(KINDS)}, got {kind!r}")
+        extra = stage_kinds()
+        if kind not in KINDS and kind not in extra:
+            raise ValueError(f"stage {i}: kind must be one of {', '.join((*KINDS, *extra))}, got {kind!r}")
         name = st.get("name") or kind
         if name in seen or name == "final":
             raise ValueError(f"stage {i}: name {name!r} is used twice (or is `final`)")
         seen.add(name)
         unknown = set(st) - STAGE_ONLY - (set(CONFIG_KEYS) - {"stages", "output_dir", "model"})
+        unknown -= extra[kind][1] if kind in extra else frozenset()
         if unknown:
             raise ValueError(f"stage {name}: unknown key(s) {sorted(unknown)}")
 
@@ -99,7 +125,17 @@ def run_config(
             st = {**st, "model": model, "output_dir": str(st_out)}
             for k in ("name", "kind"):
                 st.pop(k, None)
-            if kind == "verifier_filter":
+            notes: dict[str, Any] = {}
+            if kind in stage_kinds():
+                res = stage_kinds()[kind][0](recipe, st, st_out, prev_data, **build_kw)
+                prev_data = res.get("data") or prev_data
+                notes = dict(res.get("notes") or {})
+                trainer = res.get("trainer")
+                if trainer is None:
+                    done.append({"name": name, "kind": kind, "model": "", "notes": notes})
+                    echo(f"[{name}] {kind}: {notes}")
+                    continue
+            elif kind == "verifier_filter":
                 path, counts = run_verifier_filter(recipe, st, st_out)
                 prev_data = str(path)
                 done.append({"name": name, "kind": kind, "model": "", "notes": counts})
@@ -120,7 +156,7 @@ def run_config(
             if staged:
                 _save(trainer, out / "final")
             model = str(final)
-            done.append({"name": name, "kind": kind, "model": str(final), "trainer": trainer})
+            done.append({"name": name, "kind": kind, "model": str(final), "trainer": trainer, "notes": notes})
     finally:
         runlog.plot_curves(out)
         runlog.write_report(out, done, title=f"groundrl train {recipe}")
