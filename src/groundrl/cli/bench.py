@@ -398,3 +398,75 @@ def openeqa_cmd(
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text("".join(json.dumps(it, ensure_ascii=False) + "\n" for it in items), encoding="utf-8")
     typer.echo(f"{len(items)} score-rm items\nwrote {output}")
+
+
+@app.command(
+    "judge-reliability",
+    help=(
+        "How far a judge can be trusted. On a pairwise set (any --format of pairwise-rm): every pair in both "
+        "orders, K samples each: first-slot rate (position bias), swap agreement, accuracy in both orders, "
+        "self-consistency across K. On score-rm items (JSONL with gt_score): calibration table and plot "
+        "(predicted-score bins against gold) and the spread of K samples. Rates with n and 95% CIs; writes "
+        "reliability.png or calibration.png."
+    ),
+)
+@judge_command
+def judge_reliability_cmd(
+    input: Path = typer.Argument(
+        ..., exists=True, readable=True, help="Pairwise items (any layout) or score-rm JSONL items."
+    ),
+    output: Path = OUT,
+    fmt: str = typer.Option("auto", "--format", help=FORMAT_HELP),
+    image_root: Path | None = typer.Option(
+        None, "--image-root", exists=True, file_okay=False, help="Folder that relative image paths are under."
+    ),
+    k: int = typer.Option(
+        1,
+        "--k",
+        min=1,
+        help="Samples per presentation (K > 1: self-consistency; temperature 0.8 unless --judge-temperature).",
+    ),
+    parse: str = typer.Option("strict", "--parse", help="strict or released (see pairwise-rm)."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the sampling and the bootstrap CIs."),
+    limit: int | None = LIMIT,
+    judge: JudgeConfig | None = None,
+) -> None:
+    from groundrl.benchmarks import reliability
+    from groundrl.benchmarks.datasets import detect_format
+
+    if parse not in ("strict", "released"):
+        raise typer.BadParameter("choose strict or released", param_hint="--parse")
+    kind = fmt
+    if fmt in ("auto", "jsonl") and not input.is_dir():
+        kind = detect_format(input) if fmt == "auto" else "jsonl"
+    score_items = False
+    if kind == "jsonl":
+        from groundrl.benchmarks.runner import read_items
+
+        probe, _ = read_items(input, ())
+        score_items = bool(probe) and all("gt_score" in it for it in probe)
+    backend = judge_backend(judge)
+    try:
+        if score_items:
+            from groundrl.benchmarks import score_rm
+
+            items, bad = _read(input, score_rm.REQUIRED, limit)
+            m = reliability.scores(items, backend, output, k=k, seed=seed, params=judge.sampling(), bad=bad)
+        else:
+            fmt, items, bad = _load_pairwise(input, fmt, image_root, limit)
+            m = reliability.pairwise(
+                items,
+                backend,
+                output,
+                k=k,
+                seed=seed,
+                params=judge.sampling(),
+                parse=parse,
+                dataset=fmt,
+                bad=bad,
+            )
+    finally:
+        _close(backend)
+    typer.echo(reliability.summary(m))
+    _wrote(output, m)
+    _check_judge(m, "reliability figures")

@@ -1,0 +1,382 @@
+"""``judge-reliability``: how far a judge's own verdicts can be trusted, on any pairwise
+set or score set.
+
+Pairwise judges — every pair is shown in **both orders** (original and swapped), K
+samples each:
+
+* **first-slot rate**: share of verdicts (first sample of each order, parseable ones)
+  that pick the response shown first. An order-blind judge sits near 0.5 on a balanced
+  set; a judge that always answers "1" scores 1.0. Wilson 95% CI over verdicts.
+* **swap agreement**: share of pairs (parseable in both orders) whose two verdicts name
+  the same underlying response. Always-"1" scores 0. Wilson CI over pairs.
+* **accuracy in both orders**: share of all pairs judged right in both orders (the
+  position-consistent accuracy); accuracy per order beside it.
+* **self-consistency** (K > 1): per presentation, the share of the K samples that agree
+  with the most frequent verdict (no verdict counts as its own answer), averaged
+  (bootstrap CI); and the share of presentations where all K agree (Wilson CI).
+
+Score judges (items with ``gt_score``): K samples per item; the first sample is the
+prediction. **Calibration**: items binned by predicted score (0–2, 3–4, 5–6, 7–8, 9–10,
+rounded half up); per bin n, mean predicted, mean gold with a bootstrap 95% CI, and the
+share within 2 of gold (Wilson CI); drawn against the identity line. **Self-consistency**:
+mean per-item standard deviation of the K scores (bootstrap CI) and the share of items
+whose K scores are identical.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from groundrl.benchmarks.protocols import verdict
+from groundrl.benchmarks.runner import plot_rates, write_outputs
+from groundrl.benchmarks.stats import bootstrap_ci, fmt, md_table, wilson_ci
+from groundrl.judges.base import SamplingParams
+from groundrl.parse.scores import parse_score
+
+BINS = ((0, 2), (3, 4), (5, 6), (7, 8), (9, 10))
+
+
+def default_params(k: int, given: SamplingParams | None, seed: int) -> SamplingParams:
+    """Greedy for K = 1; temperature 0.8, top-p 0.9 (EQA-RM's TTS setting) for K > 1,
+    unless the judge configuration sets a temperature or max_tokens."""
+    if given is not None:
+        return SamplingParams(given.temperature, given.top_p, given.max_tokens, seed, n=k)
+    if k == 1:
+        return SamplingParams(0.0, 1.0, 512, seed, n=1)
+    return SamplingParams(0.8, 0.9, 512, seed, n=k)
+
+
+def _agreement(vs: list[Any]) -> tuple[float, bool]:
+    if not vs:
+        return 0.0, False
+    top = Counter(vs).most_common(1)[0][1]
+    return top / len(vs), top == len(vs)
+
+
+def _mean(xs: list[float]) -> float | None:
+    return sum(xs) / len(xs) if xs else None
+
+
+def pairwise(
+    items: list[dict[str, Any]],
+    backend: Any,
+    out: Path,
+    k: int = 1,
+    seed: int = 0,
+    params: SamplingParams | None = None,
+    parse: str = "strict",
+    dataset: str = "jsonl",
+    bad: list | None = None,
+) -> dict[str, Any]:
+    from groundrl.judges.papers import ProxyGRMPolicy
+
+    if not items:
+        raise ValueError("judge-reliability needs at least one item")
+    policy = ProxyGRMPolicy(backend, default_params(k, params, seed))
+    shown = []
+    for it in items:
+        for swap in (False, True):
+            a, b = (it["response_2"], it["response_1"]) if swap else (it["response_1"], it["response_2"])
+            shown.append({"query": it["query"], "response_1": a, "response_2": b, "image": it.get("image")})
+    gens = policy.judge(shown)
+    results = []
+    for i, it in enumerate(items):
+        g0, g1 = gens[2 * i], gens[2 * i + 1]
+        s0 = [verdict(t, parse, dataset) for t in g0.texts] if g0.ok else []
+        s1 = [verdict(t, parse, dataset) for t in g1.texts] if g1.ok else []
+        v0 = s0[0] if s0 else None  # slot chosen, original order
+        v1 = s1[0] if s1 else None  # slot chosen, swapped order
+        pick0 = v0  # underlying response picked
+        pick1 = None if v1 is None else 3 - v1
+        pref = int(str(it["preferred"]).strip())
+        results.append(
+            {
+                "id": it["id"],
+                "preferred": pref,
+                "slot_original": v0,
+                "slot_swapped": v1,
+                "samples_original": s0,
+                "samples_swapped": s1,
+                "agree": None if pick0 is None or pick1 is None else pick0 == pick1,
+                "right_original": pick0 == pref,
+                "right_swapped": pick1 == pref,
+                "error": g0.error or g1.error,
+            }
+        )
+    slots = [v for r in results for v in (r["slot_original"], r["slot_swapped"]) if v is not None]
+    firsts = sum(v == 1 for v in slots)
+    both = [r for r in results if r["agree"] is not None]
+    agree = sum(r["agree"] for r in both)
+    n = len(results)
+    consistent = sum(r["right_original"] and r["right_swapped"] for r in results)
+    metrics: dict[str, Any] = {
+        "kind": "pairwise",
+        "dataset": dataset,
+        "parse": parse,
+        "k": k,
+        "n": n,
+        "first_slot_rate": firsts / len(slots) if slots else None,
+        "first_slot_rate_ci95": list(wilson_ci(firsts, len(slots))),
+        "n_verdicts": len(slots),
+        "swap_agreement": agree / len(both) if both else None,
+        "swap_agreement_ci95": list(wilson_ci(agree, len(both))),
+        "n_pairs_both_parsed": len(both),
+        "accuracy_both_orders": consistent / n,
+        "accuracy_both_orders_ci95": list(wilson_ci(consistent, n)),
+        "accuracy_original_order": sum(r["right_original"] for r in results) / n,
+        "accuracy_swapped_order": sum(r["right_swapped"] for r in results) / n,
+        "n_bad_items": len(bad or []),
+        "bad_items": bad or [],
+        "judge": {"calls": policy.calls, "failures": policy.failures},
+    }
+    rows = [
+        ("first-slot rate", metrics["first_slot_rate"], metrics["first_slot_rate_ci95"], f"{len(slots)} verdicts", 0.5),
+        ("swap agreement", metrics["swap_agreement"], metrics["swap_agreement_ci95"], f"{len(both)} pairs", 0.5),
+        ("accuracy in both orders", consistent / n, metrics["accuracy_both_orders_ci95"], f"{n} pairs", 0.25),
+    ]  # fmt: skip
+    bars = [("first-slot rate", firsts, len(slots), 0.5), ("swap agreement", agree, len(both), 0.5)]
+    bars.append(("right in both orders", consistent, n, 0.25))
+    if k > 1:
+        pres = [
+            _agreement(s)
+            for r in results
+            for s in (r["samples_original"], r["samples_swapped"])
+            if s  # a failed call has no samples
+        ]
+        shares = [a for a, _ in pres]
+        unanimous = sum(u for _, u in pres)
+        metrics["self_consistency"] = _mean(shares)
+        metrics["self_consistency_ci95"] = list(bootstrap_ci(shares, _mean, seed=seed))
+        metrics["unanimous_rate"] = unanimous / len(pres) if pres else None
+        metrics["unanimous_rate_ci95"] = list(wilson_ci(unanimous, len(pres)))
+        metrics["n_presentations"] = len(pres)
+        rows += [
+            (f"self-consistency (share agreeing with the mode of K={k})", metrics["self_consistency"],
+             metrics["self_consistency_ci95"], f"{len(pres)} presentations", None),
+            ("all K samples agree", metrics["unanimous_rate"], metrics["unanimous_rate_ci95"],
+             f"{len(pres)} presentations", None),
+        ]  # fmt: skip
+        bars.append((f"all {k} samples agree", unanimous, len(pres), None))
+    report = [
+        f"# judge reliability (pairwise, {dataset}, parse {parse}, K={k}): {n} pairs",
+        "",
+        md_table(["metric", "value", "95% CI", "n", "unbiased / chance"], rows),
+        "",
+        f"Accuracy in the original order {fmt(metrics['accuracy_original_order'])}, in the swapped order "
+        f"{fmt(metrics['accuracy_swapped_order'])}. Judge calls {policy.calls} (two orders per pair), failed "
+        f"{policy.failures}; bad items skipped: {len(bad or [])}.",
+        "",
+        "- **first-slot rate**: share of verdicts picking the response shown first (first sample per order); "
+        "0.5 for a judge blind to position on this set, 1.0 for one that always answers 1.",
+        "- **swap agreement**: share of pairs whose verdicts in the two orders name the same response.",
+        "- **accuracy in both orders**: share of pairs judged right in both orders (a random judge: 0.25).",
+        "- **self-consistency**: share of the K samples agreeing with their most frequent verdict, averaged "
+        "over presentations (bootstrap CI); **all K agree**: share of presentations with one verdict.",
+        "- 95% CI: Wilson for rates, percentile bootstrap (1000 resamples) for the self-consistency mean.",
+        "",
+    ]
+    out.mkdir(parents=True, exist_ok=True)
+    chance = [c if c is not None else float("nan") for *_, c in bars]
+    plot_rates(
+        out / "reliability.png",
+        [b[0] for b in bars],
+        [b[1] for b in bars],
+        [b[2] for b in bars],
+        f"pairwise judge reliability (n={n} pairs, K={k})",
+        "rate",
+        chance=chance,
+        chance_label="position-blind / random judge",
+        bar_label="rate",
+    )
+    write_outputs(out, results, metrics, "\n".join(report), ["reliability.png"])
+    return metrics
+
+
+def _bin(score: float) -> tuple[int, int]:
+    s = math.floor(score + 0.5)
+    return next(b for b in BINS if b[0] <= s <= b[1]) if 0 <= s <= 10 else (BINS[0] if s < 0 else BINS[-1])
+
+
+def scores(
+    items: list[dict[str, Any]],
+    backend: Any,
+    out: Path,
+    k: int = 1,
+    seed: int = 0,
+    params: SamplingParams | None = None,
+    bad: list | None = None,
+) -> dict[str, Any]:
+    from groundrl.judges.papers import EQARMEvaluator
+
+    if not items:
+        raise ValueError("judge-reliability needs at least one item")
+    ev = EQARMEvaluator(backend)
+    gens = ev.raw(items, default_params(k, params, seed))
+    results = []
+    for it, g in zip(items, gens, strict=True):
+        samples = [parse_score(t, 0, 10).value for t in g.texts]
+        results.append(
+            {
+                "id": it["id"],
+                "gt_score": float(it["gt_score"]),
+                "pred": samples[0] if samples else None,
+                "samples": samples,
+                "error": g.error,
+            }
+        )
+    have = [r for r in results if r["pred"] is not None]
+    table = []
+    calib = []
+    for lo, hi in BINS:
+        rs = [r for r in have if _bin(r["pred"]) == (lo, hi)]
+        hits = sum(abs(r["pred"] - r["gt_score"]) <= 2 for r in rs)
+        golds = [r["gt_score"] for r in rs]
+        entry = {
+            "bin": f"{lo}-{hi}",
+            "n": len(rs),
+            "mean_pred": _mean([r["pred"] for r in rs]),
+            "mean_gold": _mean(golds),
+            "mean_gold_ci95": list(bootstrap_ci(golds, _mean, seed=seed)),
+            "within_2": hits / len(rs) if rs else None,
+            "within_2_ci95": list(wilson_ci(hits, len(rs))),
+        }
+        calib.append(entry)
+        table.append(
+            (entry["bin"], entry["n"], entry["mean_pred"], entry["mean_gold"], entry["mean_gold_ci95"],
+             entry["within_2"], entry["within_2_ci95"])
+        )  # fmt: skip
+    metrics: dict[str, Any] = {
+        "kind": "score",
+        "k": k,
+        "n": len(results),
+        "n_missing": len(results) - len(have),
+        "calibration": calib,
+        "n_bad_items": len(bad or []),
+        "bad_items": bad or [],
+        "judge": {"calls": ev.calls, "failures": ev.failures},
+    }
+    report = [
+        f"# judge reliability (scores, K={k}): {len(results)} items",
+        "",
+        "## calibration (first sample against gold)",
+        "",
+        md_table(
+            [
+                "predicted bin",
+                "n",
+                "mean predicted",
+                "mean gold",
+                "95% CI (bootstrap)",
+                "|Δ| ≤ 2",
+                "95% CI (Wilson)",
+            ],
+            table,
+        ),
+        "",
+        f"Items without a parseable score (left out of the bins): {metrics['n_missing']}; judge calls "
+        f"{ev.calls}, failed {ev.failures}; bad items skipped: {len(bad or [])}. A calibrated judge's mean gold "
+        "in each bin equals its mean prediction (the identity line on calibration.png).",
+        "",
+    ]
+    if k > 1:
+        multi = [r["samples"] for r in results if sum(s is not None for s in r["samples"]) >= 2]
+        sds = []
+        same = 0
+        for s in multi:
+            v = [x for x in s if x is not None]
+            m = sum(v) / len(v)
+            sds.append(math.sqrt(sum((x - m) ** 2 for x in v) / (len(v) - 1)))
+            same += len(set(s)) == 1
+        metrics["score_sd"] = _mean(sds)
+        metrics["score_sd_ci95"] = list(bootstrap_ci(sds, _mean, seed=seed))
+        metrics["identical_rate"] = same / len(multi) if multi else None
+        metrics["identical_rate_ci95"] = list(wilson_ci(same, len(multi)))
+        metrics["n_self_consistency"] = len(multi)
+        report += [
+            f"## self-consistency over K={k} samples",
+            "",
+            md_table(
+                ["metric", "value", "95% CI", "n"],
+                [
+                    (
+                        "mean per-item SD of the K scores",
+                        metrics["score_sd"],
+                        metrics["score_sd_ci95"],
+                        len(multi),
+                    ),
+                    (
+                        "share of items with K identical scores",
+                        metrics["identical_rate"],
+                        metrics["identical_rate_ci95"],
+                        len(multi),
+                    ),
+                ],
+            ),  # fmt: skip
+            "",
+        ]
+    out.mkdir(parents=True, exist_ok=True)
+    plot_calibration(calib, out / "calibration.png", len(have))
+    write_outputs(out, results, metrics, "\n".join(report), ["calibration.png"])
+    return metrics
+
+
+def plot_calibration(calib: list[dict[str, Any]], path: Path, n: int) -> None:
+    """Mean gold against mean predicted score per bin (bootstrap 95% CI, n per point),
+    with the identity line."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    pts = [c for c in calib if c["n"]]
+    fig, ax = plt.subplots(figsize=(6.8, 5.2))
+    ax.plot(
+        [0, 10], [0, 10], ls="--", color="tab:gray", lw=1.2, label="perfect calibration (gold = predicted)"
+    )
+    if pts:
+        x = [c["mean_pred"] for c in pts]
+        y = [c["mean_gold"] for c in pts]
+        lo = [c["mean_gold"] - c["mean_gold_ci95"][0] for c in pts]
+        hi = [c["mean_gold_ci95"][1] - c["mean_gold"] for c in pts]
+        ax.errorbar(
+            x, y, yerr=[lo, hi], fmt="o", color="tab:blue", capsize=4, label="mean gold per bin, 95% CI"
+        )
+        for c in pts:
+            ax.annotate(
+                f"{c['bin']}: n={c['n']}\ngold {c['mean_gold']:.2f}",
+                (c["mean_pred"], c["mean_gold"]),
+                textcoords="offset points",
+                xytext=(8, -12),
+                fontsize=7,
+                bbox={"boxstyle": "round,pad=0.15", "fc": "white", "ec": "none", "alpha": 0.85},
+            )
+    ax.set_xlim(-0.5, 11.5)
+    ax.set_ylim(-0.5, 11)
+    ax.set_xlabel("mean predicted score in the bin (0–10)")
+    ax.set_ylabel("mean gold score (0–10)")
+    ax.set_title(f"score-judge calibration (n={n} items with a score)")
+    ax.legend(loc="upper left", fontsize=8)
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def summary(metrics: dict[str, Any]) -> str:
+    if metrics["kind"] == "pairwise":
+        line = (
+            f"n {metrics['n']} pairs: first-slot rate {fmt(metrics['first_slot_rate'])} "
+            f"{fmt(metrics['first_slot_rate_ci95'])}, swap agreement {fmt(metrics['swap_agreement'])} "
+            f"{fmt(metrics['swap_agreement_ci95'])}, accuracy in both orders {fmt(metrics['accuracy_both_orders'])}"
+        )
+        if "self_consistency" in metrics:
+            line += f", self-consistency {fmt(metrics['self_consistency'])} {fmt(metrics['self_consistency_ci95'])}"
+        return line
+    parts = [f"{c['bin']}: n={c['n']} gold {fmt(c['mean_gold'])}" for c in metrics["calibration"] if c["n"]]
+    line = f"n {metrics['n']} items; calibration " + "; ".join(parts)
+    if "score_sd" in metrics:
+        line += f"; mean score SD over K {fmt(metrics['score_sd'])} {fmt(metrics['score_sd_ci95'])}"
+    return line
