@@ -141,7 +141,7 @@ def run_config(
                 done.append({"name": name, "kind": kind, "model": "", "notes": counts})
                 echo(f"[{name}] kept {counts['kept']} of {counts['seen']} samples -> {path}")
                 continue
-            if kind == "sft":
+            elif kind == "sft":
                 trainer = build_sft_stage(st, prev_data)
             else:
                 for k in STAGE_ONLY:
