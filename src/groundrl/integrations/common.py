@@ -152,3 +152,211 @@ class RubricCache:
                     self._rubrics.pop(next(iter(self._rubrics))).close()
                 self._rubrics[key] = resolve_rubric(recipe, options, judge)
             return self._rubrics[key]
+
+
+# ------------------------------------------------------------------ reward ranges
+
+ENV_SCORE_RANGE = "GROUNDRL_SCORE_RANGE"
+
+# Value range of each part of the built-in recipes, read off the reward functions'
+# formulas (the paper constants): a recipe's total range follows from these and the
+# rubric's weights and aggregation (:func:`reward_range`). A recipe object may declare
+# its own with a ``reward_range`` attribute ``(low, high)``; a third-party recipe that
+# declares none gets ``scores == rewards`` on OpenRLHF (nothing to normalise by).
+PART_RANGES: dict[str, dict[str, tuple[float, float]]] = {
+    # format (keys + valid steps + id/name in map) ≤ 0.5; prefix accuracy ≤ 1, -0.25 with
+    # the single-step penalty
+    "reinforced_planning": {"format": (0.0, 0.5), "accuracy": (-0.25, 1.0)},
+    "eqa_rm": {"accuracy": (0.0, 1.0), "format": (0.0, 1.0)},
+    # verdict accuracy ±1, format 0/1, proxy agent verdict ±1
+    "proxy_grm": {"accuracy": (-1.0, 1.0), "format": (0.0, 1.0), "proxy": (-1.0, 1.0)},
+    "embodied_brain": {
+        "format": (0.0, 1.0),
+        "plan_f1": (0.0, 1.0),
+        "plan_order_f1": (0.0, 1.0),
+        "grm": (0.0, 1.0),
+    },
+    "argos": {
+        "outcome": (0.0, 1.0),
+        "spatial": (0.0, 1.0),
+        "temporal": (0.0, 1.0),
+        "reasoning": (0.0, 1.0),
+        "verifier": (0.0, 1.0),
+    },
+}
+
+
+def reward_range(recipe: Any, rubric: Rubric) -> tuple[float, float] | None:
+    """``(low, high)`` of ``rubric``'s total: the recipe's declared ``reward_range`` if it
+    has one, else derived from :data:`PART_RANGES` (Σ w·low … Σ w·high for a sum, the
+    widest part range for a gated mean); ``None`` when a part's range is unknown.
+
+    >>> from groundrl.recipes import get_recipe
+    >>> rec = get_recipe("reinforced_planning")
+    >>> reward_range(rec, rec.rubric())
+    (-0.25, 1.5)
+    """
+    declared = getattr(recipe, "reward_range", None)
+    if declared is not None:
+        lo, hi = (float(x) for x in declared)
+        return (lo, hi) if hi > lo else None
+    name = getattr(recipe, "name", recipe if isinstance(recipe, str) else None)
+    table = PART_RANGES.get(name) if isinstance(name, str) else None
+    if table is None:
+        return None
+    ranges = []
+    for part in rubric.parts:
+        if part.name not in table:
+            return None
+        ranges.append((float(part.weight), *table[part.name]))
+    if rubric.aggregate == "gated_mean":
+        used = [(lo, hi) for w, lo, hi in ranges if w != 0] or [(lo, hi) for _, lo, hi in ranges]
+        lo, hi = min(r[0] for r in used), max(r[1] for r in used)
+    else:
+        lo = sum(min(w * a, w * b) for w, a, b in ranges)
+        hi = sum(max(w * a, w * b) for w, a, b in ranges)
+    return (lo, hi) if hi > lo else None
+
+
+def parse_range(text: str) -> tuple[float, float]:
+    """``"LOW,HIGH"`` → ``(LOW, HIGH)`` (``GROUNDRL_SCORE_RANGE``)."""
+    try:
+        lo, hi = (float(x) for x in str(text).split(","))
+    except ValueError:
+        raise ValueError(f"a score range is 'LOW,HIGH' (e.g. -0.25,1.5), got {text!r}") from None
+    if not hi > lo:
+        raise ValueError(f"a score range needs LOW < HIGH, got {text!r}")
+    return lo, hi
+
+
+def normalise(total: float, rng: tuple[float, float] | None) -> float:
+    """``total`` mapped onto [0, 1] by ``rng`` (clipped); ``total`` itself without a range.
+
+    >>> normalise(1.5, (-0.25, 1.5)), normalise(-0.25, (-0.25, 1.5)), normalise(0.625, (-0.25, 1.5))
+    (1.0, 0.0, 0.5)
+    """
+    if rng is None:
+        return total
+    lo, hi = rng
+    return min(1.0, max(0.0, (total - lo) / (hi - lo)))
+
+
+# ------------------------------------------------------------- rollout text → completion
+
+# End-of-sequence / end-of-turn / padding tokens that a decode with
+# ``skip_special_tokens=False`` (OpenRLHF 0.11) leaves after the response: Qwen's
+# (ChatML) and Llama 2/3's. Configurable per call (``stop_tokens=``) or with
+# ``GROUNDRL_STOP_TOKENS`` (a JSON list).
+DEFAULT_STOP_TOKENS: tuple[str, ...] = (
+    "<|im_end|>",
+    "<|endoftext|>",
+    "<|eot_id|>",
+    "<|end_of_text|>",
+    "<|eom_id|>",
+    "<|finetune_right_pad_id|>",
+    "</s>",
+    "<pad>",
+    "<|end|>",
+)
+ENV_STOP_TOKENS = "GROUNDRL_STOP_TOKENS"
+
+# Chat-template headers that open an assistant turn (ChatML, Llama 3, Llama 2 [/INST]).
+ASSISTANT_HEADERS: tuple[str, ...] = (
+    "<|im_start|>assistant\n",
+    "<|start_header_id|>assistant<|end_header_id|>\n\n",
+    "<|start_header_id|>assistant<|end_header_id|>",
+    "[/INST]",
+)
+
+_VISION_RUN = None
+
+
+def collapse_vision(text: str) -> str:
+    """Image/video placeholder runs collapsed: everything between ``<|vision_start|>``
+    and ``<|vision_end|>`` becomes one token, so a prompt written with one
+    ``<|image_pad|>`` matches the decoded query where the processor expanded it into
+    hundreds; bare runs of ``<|image_pad|>`` / ``<|video_pad|>`` (and Llama-style
+    ``<image>``) collapse to one.
+
+    >>> collapse_vision("a<|vision_start|><|image_pad|><|image_pad|><|vision_end|>b")
+    'a<|vision_start|><|image_pad|><|vision_end|>b'
+    """
+    global _VISION_RUN
+    if "<|vision_start|>" not in text and "_pad|>" not in text and "<image>" not in text:
+        return text
+    import re
+
+    if _VISION_RUN is None:
+        _VISION_RUN = (
+            re.compile(r"<\|vision_start\|>(?:(?!<\|vision_end\|>).)*<\|vision_end\|>", re.S),
+            re.compile(r"(<\|image_pad\|>|<\|video_pad\|>|<image>)(?:\1)+"),
+        )
+    span, run = _VISION_RUN
+
+    def one(m: Any) -> str:
+        inner = m.group(0)
+        kind = "<|video_pad|>" if "<|video_pad|>" in inner else "<|image_pad|>"
+        return f"<|vision_start|>{kind}<|vision_end|>"
+
+    return run.sub(r"\1", span.sub(one, text))
+
+
+def strip_stop_tokens(text: str, stop_tokens: tuple[str, ...] | None = None) -> str:
+    """``text`` without the end-of-sequence / end-of-turn / pad tokens that trail it (any
+    number, in any order, with whitespace between them); text before them is kept as is.
+
+    >>> strip_stop_tokens('{"a": 1}<|im_end|>\\n<|endoftext|><|endoftext|>')
+    '{"a": 1}'
+    """
+    tokens = DEFAULT_STOP_TOKENS if stop_tokens is None else stop_tokens
+    if not tokens:
+        return text
+    out = text
+    while True:
+        bare = out.rstrip()
+        for tok in tokens:
+            if tok and bare.endswith(tok):
+                out = bare[: -len(tok)]
+                break
+        else:
+            return out
+
+
+def response_text(query: Any, prompt: Any, stop_tokens: tuple[str, ...] | None = None) -> str:
+    """The response in an OpenRLHF ``query`` (``decode(prompt_ids + response_ids,
+    skip_special_tokens=False)``):
+
+    1. vision placeholder runs collapse in both texts (:func:`collapse_vision`);
+    2. the prompt prefix is removed when the query starts with it; else the text after
+       the last assistant-turn header (:data:`ASSISTANT_HEADERS`) is the response; else
+       the whole query (a client that sent no prompt);
+    3. trailing EOS / end-of-turn / pad tokens are removed (:func:`strip_stop_tokens`).
+    """
+    if not isinstance(query, str):
+        return ""
+    q = collapse_vision(query)
+    p = collapse_vision(prompt) if isinstance(prompt, str) else ""
+    if p and q.startswith(p):
+        resp = q[len(p) :]
+    else:
+        resp = q
+        if p:
+            cut = max(((q.rfind(h), h) for h in ASSISTANT_HEADERS), key=lambda t: t[0])
+            if cut[0] >= 0:
+                resp = q[cut[0] + len(cut[1]) :]
+    return strip_stop_tokens(resp, stop_tokens)
+
+
+def env_stop_tokens(environ: Mapping[str, str] | None = None) -> tuple[str, ...] | None:
+    """``GROUNDRL_STOP_TOKENS`` (a JSON list of strings) or ``None`` for the defaults."""
+    env = os.environ if environ is None else environ
+    raw = env.get(ENV_STOP_TOKENS)
+    if not raw:
+        return None
+    try:
+        toks = json.loads(raw)
+    except ValueError:
+        toks = None
+    if not isinstance(toks, list) or not all(isinstance(t, str) for t in toks):
+        raise ValueError(f'{ENV_STOP_TOKENS} must be a JSON list of strings, e.g. ["<|im_end|>"]')
+    return tuple(toks)

@@ -1,19 +1,31 @@
-"""OpenRLHF adapter: a ``reward_func(queries, prompts, labels, **kwargs)`` file for
-``--remote_rm_url /path/to/groundrl/integrations/openrlhf.py`` (with ``--label_key``).
+"""OpenRLHF adapter (0.11.x): a ``reward_func(queries, prompts, labels, **kwargs)`` file
+for ``--reward.remote_url /path/to/groundrl/integrations/openrlhf.py`` (with
+``--data.label_key``), and the core of the server's ``/get_reward``.
 
-OpenRLHF passes ``queries`` = prompt + response text, the ``prompts`` they start with and
-one ``label`` string per sample, and accepts ``{"rewards", "scores", "extra_logs"}``.
-The completion is the query with its prompt prefix removed. The label fills the recipe's
-label field; a label that is a JSON object is read as a dict of sample fields instead
-(so several fields, e.g. ``{"gold": [...], "action_map": "map.json"}``, fit one label).
+OpenRLHF's ``SingleTurnAgentExecutor`` sends ``queries`` =
+``tokenizer.decode(prompt_ids + response_ids, skip_special_tokens=False)``, the chat-
+templated ``prompts`` and one ``label`` per sample, and reads ``{"rewards", "scores",
+"extra_logs"}``. The completion is recovered by
+:func:`groundrl.integrations.common.response_text`: image placeholder runs collapsed
+(the processor expands ``<|image_pad|>`` into many tokens), the prompt prefix removed
+(or the text after the last assistant header when the prompt does not match), and the
+trailing EOS / end-of-turn / pad tokens removed (Qwen's and Llama's by default;
+``stop_tokens=`` or ``GROUNDRL_STOP_TOKENS='["<|im_end|>", …]'``). The label fills the
+recipe's label field; a label that is a JSON object is read as a dict of sample fields.
 
-The module-level ``reward_func`` is configured by environment variables set on the Ray
-workers (:func:`groundrl.integrations.common.env_config`): ``GROUNDRL_RECIPE``
-(required), recipe options as ``GROUNDRL_OPTIONS`` (JSON) or ``GROUNDRL_OPTION_<NAME>``,
-and the judge as ``GROUNDRL_JUDGE`` (JSON) or ``GROUNDRL_JUDGE_BACKEND`` /
-``GROUNDRL_JUDGE_MODEL`` / ``GROUNDRL_JUDGE_URL`` / …. On Ray, set them in the job's
-runtime environment (``ray job submit --runtime-env-json '{"env_vars": {...}}'``) so
-every worker sees them. Or build a function with :func:`make_reward_func`.
+``rewards`` is the raw total; ``scores`` is the total normalised onto [0, 1] by the
+recipe's reward range (:func:`groundrl.integrations.common.reward_range`; override with
+``score_range=(lo, hi)`` or ``GROUNDRL_SCORE_RANGE=lo,hi``), which is what OpenRLHF's
+dynamic filtering (``--algo.dynamic_filtering_range``, default ``0 1``) compares;
+``extra_logs`` has one value per part (a part that does not apply logs 0.0, see
+:mod:`groundrl.results`).
+
+The module-level ``reward_func`` is configured by environment variables on the Ray
+actors (:func:`groundrl.integrations.common.env_config`): ``GROUNDRL_RECIPE``
+(required), options as ``GROUNDRL_OPTIONS`` (JSON) or ``GROUNDRL_OPTION_<NAME>``, the
+judge as ``GROUNDRL_JUDGE`` (JSON) or ``GROUNDRL_JUDGE_BACKEND`` / ``_MODEL`` / ``_URL`` /
+…; set them in the job's ``runtime_env`` (``ray job submit --runtime-env-json
+'{"env_vars": {...}}'``). Or build a function with :func:`make_reward_func`.
 """
 
 from __future__ import annotations
@@ -22,16 +34,25 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from groundrl.integrations.common import RubricCache, env_config, label_field, resolve_rubric
+from groundrl.integrations.common import (
+    ENV_SCORE_RANGE,
+    RubricCache,
+    env_config,
+    env_stop_tokens,
+    label_field,
+    normalise,
+    parse_range,
+    resolve_rubric,
+    response_text,
+    reward_range,
+)
 from groundrl.results import TRAINER_NOT_APPLICABLE, part_columns
 from groundrl.rubric import Rubric
 
 
-def strip_prompt(query: str, prompt: str) -> str:
-    """The response part of an OpenRLHF query (``query = prompt + response``)."""
-    if isinstance(query, str) and isinstance(prompt, str) and query.startswith(prompt):
-        return query[len(prompt) :]
-    return query if isinstance(query, str) else ""
+def strip_prompt(query: str, prompt: str, stop_tokens: tuple[str, ...] | None = None) -> str:
+    """The response part of an OpenRLHF query (see :func:`response_text`)."""
+    return response_text(query, prompt, stop_tokens)
 
 
 def label_to_sample(label: Any, field: str | None) -> dict[str, Any]:
@@ -53,19 +74,48 @@ def score_queries(
     queries: Sequence[str],
     prompts: Sequence[str],
     labels: Sequence[Any] | None,
+    *,
+    score_range: tuple[float, float] | None | str = "auto",
+    stop_tokens: tuple[str, ...] | None = None,
+    recipe: Any = None,
 ) -> dict[str, Any]:
-    """Plain-Python core shared by the reward function and the HTTP server."""
+    """Plain-Python core shared by the reward function and the HTTP server.
+
+    ``score_range``: ``"auto"`` (the recipe's range, :func:`reward_range`; ``recipe``
+    defaults to the rubric's name), a ``(lo, hi)`` pair, or ``None`` (``scores`` =
+    ``rewards``)."""
     labels = list(labels) if labels is not None else [None] * len(queries)
     if not (len(queries) == len(prompts) == len(labels)):
         raise ValueError(
             f"queries ({len(queries)}), prompts ({len(prompts)}) and labels ({len(labels)}) differ in length"
         )
-    completions = [strip_prompt(q, p) for q, p in zip(queries, prompts, strict=True)]
+    completions = [response_text(q, p, stop_tokens) for q, p in zip(queries, prompts, strict=True)]
     samples = [label_to_sample(lab, field) for lab in labels]
     verdicts = rubric.score_batch(completions, samples)
     rewards = [v.total for v in verdicts]
+    if isinstance(score_range, str):
+        score_range = _auto_range(recipe, rubric)
+    scores = [normalise(r, score_range) for r in rewards]
     extra = part_columns(verdicts, rubric.names, TRAINER_NOT_APPLICABLE)
-    return {"rewards": rewards, "scores": rewards, "extra_logs": extra}
+    return {"rewards": rewards, "scores": scores, "extra_logs": extra}
+
+
+def _auto_range(recipe: Any, rubric: Rubric) -> tuple[float, float] | None:
+    """``GROUNDRL_SCORE_RANGE`` if set, else the recipe's range (the recipe named like the
+    rubric when none is given); ``None`` when unknown. Cheap: a few parts summed."""
+    import os
+
+    if os.environ.get(ENV_SCORE_RANGE):
+        return parse_range(os.environ[ENV_SCORE_RANGE])
+    rec = recipe
+    if rec is None and getattr(rubric, "name", None):
+        from groundrl.recipes import get_recipe
+
+        try:
+            rec = get_recipe(rubric.name)
+        except (KeyError, ValueError, LookupError):
+            return None
+    return reward_range(rec, rubric) if rec is not None else None
 
 
 def _as_tensors(out: dict[str, Any]) -> dict[str, Any]:
@@ -87,16 +137,26 @@ def make_reward_func(
     *,
     recipe_options: Mapping[str, Any] | None = None,
     judge: Any = None,
+    score_range: tuple[float, float] | None | str = "auto",
+    stop_tokens: Sequence[str] | None = None,
     **options: Any,
 ) -> Callable[..., dict[str, Any]]:
     """An OpenRLHF ``reward_func`` for one recipe (or rubric): options as
     ``recipe_options={...}`` or keywords, ``judge`` as a mapping, a JudgeConfig or a
-    judge object; ``label`` overrides the field the label fills."""
+    judge object; ``label`` overrides the field the label fills; ``score_range`` and
+    ``stop_tokens`` as in :func:`score_queries`."""
     rubric = resolve_rubric(recipe_or_rubric, recipe_options, judge, **options)
     field = label or label_field(recipe_or_rubric)
+    stops = tuple(stop_tokens) if stop_tokens is not None else None
+    rec = None
+    if isinstance(recipe_or_rubric, str):
+        from groundrl.recipes import get_recipe
+
+        rec = get_recipe(recipe_or_rubric)
+    rng = _auto_range(rec, rubric) if score_range == "auto" and rec is not None else score_range
 
     def reward_func(queries, prompts, labels=None, **kwargs):
-        out = score_queries(rubric, field, queries, prompts, labels)
+        out = score_queries(rubric, field, queries, prompts, labels, score_range=rng, stop_tokens=stops)
         return _as_tensors(out) if tensors else out
 
     return reward_func
@@ -113,7 +173,24 @@ def reward_func(queries, prompts, labels=None, **kwargs):
         )
     from groundrl.recipes import get_recipe
 
+    rec = get_recipe(recipe)
+    rubric = _rubrics.get(recipe, options, judge)
     out = score_queries(
-        _rubrics.get(recipe, options, judge), get_recipe(recipe).label_field, queries, prompts, labels
+        rubric,
+        rec.label_field,
+        queries,
+        prompts,
+        labels,
+        score_range=_auto_range(rec, rubric),
+        stop_tokens=env_stop_tokens(),
     )
     return _as_tensors(out)
+
+
+if __name__ != "groundrl.integrations.openrlhf":  # loaded by path (OpenRLHF's reward file)
+    # Use the installed module's objects, so the rubric cache is shared with it and the
+    # function pickles by reference (Ray) instead of by value.
+    from groundrl.integrations import openrlhf as _installed
+
+    reward_func = _installed.reward_func  # noqa: F811
+    make_reward_func = _installed.make_reward_func  # noqa: F811
