@@ -18,12 +18,20 @@ def test_quick_demo_learns(tmp_path):
     m = json.loads((tmp_path / "metrics.json").read_text())
     assert m["n_eval_tasks"] == 24
     for stage in ("untrained", "sft", "grpo"):
-        assert {"format_valid", "prefix_accuracy", "success_rate"} <= set(m[stage])
+        keys = {"format_valid", "prefix_accuracy", "success_rate", "n_eval_tasks", "success_ci95"}
+        assert keys <= set(m[stage]) and m[stage]["n_eval_tasks"] == 24
+        lo, hi = m[stage]["success_ci95"]
+        assert 0.0 <= lo <= m[stage]["success_rate"] <= hi <= 1.0
+    lo, hi = m["grpo_minus_sft_success_ci95"]
+    assert -1.0 <= lo <= m["grpo_minus_sft_success"] <= hi <= 1.0
     # a random model writes no valid plan; SFT on expert plans must
     assert m["untrained"]["format_valid"] == 0.0
     assert m["sft"]["format_valid"] > m["untrained"]["format_valid"]
     assert m["sft"]["format_valid"] >= 0.3
-    assert len(m["grpo_curve"]) == 6 and m["online_filter"]["seen"] > 0
+    # GRPO ran with the environment in the loop: per step, the episode reward and success
+    assert len(m["grpo_curve"]) == 6
+    assert all(0.0 <= c["success"] <= 1.0 and 1.0 <= c["turns"] <= 3.0 for c in m["grpo_curve"])
+    assert m["grpo_rollouts_per_second"] > 0
     assert (tmp_path / "reward_curve.png").stat().st_size > 1000
     assert "| sft |" in (tmp_path / "report.md").read_text()
     # every file is listed, the PNG included; no empty TRL output folder is left behind
@@ -31,6 +39,7 @@ def test_quick_demo_learns(tmp_path):
         assert str(tmp_path / name) in r.output
     assert not (tmp_path / "grpo").exists()
     assert all("reward_std" in c for c in m["grpo_curve"])
+    assert "paired bootstrap 95% CI" in (tmp_path / "report.md").read_text()
 
 
 def test_reward_curve_plots_without_steps(tmp_path):
@@ -38,3 +47,14 @@ def test_reward_curve_plots_without_steps(tmp_path):
 
     plot_curve([], [3.0, 2.0], tmp_path / "c.png", group=8)  # a run with no logged GRPO step
     assert (tmp_path / "c.png").stat().st_size > 1000
+
+
+def test_bootstrap_ci_hand_worked():
+    from groundrl.train.demo import bootstrap_ci
+
+    assert bootstrap_ci([1, 1, 1, 1]) == (1.0, 1.0)
+    assert bootstrap_ci([0, 0, 0, 0], [1, 1, 1, 1]) == (1.0, 1.0)  # paired: every task gained
+    assert bootstrap_ci([1, 0, 1, 0], [1, 0, 1, 0]) == (0.0, 0.0)  # same tasks, no difference
+    lo, hi = bootstrap_ci([0] * 50 + [1] * 50, seed=1)
+    assert lo < 0.5 < hi and hi - lo < 0.3  # ≈ ±1.96·√(.25/100) = ±0.098
+    assert bootstrap_ci([0, 1], seed=3) == bootstrap_ci([0, 1], seed=3)  # seeded

@@ -149,3 +149,41 @@ def test_grpo_step_env_reward_reaches_the_loss(setup):
     assert log["rewards/env_success/mean"] == pytest.approx(0.5)
     assert log["reward_std"] > 0.5  # advantages are non-zero
     assert any(not torch.equal(before[n], p) for n, p in model.named_parameters())
+
+
+def test_replan_records_recover_from_a_dropped_step():
+    """A re-planning demonstration: the expert plan minus one step runs until it fails;
+    the target, run after it, completes the task."""
+    import json
+
+    from groundrl.sim.env import HouseholdEnv
+    from groundrl.train.demo import demo_tasks
+    from groundrl.train.planning_data import global_action_map, records, replan_records
+
+    tasks = demo_tasks(30, seed=5)
+    amap = global_action_map(tasks)
+    gold = {r["id"]: r["gold"] for r in records(tasks, amap)}
+    recs = replan_records(tasks, amap, seed=0)
+    assert 0 < len(recs) <= len(tasks)
+    for r in recs:
+        ((first, feedback),) = r["turns"]
+        plan = [s["action_name"] for s in json.loads(first)["executable_plan"]]
+        g = gold[r["id"]]
+        assert len(plan) == len(g) - 1 and any(plan == g[:k] + g[k + 1 :] for k in range(len(g)))
+        assert feedback.startswith("\nFeedback: ") and feedback.endswith("\nPlan:")
+        env = HouseholdEnv([r["task"]], reward="plan")
+        env.reset(options={"task": r["task"]})
+        _, _, terminated, truncated, info = env.step(first)
+        assert not (terminated or truncated)
+        assert feedback == f"\nFeedback: {info['actions'][-1]}: {info['feedback'][-1]}\nPlan:"
+        _, reward, terminated, _, _ = env.step(r["completion"])
+        assert terminated and reward == 2.0
+    assert replan_records(tasks, amap, seed=0) == recs  # seeded
+
+
+def test_module_doctests():
+    import doctest
+
+    from groundrl.train import multiturn
+
+    assert doctest.testmod(multiturn).failed == 0

@@ -3,11 +3,17 @@
 1. generate household planning tasks in the simulator (train and held-out, seeded);
 2. build a small transformer from config with a tokenizer trained on the task text;
 3. SFT it from scratch on the expert's plans in the Reinforced-Reasoning JSON format;
-4. GRPO it with the ``reinforced_planning`` rubric (format + prefix accuracy) through
-   TRL's ``GRPOTrainer``, online accuracy filtering on;
-5. evaluate untrained / SFT / GRPO on the same held-out tasks — format validity, prefix
-   accuracy, and task success when the plan is executed in the simulator — and write
-   ``report.md``, ``reward_curve.png`` and ``metrics.json``.
+4. GRPO it with the environment in the loop through TRL's ``GRPOTrainer``
+   (:class:`groundrl.train.multiturn.EnvRollout` as ``rollout_func``): the policy
+   writes a plan, the household environment runs it, and on a failed action the
+   policy sees the EB-ALFRED feedback and re-plans (up to ``max_turns`` turns); the
+   episode's reward (progress + success bonus, :func:`groundrl.sim.reward.sim_reward`
+   of everything it ran) is the GRPO reward;
+5. evaluate untrained / SFT / GRPO on the same held-out tasks with the same
+   multi-turn loop, greedy — format validity and prefix accuracy of the first plan,
+   first-plan success, and episode success — with bootstrap 95% intervals and the
+   paired bootstrap interval of GRPO − SFT success, and write ``report.md``,
+   ``reward_curve.png`` and ``metrics.json``.
 """
 
 from __future__ import annotations
@@ -20,26 +26,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from groundrl.integrations.trl import reward_funcs
-from groundrl.recipes import get_recipe
 from groundrl.rewards.planning import reinforced_accuracy, reinforced_format
 from groundrl.sim.execute import execute
 from groundrl.sim.generate import generate_tasks
-from groundrl.train.online_filter import AccuracyRecorder, filtering_trainer_class
-from groundrl.train.planning_data import global_action_map, records
+from groundrl.train.multiturn import EnvRollout, env_reward_funcs
+from groundrl.train.planning_data import global_action_map, records, replan_records
 
 
 @dataclass
 class DemoConfig:
     n_train: int = 1200
-    n_eval: int = 60
+    n_eval: int = 300
     sft_epochs: int = 12
     sft_batch: int = 32
     sft_lr: float = 2e-3
+    replan_frac: float = 0.5  # re-planning demonstrations per training task (see replan_records)
     grpo_steps: int = 40
-    grpo_batch: int = 8  # completions per step (num_generations per prompt)
-    num_generations: int = 4
+    grpo_batch: int = 16  # episodes per step (grpo_batch / num_generations prompts)
+    num_generations: int = 8
     grpo_lr: float = 5e-5
+    max_turns: int = 3  # policy turns per episode: the first plan and up to 2 re-plans
     hidden: int = 192
     layers: int = 4
     max_new_tokens: int = 80
@@ -47,7 +53,17 @@ class DemoConfig:
 
     @classmethod
     def quick(cls) -> DemoConfig:
-        return cls(n_train=300, n_eval=24, sft_epochs=8, grpo_steps=6, hidden=96, layers=2, sft_lr=3e-3)
+        return cls(
+            n_train=300,
+            n_eval=24,
+            sft_epochs=10,
+            grpo_steps=6,
+            grpo_batch=8,
+            num_generations=4,
+            hidden=96,
+            layers=2,
+            sft_lr=3e-3,
+        )
 
 
 DEMO_TASK_TYPES = (
@@ -115,13 +131,17 @@ def build_policy(texts: list[str], hidden: int, layers: int, seed: int):
 
 
 def sft(model, tokenizer, recs: list[dict[str, Any]], cfg: DemoConfig, log) -> list[float]:
-    """Completion-only cross-entropy on (prompt, expert completion) pairs."""
+    """Completion-only cross-entropy on (context, expert completion) pairs; a record's
+    ``turns`` (earlier plans and the environment's feedback) are context."""
     import torch
 
     rng = random.Random(cfg.seed)
     pairs = []
     for r in recs:
         p = tokenizer(r["prompt"], add_special_tokens=False)["input_ids"]
+        for plan, feedback in r.get("turns", ()):  # earlier turns are context, not targets
+            p += tokenizer(plan, add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
+            p += tokenizer(feedback, add_special_tokens=False)["input_ids"]
         c = tokenizer(r["completion"], add_special_tokens=False)["input_ids"] + [tokenizer.eos_token_id]
         pairs.append((p, c))
     opt = torch.optim.AdamW(model.parameters(), lr=cfg.sft_lr, weight_decay=0.0)
@@ -168,33 +188,107 @@ def generate(model, tokenizer, prompts: list[str], max_new_tokens: int, batch: i
     return out
 
 
+def greedy(model, tokenizer, contexts: list[list[int]], max_new_tokens: int, trainer=None, batch: int = 300):
+    """Greedy continuations of token-id contexts (left-padded batches), padding removed."""
+    import torch
+
+    pad = tokenizer.pad_token_id
+    out: list[list[int]] = []
+    for b in range(0, len(contexts), batch):
+        chunk = contexts[b : b + batch]
+        width = max(len(c) for c in chunk)
+        ids = torch.full((len(chunk), width), pad, dtype=torch.long)
+        attn = torch.zeros((len(chunk), width), dtype=torch.long)
+        for r, c in enumerate(chunk):
+            ids[r, width - len(c) :] = torch.tensor(c, dtype=torch.long)
+            attn[r, width - len(c) :] = 1
+        with torch.inference_mode():
+            gen = model.generate(
+                input_ids=ids,
+                attention_mask=attn,
+                max_new_tokens=max_new_tokens,
+                do_sample=False,
+                pad_token_id=pad,
+                eos_token_id=tokenizer.eos_token_id,
+            )
+        out.extend([t for t in row if t != pad] for row in gen[:, width:].tolist())
+    return out
+
+
 def evaluate_policy(
-    model, tokenizer, recs: list[dict[str, Any]], amap: dict[int, str], max_new_tokens: int
-) -> dict[str, float]:
-    completions = generate(model, tokenizer, [r["prompt"] for r in recs], max_new_tokens)
-    fmt = [reinforced_format(c, amap).value for c in completions]
-    acc = [reinforced_accuracy(c, r["gold"]).value for c, r in zip(completions, recs, strict=True)]
-    succ = [execute(r["task"], c).success for c, r in zip(completions, recs, strict=True)]
+    model, tokenizer, recs: list[dict[str, Any]], amap: dict[int, str], cfg: DemoConfig
+) -> tuple[dict[str, Any], list[int]]:
+    """Greedy EB-ALFRED episodes of up to ``cfg.max_turns`` turns on every record's task.
+    Returns the stage's metrics and the per-task episode success (0/1, for the paired
+    bootstrap). ``format_valid`` / ``prefix_accuracy`` / ``first_plan_success_rate``
+    judge the first plan alone; ``success_rate`` the whole episode with re-planning."""
+    model.eval()
+    rollout = EnvRollout({r["prompt"]: r["task"] for r in recs}, max_turns=cfg.max_turns, generate_fn=greedy)
+    episodes = rollout.play(model, tokenizer, [r["prompt"] for r in recs], cfg.max_new_tokens)
+    first = [e.texts[0] if e.texts else "" for e in episodes]
+    fmt = [reinforced_format(c, amap).value for c in first]
+    acc = [reinforced_accuracy(c, r["gold"]).value for c, r in zip(first, recs, strict=True)]
+    first_succ = [execute(r["task"], c).success for c, r in zip(first, recs, strict=True)]
+    succ = [int(e.success) for e in episodes]
     n = len(recs)
+    lo, hi = bootstrap_ci(succ, seed=cfg.seed)
     return {
         "format_valid": sum(f >= 0.5 - 1e-9 for f in fmt) / n,
         "prefix_accuracy": sum(max(0.0, a) for a in acc) / n,
         "success_rate": sum(succ) / n,
+        "success_ci95": [lo, hi],
+        "first_plan_success_rate": sum(first_succ) / n,
+        "mean_turns": sum(e.turns for e in episodes) / n,
+        "mean_progress": sum(e.progress for e in episodes) / n,
+        "n_eval_tasks": n,
         "mean_format_reward": sum(fmt) / n,
-        "example": completions[0],  # whole (max_new_tokens bounds it): a cut JSON plan misleads
-    }
+        "example": first[0],  # whole (max_new_tokens bounds it): a cut JSON plan misleads
+    }, succ
+
+
+def bootstrap_ci(
+    xs: list[int] | list[float],
+    ys: list[int] | list[float] | None = None,
+    *,
+    n_boot: int = 2000,
+    seed: int = 0,
+) -> tuple[float, float]:
+    """Percentile bootstrap 95% interval of ``mean(xs)`` — or, with ``ys``, of the paired
+    difference ``mean(ys) - mean(xs)`` (tasks resampled with replacement, the same tasks
+    for both policies), ``n_boot`` resamples drawn with ``numpy.random.default_rng(seed)``.
+
+    >>> bootstrap_ci([1, 1, 1, 1])
+    (1.0, 1.0)
+    >>> bootstrap_ci([0, 0, 0, 0], [1, 1, 1, 1])
+    (1.0, 1.0)
+    """
+    import numpy as np
+
+    a = np.asarray(xs, dtype=float)
+    d = a if ys is None else np.asarray(ys, dtype=float) - a
+    if d.size == 0:
+        return (float("nan"), float("nan"))
+    rng = np.random.default_rng(seed)
+    means = d[rng.integers(0, d.size, size=(n_boot, d.size))].mean(axis=1)
+    lo, hi = np.percentile(means, [2.5, 97.5])
+    return (round(float(lo), 4), round(float(hi), 4))
 
 
 def grpo(
-    model, tokenizer, recs: list[dict[str, Any]], amap: dict[int, str], cfg: DemoConfig, out: Path, log
-) -> tuple[list[dict[str, Any]], dict[str, int]]:
-    from datasets import Dataset
-    from trl import GRPOConfig
+    model, tokenizer, recs: list[dict[str, Any]], cfg: DemoConfig, out: Path, log
+) -> list[dict[str, Any]]:
+    """GRPO with the environment in the loop: TRL's ``GRPOTrainer`` with
+    :class:`~groundrl.train.multiturn.EnvRollout` as ``rollout_func`` (multi-turn
+    episodes, re-planning on feedback) and the episode's environment reward."""
+    import os
 
-    funcs, weights = reward_funcs(get_recipe("reinforced_planning").rubric(action_map=amap))
-    recorder = AccuracyRecorder(funcs[1])
-    funcs = [funcs[0], recorder]
-    ds = Dataset.from_list([{"prompt": r["prompt"], "gold": r["gold"]} for r in recs])
+    from datasets import Dataset
+    from trl import GRPOConfig, GRPOTrainer
+
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    funcs, weights = env_reward_funcs()
+    rollout = EnvRollout({r["prompt"]: r["task"] for r in recs}, max_turns=cfg.max_turns)
+    ds = Dataset.from_list([{"prompt": r["prompt"]} for r in recs])
     args = GRPOConfig(
         output_dir=str(out / "grpo"),
         use_cpu=True,
@@ -213,42 +307,42 @@ def grpo(
         seed=cfg.seed,
         disable_tqdm=True,
     )
-    trainer = filtering_trainer_class()(
+    trainer = GRPOTrainer(
         model=model,
         processing_class=tokenizer,
         reward_funcs=funcs,
         args=args,
         train_dataset=ds,
-        accuracy_recorder=recorder,
+        rollout_func=rollout,
     )
+    model.train()
     trainer.train()
+    logs = [h for h in trainer.state.log_history if "reward" in h]
     curve = [
         {
             "step": h["step"],
             "reward": h.get("reward"),
             "reward_std": h.get("reward_std"),
-            "format": h.get("rewards/format/mean"),
-            "accuracy": h.get("rewards/accuracy/mean"),
-            "kept_frac": h.get("online_filter/kept_frac"),
+            "success": h.get("rewards/env_success/mean"),
+            "turns": rollout.history[i]["turns"] if i < len(rollout.history) else None,
         }
-        for h in trainer.state.log_history
-        if "reward" in h
+        for i, h in enumerate(logs)
     ]
     for c in curve:
         log(
-            f"  GRPO step {c['step']}: reward {c['reward']:.3f} (format {c['format']:.3f}, accuracy {c['accuracy']:.3f}), groups kept {c['kept_frac']}"
+            f"  GRPO step {c['step']}: episode reward {c['reward']:.3f}, success {c['success']:.3f}, turns {c['turns']:.2f}"
         )
     model.eval()
     grpo_dir = out / "grpo"  # TRL's output_dir: nothing is saved there (save_strategy "no")
     if grpo_dir.is_dir() and not any(grpo_dir.iterdir()):
         grpo_dir.rmdir()
-    return curve, {"seen": trainer.filter_seen, "kept": trainer.filter_kept}
+    return curve
 
 
 def plot_curve(curve: list[dict[str, Any]], sft_losses: list[float], path: Path, group: int = 0) -> None:
-    """SFT loss per step (left) and the GRPO step means of the rewards (right): total with
-    an approximate 95% CI band (mean ± 1.96·std/√n over the step's ``group`` completions),
-    format and accuracy. Legends sit below the axes, off the data."""
+    """SFT loss per step (left) and, per GRPO step (right), the mean episode reward with an
+    approximate 95% CI band (mean ± 1.96·std/√n over the step's ``group`` episodes) and
+    the episode success rate. Legends sit below the axes, off the data."""
     import math
 
     import matplotlib
@@ -268,10 +362,9 @@ def plot_curve(curve: list[dict[str, Any]], sft_losses: list[float], path: Path,
     steps = [c["step"] for c in curve]
     nan = float("nan")
     for key, color, label, style, width, z in (
-        ("format", "tab:green", "format reward (max 0.5)", "--", 1.3, 3),
-        ("accuracy", "tab:orange", "prefix accuracy reward (max 1)", ":", 1.6, 3),
-        ("reward", "tab:blue", "total reward (format + accuracy)", "-", 2.4, 2),
-    ):  # the total is drawn wide underneath, so a part equal to it does not hide it
+        ("success", "tab:orange", "episode success rate (max 1)", "--", 1.6, 3),
+        ("reward", "tab:blue", "episode reward: progress + success bonus (max 2)", "-", 2.4, 2),
+    ):  # the reward is drawn wide underneath, so the success line equal to it stays visible
         ys = [c[key] if c.get(key) is not None else nan for c in curve]
         ax.plot(steps, ys, label=label, color=color, marker=".", ls=style, lw=width, zorder=z)
     if group > 1 and any(c.get("reward_std") is not None for c in curve):
@@ -283,13 +376,13 @@ def plot_curve(curve: list[dict[str, Any]], sft_losses: list[float], path: Path,
             [m + h for m, h in zip(mean, half, strict=True)],
             color="tab:blue",
             alpha=0.15,
-            label=f"total: ≈95% CI of the step mean (n={group})",
+            label=f"reward: ≈95% CI of the step mean (n={group})",
         )
-    ax.set_title("GRPO (reinforced_planning rubric)")
+    ax.set_title("GRPO, environment in the loop (multi-turn)")
     ax.set_xlabel("GRPO step")
-    ax.set_ylabel(f"mean reward per step{f' (n={group} completions)' if group else ''}")
+    ax.set_ylabel(f"mean per step{f' (n={group} episodes)' if group else ''}")
     vals = [c["reward"] for c in curve if c.get("reward") is not None]
-    ax.set_ylim(min([0.0, *[v - 0.1 for v in vals]]), min(1.6, max([0.6, *[v + 0.3 for v in vals]])))
+    ax.set_ylim(min([0.0, *[v - 0.1 for v in vals]]), min(2.2, max([1.1, *[v + 0.3 for v in vals]])))
     if steps:
         ax.set_xticks(steps if len(steps) <= 12 else steps[:: max(1, len(steps) // 10)])
     ax.grid(alpha=0.3)
@@ -299,11 +392,11 @@ def plot_curve(curve: list[dict[str, Any]], sft_losses: list[float], path: Path,
     plt.close(fig)
 
 
-def run_demo(out: Path, quick: bool = False, log=print) -> dict[str, Any]:
+def run_demo(out: Path, quick: bool = False, log=print, cfg: DemoConfig | None = None) -> dict[str, Any]:
     import torch
 
     torch.set_num_threads(1)
-    cfg = DemoConfig.quick() if quick else DemoConfig()
+    cfg = cfg or (DemoConfig.quick() if quick else DemoConfig())
     out.mkdir(parents=True, exist_ok=True)
     t0 = time.perf_counter()
     log(f"[1/5] generating {cfg.n_train} training and {cfg.n_eval} held-out tasks in the simulator")
@@ -312,31 +405,53 @@ def run_demo(out: Path, quick: bool = False, log=print) -> dict[str, Any]:
     amap = global_action_map(tasks)
     (out / "action_map.json").write_text(json.dumps({str(k): v for k, v in amap.items()}, indent=0))
     train, held = records(train_tasks, amap), records(eval_tasks, amap)
+    n_replan = round(cfg.replan_frac * len(train_tasks))
+    replans = replan_records(train_tasks[:n_replan], amap, seed=cfg.seed)
     log(
         f"[2/5] building a {cfg.layers}-layer, {cfg.hidden}-wide transformer and a tokenizer trained on the task text"
     )
-    model, tokenizer = build_policy(
-        [r["prompt"] + r["completion"] for r in train], cfg.hidden, cfg.layers, cfg.seed
-    )
+    texts = [r["prompt"] + r["completion"] for r in train]
+    texts += [r["turns"][0][1] + r["completion"] for r in replans]
+    model, tokenizer = build_policy(texts, cfg.hidden, cfg.layers, cfg.seed)
     metrics: dict[str, Any] = {
         "n_eval_tasks": len(held),
         "n_train_tasks": len(train),
+        "n_replan_demos": len(replans),
         "config": cfg.__dict__,
         "n_parameters": sum(p.numel() for p in model.parameters()),
     }
-    metrics["untrained"] = evaluate_policy(model, tokenizer, held, amap, cfg.max_new_tokens)
+    metrics["untrained"], _ = evaluate_policy(model, tokenizer, held, amap, cfg)
     log(f"  untrained: {_fmt(metrics['untrained'])}")
-    log(f"[3/5] SFT on {len(train)} expert plans")
-    losses = sft(model, tokenizer, train, cfg, log)
-    metrics["sft"] = evaluate_policy(model, tokenizer, held, amap, cfg.max_new_tokens)
+    log(f"[3/5] SFT on {len(train)} expert plans and {len(replans)} re-planning demonstrations")
+    losses = sft(model, tokenizer, train + replans, cfg, log)
+    metrics["sft"], sft_succ = evaluate_policy(model, tokenizer, held, amap, cfg)
     log(f"  SFT: {_fmt(metrics['sft'])}")
-    log(f"[4/5] GRPO for {cfg.grpo_steps} steps with the reinforced_planning rubric, online filtering on")
-    curve, filt = grpo(model, tokenizer, train, amap, cfg, out, log)
-    metrics["grpo"] = evaluate_policy(model, tokenizer, held, amap, cfg.max_new_tokens)
+    log(
+        f"[4/5] GRPO for {cfg.grpo_steps} steps with the environment in the loop "
+        f"({cfg.grpo_batch} episodes per step, up to {cfg.max_turns} turns each)"
+    )
+    t_grpo = time.perf_counter()
+    curve = grpo(model, tokenizer, train, cfg, out, log)
+    grpo_seconds = time.perf_counter() - t_grpo
+    metrics["grpo"], grpo_succ = evaluate_policy(model, tokenizer, held, amap, cfg)
     log(f"  GRPO: {_fmt(metrics['grpo'])}")
+    metrics["grpo_minus_sft_success"] = round(
+        metrics["grpo"]["success_rate"] - metrics["sft"]["success_rate"], 4
+    )
+    metrics["grpo_minus_sft_success_ci95"] = list(bootstrap_ci(sft_succ, grpo_succ, seed=cfg.seed))
+    metrics["grpo_tasks_won_lost"] = [
+        sum(g > s for s, g in zip(sft_succ, grpo_succ, strict=True)),
+        sum(g < s for s, g in zip(sft_succ, grpo_succ, strict=True)),
+    ]
     metrics["grpo_curve"] = curve
-    metrics["online_filter"] = filt
+    episodes = cfg.grpo_steps * cfg.grpo_batch
+    metrics["grpo_rollouts_per_second"] = round(episodes / grpo_seconds, 2) if grpo_seconds > 0 else None
+    metrics["grpo_seconds"] = round(grpo_seconds, 1)
     metrics["wall_seconds"] = round(time.perf_counter() - t0, 1)
+    lo, hi = metrics["grpo_minus_sft_success_ci95"]
+    log(
+        f"  GRPO - SFT success: {metrics['grpo_minus_sft_success']:+.3f} (paired bootstrap 95% CI [{lo:+.3f}, {hi:+.3f}])"
+    )
     log("[5/5] writing the report")
     plot_curve(curve, losses, out / "reward_curve.png", group=cfg.grpo_batch)
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
@@ -345,30 +460,54 @@ def run_demo(out: Path, quick: bool = False, log=print) -> dict[str, Any]:
 
 
 def _fmt(m: dict[str, Any]) -> str:
-    return f"format valid {m['format_valid']:.2f}, prefix accuracy {m['prefix_accuracy']:.2f}, task success {m['success_rate']:.2f}"
+    lo, hi = m["success_ci95"]
+    return (
+        f"format valid {m['format_valid']:.2f}, prefix accuracy {m['prefix_accuracy']:.2f}, "
+        f"first-plan success {m['first_plan_success_rate']:.2f}, "
+        f"episode success {m['success_rate']:.3f} [{lo:.3f}, {hi:.3f}]"
+    )
 
 
 def _report(out: Path, m: dict[str, Any]) -> None:
+    cfg = m["config"]
     rows = "\n".join(
-        f"| {k} | {m[k]['format_valid']:.3f} | {m[k]['prefix_accuracy']:.3f} | {m[k]['success_rate']:.3f} |"
+        f"| {k} | {m[k]['format_valid']:.3f} | {m[k]['prefix_accuracy']:.3f} | "
+        f"{m[k]['first_plan_success_rate']:.3f} | **{m[k]['success_rate']:.3f}** "
+        f"[{m[k]['success_ci95'][0]:.3f}, {m[k]['success_ci95'][1]:.3f}] | {m[k]['mean_turns']:.2f} |"
         for k in ("untrained", "sft", "grpo")
     )
-    text = f"""# groundrl demo: a household planner trained from scratch
+    lo, hi = m["grpo_minus_sft_success_ci95"]
+    won, lost = m["grpo_tasks_won_lost"]
+    text = f"""# groundrl demo: a household planner trained from scratch, then with the environment in the loop
 
 {m["n_train_tasks"]} training and {m["n_eval_tasks"]} held-out tasks generated in the simulator (base subset,
-six single-object ALFRED task types). Policy: {m["n_parameters"]:,}-parameter transformer built from
-config; tokenizer trained on the task text. Output: Reinforced-Reasoning JSON plans.
+six single-object ALFRED task types; scenes are synthetic, numbers are not comparable with AI2-THOR's).
+Policy: {m["n_parameters"]:,}-parameter transformer built from config; tokenizer trained on the task text.
+Output: Reinforced-Reasoning JSON plans. Every stage is evaluated the same way: greedy EB-ALFRED episodes of
+up to {cfg["max_turns"]} turns — the policy plans, the simulator runs the plan until an action fails, the
+policy sees that action's feedback and re-plans.
 
-| policy | format valid | prefix accuracy | task success (simulator) |
-|---|---|---|---|
+| policy | format valid | prefix accuracy | first-plan success | episode success [95% CI] | turns |
+|---|---|---|---|---|---|
 {rows}
 
-- *format valid*: the plan earns the full format reward (0.5: keys, valid steps, ids in the action map);
-- *prefix accuracy*: mean `c(c+1)/(T(T+1))` against the expert plan;
-- *task success*: the plan, executed in the simulator from the task's initial state, meets every goal condition.
+**GRPO − SFT episode success: {m["grpo_minus_sft_success"]:+.3f}, paired bootstrap 95% CI [{lo:+.3f}, {hi:+.3f}]**
+(same {m["n_eval_tasks"]} tasks for both; GRPO succeeds where SFT failed on {won} tasks and fails where SFT
+succeeded on {lost}).
 
-GRPO: {len(m["grpo_curve"])} steps with `format + accuracy`, online accuracy filtering
-(groups kept {m["online_filter"]["kept"]}/{m["online_filter"]["seen"]}). Curve: `reward_curve.png`.
+- *format valid* / *prefix accuracy* / *first-plan success*: the first plan alone (full format reward 0.5;
+  mean `c(c+1)/(T(T+1))` against the expert plan; the plan executed from the initial state meets every goal);
+- *episode success*: the multi-turn episode ends with every goal condition met (30-step, 10-invalid budgets);
+  CIs are percentile bootstraps over tasks (2000 resamples, seeded).
+
+**Training.** SFT: {cfg["sft_epochs"]} epochs (batch {cfg["sft_batch"]}, peak lr {cfg["sft_lr"]}) on
+{m["n_train_tasks"]} expert plans plus {m["n_replan_demos"]} re-planning demonstrations (the expert plan with one
+step dropped is run; the target is the expert's plan from where it failed, after the environment's feedback).
+GRPO: {len(m["grpo_curve"])} steps of TRL `GRPOTrainer` with `groundrl.train.multiturn.EnvRollout` as
+`rollout_func` — {cfg["grpo_batch"]} episodes per step ({cfg["num_generations"]} per task), up to
+{cfg["max_turns"]} turns, reward = the episode's progress + success bonus (`sim_reward` of everything it ran),
+feedback tokens masked out of the loss; lr {cfg["grpo_lr"]}, no KL term. {m["grpo_rollouts_per_second"]} episodes/s
+during GRPO ({m["grpo_seconds"]} s). Curve: `reward_curve.png`.
 Wall time: {m["wall_seconds"]} s.
 """
     (out / "report.md").write_text(text)

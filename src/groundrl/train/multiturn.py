@@ -66,11 +66,14 @@ FeedbackText = Callable[[dict[str, Any], dict[str, Any]], str]
 
 
 def default_feedback_text(info: dict[str, Any], obs: dict[str, Any]) -> str:
-    """The text put between two turns: the EB-ALFRED feedback of the turn's last action
-    (the failure that stopped the plan, or the last success when the plan ran out),
-    then the cue to plan again. Short on purpose: the re-plan context of a small policy."""
+    """The text put between two turns: the turn's last action (when a vocabulary was
+    read) and its EB-ALFRED feedback — the failure that stopped the plan, or the last
+    success when the plan ran out — then the cue to plan again. Short on purpose: it is
+    the re-plan context of a small policy."""
     last = (info.get("feedback") or [""])[-1]
-    return f"\nFeedback: {last}\nPlan:"
+    actions = info.get("actions") or []
+    label = str(actions[-1])[:80] if actions and info.get("vocab") else ""
+    return f"\nFeedback: {label + ': ' if label else ''}{last}\nPlan:"
 
 
 def env_reward(completions: list[Any], env_reward: list[float], **kwargs: Any) -> list[float]:

@@ -8,7 +8,8 @@ the ``action_map`` the ``reinforced_planning`` format reward checks against.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+import random
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from groundrl.sim.planner import expert_plan
@@ -49,6 +50,11 @@ def target(task: Task, amap: dict[int, str]) -> tuple[str, list[str]]:
     if skills is None:
         raise ValueError(f"task {task.id} has no expert plan")
     names = render_plan(skills, "eb_alfred", task.scene)
+    return plan_json(names, amap), names
+
+
+def plan_json(names: Sequence[str], amap: dict[int, str]) -> str:
+    """A Reinforced-Reasoning JSON completion holding ``names`` as its executable plan."""
     ids = {v: k for k, v in amap.items()}
     plan = [{"action_id": ids[n], "action_name": n} for n in names]
     obj = {
@@ -57,7 +63,7 @@ def target(task: Task, amap: dict[int, str]) -> tuple[str, list[str]]:
         "language_plan": "",
         "executable_plan": plan,
     }
-    return " " + json.dumps(obj), names
+    return " " + json.dumps(obj)
 
 
 def records(tasks: Sequence[Task], amap: dict[int, str]) -> list[dict[str, Any]]:
@@ -65,4 +71,55 @@ def records(tasks: Sequence[Task], amap: dict[int, str]) -> list[dict[str, Any]]
     for t in tasks:
         completion, gold = target(t, amap)
         out.append({"id": t.id, "prompt": prompt(t), "completion": completion, "gold": gold, "task": t})
+    return out
+
+
+def replan_records(
+    tasks: Sequence[Task],
+    amap: dict[int, str],
+    seed: int,
+    feedback_text: Callable[[dict[str, Any], dict[str, Any]], str] | None = None,
+) -> list[dict[str, Any]]:
+    """Re-planning demonstrations (EB-ALFRED's loop, one recovery turn).
+
+    Per task: the expert plan with one step dropped (the step drawn with
+    ``random.Random(seed)``) is run in :class:`~groundrl.sim.env.HouseholdEnv` until an
+    action fails or the plan runs out; if the episode goes on, the record's context is
+    the prompt, that first plan, and the environment's feedback
+    (``feedback_text``, default :func:`groundrl.train.multiturn.default_feedback_text`),
+    and its target is the expert's plan from the state the first plan left. Tasks whose
+    faulty plan still ends the episode (the dropped step did not matter) give none.
+    Records carry ``turns``: ``[(first plan, feedback text)]``.
+    """
+    from groundrl.sim.env import HouseholdEnv
+    from groundrl.train.multiturn import default_feedback_text
+
+    fb_text = feedback_text or default_feedback_text
+    rng = random.Random(seed)
+    out: list[dict[str, Any]] = []
+    if not tasks:
+        return out
+    env = HouseholdEnv(list(tasks), reward="plan")
+    for t in tasks:
+        _, gold = target(t, amap)
+        k = rng.randrange(len(gold))
+        first = plan_json(gold[:k] + gold[k + 1 :], amap)
+        env.reset(options={"task": t})
+        obs, _, terminated, truncated, info = env.step(first)
+        if terminated or truncated or env.sim is None:
+            continue
+        skills = expert_plan(t.goal, env.sim)
+        if not skills:
+            continue
+        names = render_plan(skills, "eb_alfred", env.sim)
+        out.append(
+            {
+                "id": t.id,
+                "prompt": prompt(t),
+                "turns": [(first, fb_text(info, obs))],
+                "completion": plan_json(names, amap),
+                "gold": names,
+                "task": t,
+            }
+        )
     return out
