@@ -470,3 +470,113 @@ def judge_reliability_cmd(
     typer.echo(reliability.summary(m))
     _wrote(output, m)
     _check_judge(m, "reliability figures")
+
+
+@app.command(
+    "build-eqa",
+    help=(
+        "Build an EQARewardBench-style score-rm set from OpenEQA. QUESTIONS: open-eqa-v0.json (question, "
+        "answer, category, question_id, episode_history). --frames-root: OpenEQA's data/frames folder, frames "
+        "at <root>/<episode_history>/*-rgb.png (any .png/.jpg when there are no -rgb files). For each question: "
+        "--keyframes uniform frames; --responses sampled answers with step-by-step reasoning (<think>, "
+        "<answer>) and --incorrect answers argued wrong on purpose, from the policy model at --policy-url; "
+        "a critique and 0-10 score from the judge (--judge-*), which is given the reference answer and told "
+        "not to reveal it. Writes items.jsonl, train.jsonl, test.jsonl, <split>_<source>.jsonl (scannet-v0 / "
+        "hm3d-v0, episode-disjoint), manifest.json; resumable through progress.jsonl in -o."
+    ),
+)
+@judge_command
+def build_eqa_cmd(
+    questions: Path = _input("OpenEQA questions file (open-eqa-v0.json)."),
+    frames_root: Path = typer.Option(
+        ..., "--frames-root", exists=True, file_okay=False, help="OpenEQA episode frames root (data/frames)."
+    ),
+    output: Path = typer.Option(
+        ..., "-o", "--output", help="Output folder (created; a rerun into it resumes where it stopped)."
+    ),
+    policy_model: str = typer.Option(..., "--policy-model", help="Served name of the policy model."),
+    policy_url: str = typer.Option(
+        ..., "--policy-url", help="OpenAI-compatible base URL of the policy, e.g. http://127.0.0.1:8001/v1."
+    ),
+    policy_api_key_env: str = typer.Option(
+        "OPENAI_API_KEY", "--policy-api-key-env", help="Environment variable holding the policy's API key."
+    ),
+    policy_temperature: float = typer.Option(
+        1.0, "--policy-temperature", min=0.0, help="Policy sampling temperature."
+    ),
+    responses: int = typer.Option(4, "--responses", min=0, help="Sampled responses per question."),
+    incorrect: int = typer.Option(
+        1, "--incorrect", min=0, help="Responses per question argued wrong on purpose."
+    ),
+    keyframes: int = typer.Option(5, "--keyframes", min=1, help="Frames per question, spread uniformly."),
+    test_fraction: float = typer.Option(
+        0.2, "--test-fraction", min=0.0, max=1.0, help="Share of episodes in the test split (our default)."
+    ),
+    batch_size: int = typer.Option(
+        16, "--batch-size", min=1, help="Questions per batch of requests (and per journal flush)."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Seed of the split and the sampling."),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N questions with frames."),
+    judge: JudgeConfig | None = None,
+) -> None:
+    from groundrl.benchmarks.datasets import load_openeqa
+    from groundrl.benchmarks.eqa_build import build
+
+    items, bad = load_openeqa(questions, frames_root, keyframes)
+    typer.echo(f"{len(items)} questions with frames, {len(bad)} without (listed in manifest.json)", err=True)
+    if not items:
+        _fail(f"no question has frames under {frames_root} (expected <root>/<episode_history>/*-rgb.png)")
+    items = items[:limit] if limit else items
+    backend = judge_backend(judge)
+    try:
+        policy = JudgeConfig(
+            backend="openai",
+            model=policy_model,
+            url=policy_url,
+            api_key_env=policy_api_key_env,
+            concurrency=judge.concurrency,
+            timeout=judge.timeout,
+            retries=judge.retries,
+        ).make_backend()
+    except ValueError as e:
+        _close(backend)
+        raise typer.BadParameter(str(e), param_hint="--policy-*") from e
+    settings = {
+        "policy_model": policy_model,
+        "judge_model": judge.model,
+        "responses": responses,
+        "incorrect": incorrect,
+        "keyframes": keyframes,
+        "policy_temperature": policy_temperature,
+    }
+    try:
+        m = build(
+            items,
+            policy,
+            backend,
+            output,
+            responses=responses,
+            incorrect=incorrect,
+            policy_temperature=policy_temperature,
+            judge_params=judge.sampling(),
+            test_fraction=test_fraction,
+            seed=seed,
+            batch_size=batch_size,
+            bad_questions=bad,
+            settings=settings,
+        )
+    finally:
+        _close(policy)
+        _close(backend)
+    typer.echo(
+        f"{m['n_items']} items from {m['n_questions_done']} questions ({m['n_questions_resumed']} resumed): "
+        + ", ".join(f"{k} {v}" for k, v in m["by_split_source"].items())
+        + f"; unparsed responses {m['n_unparsed_responses']}, unscored {m['n_unscored_responses']}, "
+        f"critiques naming the reference {m['n_leaks_reference']}"
+    )
+    typer.echo("wrote " + ", ".join(str(output / n) for n in m["files"]))
+    c = m["calls_this_run"]
+    if c["judge"] and c["judge_failures"] == c["judge"]:
+        _fail(f"all {c['judge']} judge calls failed; no item was labelled")
+    if m["n_items"] == 0:
+        _fail("no item was built (see manifest.json: unparsed / unscored responses, policy failures)")
