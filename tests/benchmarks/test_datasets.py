@@ -282,3 +282,38 @@ def test_pairwise_cli_both_protocols_on_multimodal_rewardbench(chat_server, tmp_
     assert m["released"]["n_differ"] == 2 and m["released"]["unparseable"] == 0
     report = (out / "report.md").read_text()
     assert "parse protocol `released`" in report and "Better must be Output1 or Output2" in report
+
+
+def test_openeqa_format_with_frames_root(external_data, tmp_path):
+    """The real dry-run predictions (5 questions, all from one episode) with 7 frames made
+    for that episode: every item gets 3 uniform frames; an empty frames root fails."""
+    oe = external_data / "open-eqa"
+    preds = json.loads((oe / "dry_run" / "gpt4o-dry_run-predictions.json").read_text())
+    qs = {q["question_id"]: q for q in json.loads((oe / "open-eqa-v0.json").read_text())}
+    ep = qs[preds[0]["question_id"]]["episode_history"]
+    for k in range(7):
+        write_png(tmp_path / "frames" / ep / f"{k:05d}-rgb.png")
+    (tmp_path / "empty").mkdir()
+    out = tmp_path / "items.jsonl"
+
+    def call(root):
+        return runner.invoke(
+            app,
+            ["bench", "openeqa-format", str(oe / "open-eqa-v0.json"),
+             str(oe / "dry_run" / "gpt4o-dry_run-predictions.json"),
+             str(oe / "dry_run" / "gpt4o-dry_run-predictions-metrics.json"), "--frames-root", str(root),
+             "--keyframes", "3", "-o", str(out)],
+        )  # fmt: skip
+
+    r = call(tmp_path / "frames")
+    assert r.exit_code == 0, r.output
+    items = [json.loads(x) for x in out.read_text().splitlines()]
+    assert len(items) == 5 and all(qs[it["id"]]["episode_history"] == ep for it in items)
+    for it in items:  # 7 frames, 3 uniform: 0, 3, 6
+        assert [f.rsplit("/", 1)[1] for f in it["frames"]] == [
+            "00000-rgb.png",
+            "00003-rgb.png",
+            "00006-rgb.png",
+        ]
+    r = call(tmp_path / "empty")
+    assert r.exit_code == 1 and "5 items have no frames" in r.output

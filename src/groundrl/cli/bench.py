@@ -378,7 +378,11 @@ def _ids(ids: Any, show: int = 3) -> str:
 
 @app.command(
     "openeqa-format",
-    help="OpenEQA questions + predictions + LLM-match scores (1-5 → 0-10) → score-rm items JSONL.",
+    help=(
+        "OpenEQA questions (open-eqa-v0.json) + predictions + LLM-match scores (1-5 → 0-10) → score-rm items "
+        "JSONL. With --frames-root (OpenEQA's data/frames: <root>/<episode_history>/*-rgb.png) each item gets "
+        "--keyframes uniform frames; items whose episode has no frames are reported and left out."
+    ),
 )
 def openeqa_cmd(
     questions: Path = _input("OpenEQA questions file (open-eqa-v0.json)."),
@@ -387,6 +391,10 @@ def openeqa_cmd(
     output: Path = typer.Option(
         ..., "-o", "--output", help="Output JSONL file of score-rm items (its folder is created)."
     ),
+    frames_root: Path | None = typer.Option(
+        None, "--frames-root", exists=True, file_okay=False, help="OpenEQA episode frames root (data/frames)."
+    ),
+    keyframes: int = typer.Option(5, "--keyframes", min=1, help="Frames per item, spread uniformly."),
 ) -> None:
     from groundrl.benchmarks.loaders import openeqa_items
 
@@ -395,6 +403,19 @@ def openeqa_cmd(
         _fail(
             "no question has both a prediction and an LLM-match score; check the three files belong together"
         )
+    if frames_root is not None:
+        from groundrl.benchmarks.datasets import load_openeqa
+
+        with_frames, bad = load_openeqa(questions, frames_root, keyframes)
+        frames = {q["question_id"]: q["frames"] for q in with_frames}
+        missing = [it["id"] for it in items if it["id"] not in frames]
+        for it in items:
+            it["frames"] = frames.get(it["id"])
+        items = [it for it in items if it["frames"]]
+        if missing:
+            typer.echo(f"{len(missing)} items have no frames under {frames_root}: {_ids(missing)}", err=True)
+        if not items:
+            _fail(f"no item has frames under {frames_root} (expected <root>/<episode_history>/*-rgb.png)")
     output.parent.mkdir(parents=True, exist_ok=True)
     output.write_text("".join(json.dumps(it, ensure_ascii=False) + "\n" for it in items), encoding="utf-8")
     typer.echo(f"{len(items)} score-rm items\nwrote {output}")
