@@ -1,8 +1,175 @@
 """Reward-model stage kinds for staged train configs (:mod:`groundrl.train.stages`):
-``rft``, ``cgrpo`` (EQA-RM), ``proxy_grpo`` and ``proxy_rl`` (Proxy-GRM).
+``rft``, ``cgrpo`` (EQA-RM), ``proxy_grpo``, ``proxy_sft`` and ``proxy_rl`` (Proxy-GRM).
 
 Registered with :func:`groundrl.train.stages.register_stage_kind` when imported; the
 runners import torch/TRL only when a stage runs.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from groundrl.train.stages import STAGE_ONLY, register_stage_kind
+
+
+def _drop_stage_only(st: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in st.items() if k not in STAGE_ONLY}
+
+
+def run_cgrpo(recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, **_: Any) -> dict[str, Any]:
+    """EQA-RM C-GRPO (:mod:`groundrl.train.cgrpo_trainer`) on EQA-RM instances."""
+    from groundrl.integrations.common import resolve_rubric
+    from groundrl.integrations.trl import reward_funcs
+    from groundrl.train.cgrpo import CGRPOConfig, contrastive_reward
+    from groundrl.train.cgrpo_trainer import cgrpo_trainer_class
+    from groundrl.train.rm_data import RMInputConfig, instance_row, read_instances
+    from groundrl.train.rm_train import build_grpo_on_rows
+
+    if recipe != "eqa_rm":
+        raise ValueError(f"a cgrpo stage trains an EQA-RM reward model (recipe eqa_rm), not {recipe!r}")
+    cg = CGRPOConfig.from_mapping(st.get("cgrpo"))
+    inputs = RMInputConfig.from_mapping({**(st.get("image") or {}), **(st.get("inputs") or {})})
+    data = st.get("data")
+    if not data:
+        raise ValueError("a cgrpo stage needs `data:` (EQA-RM instances with frames)")
+    instances = read_instances(data)
+    rows = [instance_row(r, Path(data).parent, inputs) for r in instances]
+    funcs, weights = reward_funcs(resolve_rubric("eqa_rm", st.get("recipe_options")))
+    contrast = contrastive_reward(cg.delta, cg.mu, cg.min_acc)
+    trainer = build_grpo_on_rows(
+        _drop_stage_only(st), rows, [*funcs, contrast], [*weights, 1.0], cgrpo_trainer_class(), cgrpo=cg
+    )
+    trainer.contrastive = contrast
+    notes = {
+        "instances": len(rows),
+        "perturbations": ", ".join(cg.types) or "none (plain GRPO)",
+        "perturbed rows in the loss": "yes" if cg.train_perturbed else "no (contrast only)",
+    }
+    return {"trainer": trainer, "notes": notes}
+
+
+def run_proxy_grpo(
+    recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, **_: Any
+) -> dict[str, Any]:
+    """Proxy-GRM policy GRPO: the recipe's accuracy + 0.5·format and the ``judge:`` block's
+    proxy agent as reward ``proxy`` (:mod:`groundrl.train.proxy_reward`)."""
+    from groundrl.train.grpo import build_trainer
+    from groundrl.train.proxy_reward import make_agent, proxy_options, proxy_reward
+
+    if recipe != "proxy_grm":
+        raise ValueError(f"a proxy_grpo stage trains a Proxy-GRM policy (recipe proxy_grm), not {recipe!r}")
+    st = _drop_stage_only(st)
+    judge = st.pop("judge", None)
+    if judge is None:
+        raise ValueError(
+            "a proxy_grpo stage needs `judge:` (the proxy agent: an openai server or a local model)"
+        )
+    opts = proxy_options(st.pop("proxy", None))
+    fn = proxy_reward(make_agent(judge), opts["unparseable"])
+    trainer = build_trainer(recipe, st, extra_reward_funcs=[fn], extra_weights=[opts["weight"]])
+    trainer.proxy_reward = fn
+    model = getattr(judge, "model", None) or judge.get("model")
+    return {
+        "trainer": trainer,
+        "notes": {"proxy agent": f"{model} (unparseable answer → {opts['unparseable']}, call failure → 0)"},
+    }
+
+
+def _proxy_rows(data: str) -> list[dict[str, Any]]:
+    """Proxy-agent rows: the proxy request (query, both responses, the rubric, image)
+    in TRL's form, with ``preferred``."""
+    from PIL import Image
+
+    from groundrl.curate.proxy import proxy_request
+    from groundrl.train.rm_data import trl_messages
+    from groundrl.train.sft import read_jsonl
+
+    rows = []
+    for k, rec in enumerate(read_jsonl(data), start=1):
+        if rec.get("status", "kept") != "kept":
+            continue
+        try:
+            msgs, images = trl_messages(proxy_request(rec))
+        except (KeyError, ValueError) as e:
+            raise ValueError(f"{data}:{k}: {e}") from None
+        base = Path(data).parent
+        images = [
+            Image.open(im if Path(im).is_absolute() else base / im).convert("RGB")
+            if isinstance(im, str)
+            else im
+            for im in images
+        ]
+        row = {"prompt": msgs, "preferred": rec["preferred"]}
+        if "target" in rec:
+            row["target"] = rec["target"]
+        row["images"] = images
+        rows.append(row)
+    if not rows:
+        raise ValueError(f"{data}: no proxy records")
+    if not any(r["images"] for r in rows):
+        for r in rows:
+            del r["images"]
+    return rows
+
+
+def run_proxy_sft(
+    recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, **_: Any
+) -> dict[str, Any]:
+    """Proxy-SFT: the proxy agent fine-tuned on distilled teacher outputs (``target``)."""
+    from groundrl.train.rft import build_sft_on_rows
+    from groundrl.train.rm_train import model_path
+
+    data = prev_data or st.get("data")
+    if not data:
+        raise ValueError("a proxy_sft stage needs `data:` (proxy records with `target`)")
+    rows = _proxy_rows(data)
+    missing = sum(1 for r in rows if not isinstance(r.get("target"), str))
+    if missing:
+        raise ValueError(
+            f"{data}: {missing} record(s) without a `target` (run `groundrl curate proxy-distill`)"
+        )
+    sft_rows = []
+    for r in rows:
+        row = {
+            "prompt": r["prompt"],
+            "completion": [{"role": "assistant", "content": [{"type": "text", "text": r["target"]}]}],
+        }
+        if "images" in r:
+            row["images"] = r["images"]
+        sft_rows.append(row)
+    trainer = build_sft_on_rows(model_path(st, out), sft_rows, out, st, **(st.get("sft") or {}))
+    return {"trainer": trainer, "notes": {"records": len(sft_rows)}}
+
+
+def run_proxy_rl(
+    recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, **_: Any
+) -> dict[str, Any]:
+    """Proxy-RL: GRPO of the proxy agent with accuracy ±1 against ``preferred`` only."""
+    from groundrl.integrations.trl import reward_funcs
+    from groundrl.rewards.preference import proxy_accuracy
+    from groundrl.rubric import Part, Rubric
+    from groundrl.train.rm_train import build_grpo_on_rows
+
+    data = st.get("data")
+    if not data:
+        raise ValueError("a proxy_rl stage needs `data:` (proxy records)")
+    rows = _proxy_rows(data)
+    for r in rows:
+        r.pop("target", None)
+    funcs, weights = reward_funcs(Rubric([Part("accuracy", proxy_accuracy)], name="proxy_agent"))
+    trainer = build_grpo_on_rows(_drop_stage_only(st), rows, funcs, weights)
+    return {"trainer": trainer, "notes": {"records": len(rows), "reward": "accuracy ±1"}}
+
+
+def _rft(*a: Any, **k: Any) -> dict[str, Any]:
+    from groundrl.train.rft import run_rft
+
+    return run_rft(*a, **k)
+
+
+register_stage_kind("rft", _rft, keys=("rft", "inputs"))
+register_stage_kind("cgrpo", run_cgrpo, keys=("cgrpo", "inputs"))
+register_stage_kind("proxy_grpo", run_proxy_grpo, keys=("proxy",))
+register_stage_kind("proxy_sft", run_proxy_sft)
+register_stage_kind("proxy_rl", run_proxy_rl)

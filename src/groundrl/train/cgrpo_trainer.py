@@ -1,0 +1,88 @@
+"""C-GRPO on TRL: perturbed copies built inside every generation batch.
+
+The data set holds the original instances only (:func:`groundrl.train.rm_data.instance_row`).
+TRL's sampler yields each instance ``G`` times in a row (one GRPO group); for every
+generation batch :class:`CGRPOTrainer` appends, per instance and per active
+perturbation, ``G`` rows whose prompt text / images are the perturbed ones
+(:func:`groundrl.train.cgrpo.perturb_row`). TRL then tokenises and encodes each row from
+its own ``prompt`` + ``images`` (so the model sees the perturbation), generates once for
+the whole expanded batch, and calls the reward functions on all rows together: the
+``contrastive`` reward therefore compares an instance's original evaluations with its own
+perturbed ones, batch means over this batch only. Advantages are normalised per group of
+``G`` rows — each group is one (instance, perturbation) — and then, unless
+``cgrpo.train_perturbed``, the perturbed rows are dropped before the loss
+(``loss_rows`` counts what reached it).
+
+TRL's own ``reward`` / ``rewards/<part>/mean`` metrics average over every row of the
+generation batch, perturbed ones included; the ``cgrpo/…`` metrics separate them.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+from groundrl.train.cgrpo import CGRPOConfig, perturb_row
+
+_CLASS: type | None = None
+
+
+def cgrpo_trainer_class() -> type:
+    global _CLASS
+    if _CLASS is not None:
+        return _CLASS
+    from trl.trainer.utils import split_pixel_values_by_grid, unsplit_pixel_values_by_grid
+
+    from groundrl.train.online_filter import select_rows
+    from groundrl.train.trainer import ground_grpo_trainer_class
+
+    base = ground_grpo_trainer_class()
+
+    class CGRPOTrainer(base):  # type: ignore[misc, valid-type]
+        def __init__(self, *args: Any, cgrpo: CGRPOConfig | None = None, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.cgrpo = cgrpo or CGRPOConfig()
+            self.last_expanded: list[dict[str, Any]] = []
+
+        def expand_batch(self, inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+            """Originals first (as given), then per active type one group of ``G`` perturbed
+            rows per instance, in the instances' order."""
+            g = self.num_generations
+            if len(inputs) % g:
+                raise RuntimeError(
+                    f"C-GRPO: a generation batch of {len(inputs)} rows is not whole groups of {g}"
+                )
+            groups = [inputs[s : s + g] for s in range(0, len(inputs), g)]
+            for grp in groups:
+                if len({str(r.get("id")) for r in grp}) != 1:
+                    raise RuntimeError("C-GRPO: a group mixes instances; rows must come G at a time")
+            rows = [{**r, "perturbation": "none"} for r in inputs]
+            step = int(self.state.global_step)
+            for t in self.cgrpo.types:
+                for grp in groups:
+                    rng = random.Random(f"{self.cgrpo.seed}:{step}:{grp[0].get('id')}:{t}")
+                    p = perturb_row(grp[0], t, rng, self.cgrpo)
+                    rows += [dict(p) for _ in range(g)]
+            return rows
+
+        def _generate_and_score_completions(self, inputs):
+            mode = "train" if self.model.training else "eval"
+            if mode != "train" or not self.cgrpo.types:
+                return super()._generate_and_score_completions(inputs)
+            n = len(inputs)
+            rows = self.expand_batch(list(inputs))
+            self.last_expanded = rows
+            out = super()._generate_and_score_completions(rows)
+            if self.cgrpo.train_perturbed:
+                return out
+            out = select_rows(split_pixel_values_by_grid(out), range(n))
+            mask = (
+                out["completion_mask"]
+                if out.get("tool_mask") is None
+                else out["completion_mask"] * out["tool_mask"]
+            )
+            out["num_items_in_batch"] = self.accelerator.gather(mask.sum()).sum()
+            return unsplit_pixel_values_by_grid(out)
+
+    _CLASS = CGRPOTrainer
+    return _CLASS
