@@ -74,7 +74,7 @@ def test_unreadable_matcher_answers_fall_back_to_exact(chat_server, tmp_path):
     data.write_text(json.dumps({"id": "a", "gold": GOLD, "prediction": PRED}) + "\n")
     args = ["--judge-backend", "openai", "--judge-model", "j", "--judge-url", chat_server.base_url]
     r = runner.invoke(app, ["bench", "planning", str(data), *args, "-o", str(tmp_path / "o")])
-    assert r.exit_code == 1  # every judge answer failed: the LLM column is meaningless
+    assert r.exit_code == 1 and "none of the 4 matcher answers could be read" in r.output
     m = json.loads((tmp_path / "o" / "metrics.json").read_text())
-    assert m["judge"] == {"calls": 4, "failures": 4}
+    assert m["judge"] == {"calls": 4, "failures": 0} and m["matcher_unreadable"] == 4
     assert m["llm"]["quantity_f1"]["value"] == pytest.approx(2 / 7)  # = exact

@@ -12,7 +12,7 @@ do the same with our own prompt (nothing of theirs is copied):
   ``--judge-cache`` a rerun asks nothing;
 * the judge answers JSON ``{"matches": [gold indices]}`` (the released shape
   ``{"result": [{"match": true, "matched_gt_index": i}, …]}`` is read too); an answer
-  that cannot be read matches nothing beyond exact equality and counts as a failure;
+  that cannot be read matches nothing beyond exact equality and is counted (``unreadable``);
 * an exactly equal canonical action always matches (the exact matcher is a subset).
 
 Actions are compared after :func:`groundrl.rewards.planning.canonical_actions` (synonyms
@@ -91,7 +91,8 @@ class LLMActionMatcher:
         self.params = params or SamplingParams(temperature=0.0, max_tokens=256)
         self.answers: dict[tuple[Action, tuple[Action, ...]], frozenset[int]] = {}
         self.calls = 0
-        self.failures = 0
+        self.failures = 0  # requests that failed (no answer)
+        self.unreadable = 0  # answers without readable JSON
         self.reused = 0
 
     def prepare(self, pairs: Sequence[tuple[Sequence[Action], Sequence[Action]]]) -> None:
@@ -118,10 +119,11 @@ class LLMActionMatcher:
             gens = [Generation(error=f"{type(e).__name__}: {e}") for _ in todo]
         for (a, g), gen in zip(todo, gens, strict=True):
             got = parse_matches(gen.text if gen.ok else None, len(g))
-            if got is None:
+            if not gen.ok:
                 self.failures += 1
-                got = frozenset()
-            self.answers[(a, g)] = got
+            elif got is None:
+                self.unreadable += 1
+            self.answers[(a, g)] = got if got is not None else frozenset()
 
     def matcher(self, gold: Sequence[Action]) -> Callable[[Action, Action], bool]:
         """``matcher(pred, gold_action)`` for one item's gold list: exact equality, or the

@@ -89,6 +89,7 @@ def run(
     if llm_matcher is not None:
         metrics["llm"] = _aggregate(ok, "llm_")
         metrics["judge"] = {"calls": llm_matcher.calls, "failures": llm_matcher.failures}
+        metrics["matcher_unreadable"] = llm_matcher.unreadable
         metrics["matcher_reused"] = llm_matcher.reused
         rows += [
             (
@@ -102,8 +103,8 @@ def run(
         ]
         extra = (
             f"\n\nLLM matcher: {llm_matcher.calls} judge requests (one per distinct predicted action and gold "
-            f"list; {llm_matcher.reused} repeats answered from this run), {llm_matcher.failures} unreadable or "
-            "failed (those actions matched exactly only)."
+            f"list; {llm_matcher.reused} repeats answered from this run), {llm_matcher.failures} failed and "
+            f"{llm_matcher.unreadable} unreadable (those actions matched exactly only)."
         )
     report = (
         f"# planning: {len(ok)} items\n\n"

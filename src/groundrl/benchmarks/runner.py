@@ -122,8 +122,9 @@ def plot_rates(
         width=0.6,
         zorder=2,
     )
-    lo = [r - c[0] if c[0] is not None else 0 for r, c in zip(rates, cis, strict=True)]
-    hi = [c[1] - r if c[1] is not None else 0 for r, c in zip(rates, cis, strict=True)]
+    # max(0, …): a Wilson bound can sit a rounding error inside a rate of 0 or 1
+    lo = [max(0.0, r - c[0]) if c[0] is not None else 0 for r, c in zip(rates, cis, strict=True)]
+    hi = [max(0.0, c[1] - r) if c[1] is not None else 0 for r, c in zip(rates, cis, strict=True)]
     ax.errorbar(
         x,
         rates,

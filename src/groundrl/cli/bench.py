@@ -351,6 +351,11 @@ def planning_cmd(
     typer.echo(planning.summary(m))
     _wrote(output, m)
     _check_judge(m, "LLM-matched scores")
+    if matcher is not None and matcher.calls and matcher.failures + matcher.unreadable == matcher.calls:
+        _fail(
+            f'none of the {matcher.calls} matcher answers could be read (expected JSON {{"matches": [...]}}); '
+            "the LLM-matched scores equal the exact ones"
+        )
 
 
 def _read_predictions(path: Path) -> dict[str, Any]:
