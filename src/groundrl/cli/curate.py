@@ -273,3 +273,74 @@ def decompose_cmd(
         return [s for s in decompose(r) if s["id"] not in written]
 
     _report(run(input, output, fn, None, not quiet, retry_errors, limit), output)
+
+
+@app.command(
+    "proxy-records",
+    help=(
+        "Proxy-GRM: policy GRM outputs → proxy-agent records. Records {id, query, response_1, response_2, "
+        "preferred, image?, output (the GRM's <rubric>…<eval>…<answer>… text) or rubric}; writes {id, query, "
+        "response_1, response_2, preferred, image?, rubric, status} with the rubric only (up to </rubric>); "
+        "status kept | no_rubric | missing_fields."
+    ),
+)
+def proxy_records_cmd(
+    input: Path = INPUT,
+    output: Path = OUTPUT,
+    retry_errors: bool = RETRY,
+    limit: int | None = LIMIT,
+    quiet: bool = QUIET,
+) -> None:
+    from groundrl.curate.pipelines import run
+    from groundrl.curate.proxy import proxy_record
+
+    _report(run(input, output, proxy_record, "status", not quiet, retry_errors, limit), output)
+
+
+@app.command(
+    "proxy-distill",
+    help=(
+        "Proxy-GRM teacher distillation: keep a teacher's proxy-agent output whose format is valid "
+        "(<think>…</think><answer>1|2</answer>) and whose verdict is the preferred response, as `target`. "
+        "Records are proxy records with teacher_output / teacher_outputs; with --judge-* the teacher is "
+        "asked (--samples outputs per record) for records that have none. status kept | bad_format | "
+        "wrong_verdict | missing_fields."
+    ),
+)
+@judge_command
+def proxy_distill_cmd(
+    input: Path = INPUT,
+    output: Path = OUTPUT,
+    samples: int = typer.Option(
+        1, "--samples", min=1, help="Teacher outputs drawn per record (with a judge)."
+    ),
+    retry_errors: bool = RETRY,
+    limit: int | None = LIMIT,
+    quiet: bool = QUIET,
+    judge: JudgeConfig | None = None,
+) -> None:
+    from groundrl.curate.pipelines import run
+    from groundrl.curate.proxy import distill_record, proxy_request
+
+    backend = judge_backend(judge, required=False)
+
+    def fn(r):
+        if backend is not None and r.get("teacher_output") is None and r.get("teacher_outputs") is None:
+            import dataclasses
+
+            from groundrl.judges.base import SamplingParams
+
+            params = judge.sampling() or SamplingParams(
+                temperature=0.0 if samples == 1 else 1.0, max_tokens=512
+            )
+            g = backend.generate([proxy_request(r)], dataclasses.replace(params, n=samples))[0]
+            if not g.ok:
+                raise RuntimeError(f"teacher call failed: {g.error}")
+            r = {**r, "teacher_outputs": list(g.texts)}
+        return distill_record(r)
+
+    try:
+        counts = run(input, output, fn, "status", not quiet, retry_errors, limit)
+    finally:
+        _close(backend)
+    _report(counts, output, backend)
