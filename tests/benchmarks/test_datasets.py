@@ -317,3 +317,29 @@ def test_openeqa_format_with_frames_root(external_data, tmp_path):
         ]
     r = call(tmp_path / "empty")
     assert r.exit_code == 1 and "5 items have no frames" in r.output
+
+
+def test_vl_rewardbench_report_by_category_and_source(chat_server, tmp_path):
+    """A judge that always answers 1: right exactly on the pairs whose preferred response
+    is shown first; macro over the three categories and a by-source table."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from groundrl.benchmarks.pairwise_rm import swapped
+
+    path = tmp_path / "test.parquet"
+    pq.write_table(pa.Table.from_pylist(vl_rows(tmp_path)), path)
+    chat_server.responder = lambda msgs, body: "<answer>1</answer>"
+    out = tmp_path / "o"
+    args = ["--judge-backend", "openai", "--judge-model", "j", "--judge-url", chat_server.base_url]
+    r = runner.invoke(app, ["bench", "pairwise-rm", str(path), *args, "-o", str(out)])
+    assert r.exit_code == 0, r.output
+    m = json.loads((out / "metrics.json").read_text())
+    right = {
+        i: (pref == 1) != swapped(i, 0) for i, pref in [("mathverse_1", 1), ("RLAIF-V_2", 2), ("wild_3", 1)]
+    }
+    assert m["by_category"]["reasoning"]["accuracy"] == float(right["mathverse_1"])
+    assert m["by_category"]["hallucination"]["accuracy"] == float(right["RLAIF-V_2"])
+    assert m["macro_accuracy"] == pytest.approx(sum(right.values()) / 3)  # one pair per category
+    assert set(m["by_source"]) == {"mathverse", "rlaif-v"} and m["n_bad_items"] == 4
+    assert "## by source" in (out / "report.md").read_text()

@@ -248,6 +248,20 @@ def run(
         }
         for c, rs in sorted(cats.items())
     }
+    srcs: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for r in results:
+        if r.get("source") is not None:
+            srcs[str(r["source"])].append(r)
+    if srcs:  # VL-RewardBench's query_source: reported beside its three categories
+        metrics["by_source"] = {
+            c: {
+                "n": len(rs),
+                "accuracy": accuracy(rs),
+                "accuracy_ci95": list(wilson_ci(sum(r["correct"] for r in rs), len(rs))),
+            }
+            for c, rs in sorted(srcs.items())
+        }
+        metrics["macro_accuracy_over_sources"] = sum(accuracy(rs) for rs in srcs.values()) / len(srcs)
     label = {"direct": f"{mode}, parse {head}", "scalar_rm": "scalar RM"}.get(mode, mode)
     table = [
         ("accuracy", main["accuracy"], main["accuracy_ci95"], f"{metrics['n']} pairs", 0.5),
@@ -338,6 +352,19 @@ def run(
         ),
         "",
     ]
+    if srcs:
+        report += [
+            "## by source (`query_source`)",
+            "",
+            md_table(
+                ["source", "n", "accuracy", "95% CI (Wilson)"],
+                [(c, m["n"], m["accuracy"], m["accuracy_ci95"]) for c, m in metrics["by_source"].items()],
+            ),
+            "",
+            f"Macro accuracy over sources: {fmt(metrics['macro_accuracy_over_sources'])} "
+            f"({len(srcs)} sources; the headline macro is over categories).",
+            "",
+        ]
     out.mkdir(parents=True, exist_ok=True)
     cats_m = metrics["by_category"]
     plot_rates(

@@ -162,7 +162,8 @@ def plot_rates(
     ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
     ax.set_ylabel(ylabel)
     ax.set_xlim(-0.6, len(x) - 0.4)
-    ax.set_title(title)
+    width_chars = int(fig.get_figwidth() * 10)  # about 10 title characters per inch at this size
+    ax.set_title("\n".join(textwrap.wrap(title, width_chars)) or title)
     ax.grid(axis="y", alpha=0.3, zorder=0)
     ax.legend(
         loc="upper center",

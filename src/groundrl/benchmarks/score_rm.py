@@ -343,7 +343,8 @@ def plot_tts(
     ax2.set_xticks(ks, [str(x) for x in ks])
     ax2.set_xlabel("K (samples per item)")
     ax2.set_ylabel("RMSE (0–10 scale)")
-    ax2.set_ylim(0, max(tops or [1.0]) * 1.3 + 0.1)
+    top = max(tops or [1.0]) * 1.3 + 0.1
+    ax2.set_ylim(-0.03 * top, top)  # an RMSE of 0 stays visible above the frame
     ax2.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=7, frameon=False)
     ax2.grid(alpha=0.3)
     fig.tight_layout()
