@@ -116,3 +116,42 @@ def test_keyframes_and_pixel_bounds():
     assert len(frames) == 5 and all(f.size == (56, 56) for f in frames)
     with pytest.raises(ValueError, match="keyframes"):
         RMInputConfig.from_mapping({"keyframes": 0})
+
+
+@pytest.mark.parametrize(
+    "path,recipe",
+    [
+        ("configs/papers/eqa_rm.yaml", "eqa_rm"),
+        ("configs/papers/proxy_grm.yaml", "proxy_grm"),
+        ("configs/papers/proxy_agent.yaml", "proxy_grm"),
+        ("configs/cpu-tiny/eqa_rm_pipeline.yaml", "eqa_rm"),
+        ("configs/cpu-tiny/proxy_grm_pipeline.yaml", "proxy_grm"),
+        ("configs/cpu-tiny/proxy_agent.yaml", "proxy_grm"),
+    ],
+)
+def test_presets_validate(path, recipe):
+    from groundrl.train.cgrpo import CGRPOConfig
+    from groundrl.train.grpo import check_recipe_options, load_config
+    from groundrl.train.proxy_reward import proxy_options
+    from groundrl.train.rft import RFTConfig
+    from groundrl.train.rm_data import RMInputConfig
+
+    cfg = load_config(ROOT / path)
+    check_recipe_options(recipe, cfg)
+    for st in cfg["stages"]:
+        RMInputConfig.from_mapping(st.get("inputs"))
+        if st["kind"] == "rft":
+            RFTConfig.from_mapping(st.get("rft"))
+        if st["kind"] == "cgrpo":
+            CGRPOConfig.from_mapping(st.get("cgrpo"))
+        if st["kind"] == "proxy_grpo":
+            proxy_options(st.get("proxy"))
+
+
+def test_misspelt_stage_key_is_refused():
+    from groundrl.train.grpo import validate_config
+
+    with pytest.raises(ValueError, match="unknown key"):
+        validate_config({"stages": [{"kind": "cgrpo", "cgrpoo": {}}]})
+    with pytest.raises(ValueError, match="cgrpo"):
+        validate_config({"stages": [{"kind": "cgrpi"}]})
