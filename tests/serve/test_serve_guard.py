@@ -163,3 +163,15 @@ def _parse(text):
         series, value = line.rsplit(" ", 1)
         out[series] = float(value)
     return out
+
+
+def test_token_in_the_url_for_clients_without_headers(tools):
+    """OpenRLHF posts to --reward.remote_url without an Authorization header: the token
+    may ride in the URL's query (percent-encoded), compared in constant time."""
+    token = "s3 cr&t"
+    with tools.Running(create_app("eqa_rm", token=token)) as srv:
+        body = {"query": ["<critique>c</critique><score>7</score>"], "labels": ["5"]}
+        ok = httpx.post(srv.url + "/get_reward?token=s3%20cr%26t", json=body)
+        assert ok.status_code == 200 and ok.json()["rewards"] == [0.96 + 1.0]
+        for q in ("?token=s3", "?token=", "?tok=s3%20cr%26t", "?x=1&token=wrong"):
+            assert httpx.post(srv.url + "/get_reward" + q, json=body).status_code == 401

@@ -43,6 +43,7 @@ import time
 from collections.abc import Mapping
 from contextlib import asynccontextmanager
 from typing import Any
+from urllib.parse import unquote_to_bytes
 
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
@@ -191,12 +192,23 @@ class _Guard:
             self.metrics.observe(path, status, time.perf_counter() - t0)
 
     def _authorized(self, scope: dict) -> bool:
+        """``Authorization: Bearer <token>``, or ``?token=<token>`` in the URL for clients
+        that cannot send headers (OpenRLHF posts to ``--reward.remote_url`` as given)."""
         got = b""
         for name, value in scope.get("headers", ()):
             if name == b"authorization":
                 got = value
                 break
-        return hmac.compare_digest(got, self.expected)  # type: ignore[arg-type]
+        if hmac.compare_digest(got, self.expected):  # type: ignore[arg-type]
+            return True
+        query = scope.get("query_string", b"")
+        if b"token=" not in query:
+            return False
+        for pair in query.split(b"&"):
+            key, _, value = pair.partition(b"=")
+            if key == b"token":
+                return hmac.compare_digest(b"Bearer " + unquote_to_bytes(value), self.expected)  # type: ignore[arg-type]
+        return False
 
     async def _read_body(self, scope: dict, receive: Any, send: Any) -> bytes | None:
         """The whole body, counted in ``buffered`` until the caller releases it; or None
@@ -466,7 +478,8 @@ def create_app(
     """The reward server as an ASGI app (no server is started; run it with uvicorn).
 
     ``recipe``: the default for ``/score`` and the recipe of ``/get_reward``.
-    ``token``: require ``Authorization: Bearer <token>`` on every route but ``/health``.
+    ``token``: require ``Authorization: Bearer <token>`` (or ``?token=<token>`` in the URL,
+    for OpenRLHF, which sends no headers) on every route but ``/health``.
     ``max_batch`` samples per scoring call; ``max_wait_ms`` the longest a judge-backed
     batch waits to fill (rule-only rubrics never wait). ``max_queue``: samples accepted and
     not yet answered, across all recipes, before 503. ``max_body_bytes``: request body
