@@ -14,8 +14,9 @@ from groundrl.judges.config import JudgeConfig
 
 app = typer.Typer(
     help=(
-        "Benchmarks: score-rm, pairwise-rm, planning; openeqa-format converts OpenEQA data to score-rm "
-        "items. Each benchmark reads INPUT and writes results.jsonl, metrics.json (raw values), report.md "
+        "Benchmarks: score-rm, pairwise-rm, planning, judge-reliability; build-eqa builds an EQARewardBench-"
+        "style set from OpenEQA, openeqa-format converts OpenEQA predictions to score-rm items. Datasets are "
+        "read in their published layouts (see docs/benchmarks.md). Each benchmark reads INPUT and writes results.jsonl, metrics.json (raw values), report.md "
         "(rounded, every metric defined) and PNGs into the folder -o/--output. Exit status 1 when the "
         "result would be meaningless: no usable item, every judge call failed, no parseable judge "
         "output, or no prediction matching an item."
@@ -82,7 +83,8 @@ def _close(backend: Any) -> None:
     help=(
         "Score-RM benchmark (EQA-RM): the judge scores each trajectory 0-10; accuracy (|Δ| ≤ 2) and RMSE "
         "against gold_score, overall, by source and by category. INPUT: JSONL items "
-        "{id, question, frames?, reasoning, answer, gt_score, category?, source?}."
+        "{id, question, frames?, reasoning, answer, gt_score, category?, source?}, e.g. items.jsonl / "
+        "test.jsonl from `bench build-eqa` or the output of `bench openeqa-format`."
     ),
 )
 @judge_command
