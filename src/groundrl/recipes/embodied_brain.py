@@ -6,6 +6,8 @@ carries a gold completion in ``gold``, the zero-weight metrics ``plan_f1`` (quan
 F1) and ``plan_order_f1`` (LCS order F1). With a judge configured, ``grm`` (the
 planning generative reward model) is added at weight 0.8 beside ``format`` at 0.2, as in
 the paper's RL stage; without one the rule reward stands alone at weight 1.
+With ``router=true`` the rubric is the task-type router of EmbodiedBrain's mixed corpus
+(:mod:`groundrl.recipes.embodied_brain_mixed`).
 """
 
 from __future__ import annotations
@@ -29,12 +31,19 @@ def _metric(fn, name):
 
 
 def _judge(backend: Any, sampling: Any) -> Any:
-    from groundrl.judges.papers import PlanningGRM
+    from groundrl.judges.papers import ArgosTeachers, PlanningGRM
 
-    return PlanningGRM(backend, sampling)
+    grm = PlanningGRM(backend, sampling)
+    # the task-type router's descriptive / instruction answers use semantic matching
+    grm.semantic = ArgosTeachers(backend, sampling).semantic
+    return grm
 
 
-def build(atomic_actions: Any = None, judge: Any = None) -> Rubric:
+def build(atomic_actions: Any = None, judge: Any = None, router: bool = False) -> Rubric:
+    if router:
+        from groundrl.recipes.embodied_brain_mixed import build as build_router
+
+        return build_router(atomic_actions, judge)
     if isinstance(atomic_actions, str):
         raise ValueError("atomic_actions must be a collection of verbs, not one string")
     verbs = frozenset(atomic_actions) if atomic_actions is not None else DEFAULT_ATOMIC_ACTIONS
@@ -60,6 +69,13 @@ RECIPE = Recipe(
     options=(
         Option("atomic_actions", "list", None, "the atomic action verbs (default: the paper's 57)"),
         Option("judge", "judge", None, "planning GRM judge: adds part grm (weight 0.8; format drops to 0.2)"),
+        Option(
+            "router",
+            "bool",
+            False,
+            "mixed corpus: each sample's task_type (planning, spatial_mcq, spatial_descriptive, detection, "
+            "counting, instruction) selects its reward parts (format/grm/plan_f1 for planning, <type>.<reward> otherwise)",
+        ),
     ),
     judge_factory=_judge,
     judge_parts=("grm",),

@@ -166,8 +166,11 @@ def load_rows(
         raise ValueError(f"{path}: no records")
     if step_grpo:
         raw = apply_step_hints(raw, float(step_grpo.get("p", 0.5)), int(step_grpo.get("seed", 0)))
+    if not any("question" in rec or "task" in rec for rec in raw):
+        # judges that read the task (the planning GRM) find the prompt text here
+        raw = [{**rec, "question": rec["prompt"]} for rec in raw]
     keys = {k for rec in raw for k in rec} - {"prompt", "images"}
-    json_cols = frozenset(k for k in keys if not all(_plain(rec.get(k)) for rec in raw))
+    json_cols = frozenset(k for k in keys if not _plain_column([rec.get(k) for rec in raw]))
     rows = []
     for rec in raw:
         rec = dict(rec)
@@ -188,6 +191,21 @@ def load_rows(
         for r in rows:
             r.setdefault("images", [])
     return rows, json_cols
+
+
+def _plain_column(values: list[Any]) -> bool:
+    """Arrow stores the column as it is: plain values of one kind (numbers, strings,
+    booleans or lists of strings), ``None`` allowed."""
+    kinds = set()
+    for v in values:
+        if v is None:
+            continue
+        if not _plain(v):
+            return False
+        kinds.add(
+            "bool" if isinstance(v, bool) else "num" if isinstance(v, (int, float)) else type(v).__name__
+        )
+    return len(kinds) <= 1
 
 
 def _plain(v: Any) -> bool:
@@ -226,6 +244,40 @@ def decode_columns(func: Callable[..., Any], columns: frozenset[str]) -> Callabl
             return func(*args, **fix(kwargs))
 
     wrapped.__name__ = wrapped.__qualname__ = getattr(func, "__name__", "reward")
+    return wrapped
+
+
+def count_judge_failures(func: Callable[..., Any]) -> Callable[..., Any]:
+    """A judge-backed TRL reward function that also logs ``judge/<name>/failed_frac``: the
+    share of the batch whose reason says the judge call failed (the part scores those 0,
+    the paper's fallback, so the reward mean alone cannot show them)."""
+    name = getattr(func, "__name__", "judge")
+
+    def fix(kwargs: dict[str, Any]) -> dict[str, Any]:
+        log_extra, log_metric = kwargs.get("log_extra"), kwargs.get("log_metric")
+        if not callable(log_metric):
+            return kwargs
+
+        def spy(column: str, values: list[Any]) -> None:
+            if column == f"{name}_reason" and values:
+                failed = sum(isinstance(v, str) and "judge call failed" in v for v in values)
+                log_metric(f"judge/{name}/failed_frac", failed / len(values))
+            if callable(log_extra):
+                log_extra(column, values)
+
+        return {**kwargs, "log_extra": spy}
+
+    if inspect.iscoroutinefunction(func):
+
+        async def wrapped(*args: Any, **kwargs: Any) -> Any:
+            return await func(*args, **fix(kwargs))
+
+    else:
+
+        def wrapped(*args: Any, **kwargs: Any) -> Any:
+            return func(*args, **fix(kwargs))
+
+    wrapped.__name__ = wrapped.__qualname__ = name
     return wrapped
 
 
@@ -303,7 +355,10 @@ def build_trainer(
             ]
         )
     funcs, weights = reward_funcs(rubric)
-    funcs = [*(decode_columns(f, json_cols) for f in funcs), *extra_reward_funcs]
+    judged = {p.name for p in rubric.parts if p.batched}
+    funcs = [decode_columns(f, json_cols) for f in funcs]
+    funcs = [count_judge_failures(f) if getattr(f, "__name__", "") in judged else f for f in funcs]
+    funcs = [*funcs, *extra_reward_funcs]
     weights = [*weights, *extra_weights]
     filt = OnlineFilterConfig.from_mapping(cfg.get("online_filter"))
     recorder = None

@@ -1,0 +1,66 @@
+"""The cpu-tiny presets of the three policy papers run end to end from the CLI and their
+log.jsonl carries the named metrics (issue 13)."""
+
+import json
+from pathlib import Path
+
+import pytest
+import yaml
+
+pytest.importorskip("trl")
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _preset(name, tmp_path, **over):
+    cfg = yaml.safe_load((ROOT / f"configs/cpu-tiny/{name}.yaml").read_text())
+    cfg["output_dir"] = str(tmp_path / "out")
+    for key in ("data",):
+        if key in cfg:
+            cfg[key] = str(ROOT / cfg[key])
+    for st in cfg.get("stages") or []:
+        if "data" in st:
+            st["data"] = str(ROOT / st["data"])
+    cfg.update(over)
+    f = tmp_path / "c.yaml"
+    f.write_text(yaml.safe_dump(cfg))
+    return f
+
+
+def _log(tmp_path):
+    return [json.loads(line) for line in (tmp_path / "out" / "log.jsonl").read_text().splitlines()]
+
+
+@pytest.mark.slow
+def test_embodied_brain_preset_with_grm_judge(tmp_path, chat_server):
+    from typer.testing import CliRunner
+
+    from groundrl.cli.main import app
+
+    chat_server.responder = lambda msgs, body: "<think>ok</think><score>0.5</score>"
+    f = _preset("embodied_brain", tmp_path)
+    args = [
+        "train",
+        "embodied_brain",
+        "--config",
+        str(f),
+        "--judge-backend",
+        "openai",
+        "--judge-model",
+        "grm",
+    ]
+    r = CliRunner().invoke(app, [*args, "--judge-url", chat_server.base_url])
+    assert r.exit_code == 0, r.output
+    logged = {k for row in _log(tmp_path) for k in row}
+    assert {
+        "step_grpo/hinted_frac",
+        "step_grpo/hint_steps_mean",
+        "rewards/grm/mean",
+        "judge/grm/failed_frac",
+    } <= logged
+    assert {
+        "rewards/spatial_mcq.accuracy/mean",
+        "rewards/counting.accuracy/mean",
+        "rewards/detection.iou/mean",
+    } <= logged
+    assert (tmp_path / "out" / "final").is_dir() and (tmp_path / "out" / "report.md").is_file()
