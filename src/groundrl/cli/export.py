@@ -1,0 +1,71 @@
+"""``groundrl export verl DATA.jsonl -o train.parquet --recipe R``: a groundrl dataset in
+verl's RLHF parquet layout (``data_source``, chat ``prompt``, ``images``, ``ability``,
+``reward_model.ground_truth``, ``extra_info``), ready for
+``groundrl.integrations.verl.compute_score``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+
+from groundrl.recipes import recipe_names
+
+app = typer.Typer(help="Write groundrl datasets in a trainer's own layout.", no_args_is_help=True)
+
+
+@app.command(
+    "verl",
+    help=(
+        "INPUT: JSONL, one sample per line: `prompt` (text or chat messages), optional `images`, the "
+        "recipe's label field (e.g. `gold`) and any other fields (they go to extra_info). A line may "
+        "name its own `recipe`. Writes verl's RLHF parquet layout to -o (a file)."
+    ),
+)
+def verl_cmd(
+    input: Path = typer.Argument(..., exists=True, dir_okay=False, help="JSONL of samples."),
+    output: Path = typer.Option(..., "-o", "--output", help="Parquet file to write (its folder is created)."),
+    recipe: str | None = typer.Option(
+        None, "--recipe", help=f"Recipe of lines that name none: {', '.join(recipe_names())}."
+    ),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Export only the first N samples."),
+) -> None:
+    from groundrl.integrations.verl import write_dataset
+    from groundrl.recipes import get_recipe
+
+    rows, bad = [], []
+    for k, line in enumerate(input.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            row = json.loads(line)
+        except ValueError as e:
+            bad.append(f"line {k}: not JSON ({e})")
+            continue
+        if not isinstance(row, dict):
+            bad.append(f"line {k}: a JSON {type(row).__name__}, expected an object")
+            continue
+        name = row.get("recipe") or recipe
+        try:
+            get_recipe(name) if name else None
+        except ValueError as e:
+            bad.append(f"line {k}: {e}")
+            continue
+        if name is None:
+            bad.append(f"line {k}: names no recipe (give --recipe)")
+            continue
+        rows.append(row)
+        if limit is not None and len(rows) >= limit:
+            break
+    if bad:
+        for msg in bad[:20]:
+            typer.echo(msg, err=True)
+        typer.echo(f"error: {len(bad)} line(s) cannot be exported; nothing written", err=True)
+        raise typer.Exit(1)
+    if not rows:
+        typer.echo("error: no samples in the input", err=True)
+        raise typer.Exit(1)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    n = write_dataset(rows, str(output), recipe=recipe)
+    typer.echo(f"wrote {n} rows to {output}")
