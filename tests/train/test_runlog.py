@@ -41,17 +41,21 @@ def test_report_never_raises(tmp_path):
 
 @pytest.mark.slow
 def test_argos_cli_never_crashes_on_none_and_saves_first(tmp_path, monkeypatch):
-    """The cpu-tiny argos preset: the spatial part applies to no completion of a random
-    model (None every step); the run ends with exit 0, final/ written before the report
+    """Argos GRPO whose spatial part applies to no completion (None every step) —
+    the crash of issue 13; the run ends with exit 0, final/ written before the report
     (the report hook sees it), log.jsonl holds null for spatial."""
     import yaml
     from typer.testing import CliRunner
 
     from groundrl.cli.main import app
 
-    cfg = yaml.safe_load((ROOT / "configs/cpu-tiny/argos.yaml").read_text())
-    cfg.update(data=str(ROOT / cfg["data"]), output_dir=str(tmp_path / "out"))
-    cfg["grpo"]["max_steps"] = 2
+    # the former one-stage argos preset (answers only: no completion can cite points)
+    cfg = {
+        "model": "tiny",
+        "data": str(ROOT / "configs/data/argos.jsonl"),
+        "output_dir": str(tmp_path / "out"),
+        "grpo": {"max_steps": 2, "num_generations": 4, "per_device_train_batch_size": 4},
+    }
     f = tmp_path / "c.yaml"
     f.write_text(yaml.safe_dump(cfg))
     seen = {}

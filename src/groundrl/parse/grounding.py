@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from groundrl.parse.result import Parsed, fail
 from groundrl.parse.tags import iter_tag_spans
 
 # --- points -----------------------------------------------------------------
@@ -252,3 +253,90 @@ def extract_frame_mentions(text: Any) -> list[FrameMention]:
 def extract_segment_mentions(text: Any) -> list[SegmentMention]:
     """Segment-level mentions only (see :func:`extract_temporal_mentions`)."""
     return extract_temporal_mentions(text)[1]
+
+
+# --- frame references → frame indices (Argos' 1-based traces) -----------------
+
+
+def _frame_times(n_frames: int, fps: Any, timestamps: Any) -> list[float] | str:
+    if timestamps is not None:
+        if not isinstance(timestamps, (list, tuple)) or len(timestamps) != n_frames:
+            return f"timestamps must list one time per frame ({n_frames})"
+        try:
+            ts = [float(t) for t in timestamps]
+        except (TypeError, ValueError):
+            return "timestamps must be numbers (seconds)"
+        if not all(math.isfinite(t) for t in ts):
+            return "timestamps must be finite"
+        return ts
+    if fps is None:
+        return "a mention in seconds needs the sample's fps or timestamps"
+    if isinstance(fps, bool) or not isinstance(fps, (int, float)) or not math.isfinite(fps) or fps <= 0:
+        return f"fps must be a positive number, got {fps!r}"
+    return [k / fps for k in range(n_frames)]
+
+
+def _nearest(ts: list[float], t: float) -> int:
+    """Index of the frame time nearest to ``t`` (ties: the earlier frame)."""
+    return min(range(len(ts)), key=lambda k: (abs(ts[k] - t), k))
+
+
+def _seconds_to_index(t: float, ts: list[float]) -> int | None:
+    # a time before the first frame or past the last frame's interval is out of the video
+    step = (ts[-1] - ts[0]) / (len(ts) - 1) if len(ts) > 1 else 0.0
+    if t < ts[0] - 1e-9 or t > ts[-1] + max(step, 0.0) + 1e-9:
+        return None
+    return _nearest(ts, t)
+
+
+def frame_index(mention: FrameMention, n_frames: int, fps: Any = None, timestamps: Any = None) -> Parsed:
+    """The 0-based list index of the frame a mention refers to.
+
+    Argos' traces number frames from 1 ("frame 1 at 0.00 seconds"), so ``frame k`` is
+    index ``k − 1``; ``frame 0`` and frames past the last are out of range. A mention in
+    seconds maps through the sample's ``timestamps`` (seconds of each sampled frame) or
+    ``fps`` (sampled frames per second, frame 1 at 0.00 s): the frame nearest in time
+    (ties: the earlier one); a time before the first frame or more than one frame
+    interval past the last is out of range.
+
+    >>> m = FrameMention(18.71, "second", "18.71 seconds", "")
+    >>> frame_index(FrameMention(1, "frame", "frame 1", ""), 8).value, frame_index(m, 40, fps=2).value
+    (0, 37)
+    """
+    if isinstance(n_frames, bool) or not isinstance(n_frames, int) or n_frames < 1:
+        return fail("the sample has no frames")
+    if mention.unit == "frame":
+        k = mention.at
+        if k != int(k) or not 1 <= k <= n_frames:
+            return fail(f"frame {k:g} is not one of frames 1..{n_frames} (1-based)")
+        return Parsed(int(k) - 1)
+    ts = _frame_times(n_frames, fps, timestamps)
+    if isinstance(ts, str):
+        return fail(ts)
+    idx = _seconds_to_index(mention.at, ts)
+    if idx is None:
+        return fail(f"{mention.at:g} s is outside the video ({ts[0]:g}–{ts[-1]:g} s)")
+    return Parsed(idx)
+
+
+def segment_indices(
+    mention: SegmentMention, n_frames: int, fps: Any = None, timestamps: Any = None
+) -> Parsed:
+    """``(first, last)`` 0-based frame indices (inclusive) of a segment mention: frames
+    1-based as in :func:`frame_index`; seconds map each end to its nearest frame.
+
+    >>> seg = SegmentMention(4.47, 16.11, "second", "from 4.47 to 16.11 seconds", "")
+    >>> segment_indices(seg, 20, fps=1).value, segment_indices(SegmentMention(2, 4, "frame", "", ""), 5).value
+    ((4, 16), (1, 3))
+    """
+    a = frame_index(
+        FrameMention(mention.start, mention.unit, mention.text, mention.context), n_frames, fps, timestamps
+    )
+    b = frame_index(
+        FrameMention(mention.end, mention.unit, mention.text, mention.context), n_frames, fps, timestamps
+    )
+    if not a.ok:
+        return a
+    if not b.ok:
+        return b
+    return Parsed((a.value, b.value))

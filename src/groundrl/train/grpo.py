@@ -358,7 +358,7 @@ def build_trainer(
     judged = {p.name for p in rubric.parts if p.batched}
     funcs = [decode_columns(f, json_cols) for f in funcs]
     funcs = [count_judge_failures(f) if getattr(f, "__name__", "") in judged else f for f in funcs]
-    funcs = [*funcs, *extra_reward_funcs]
+    funcs = [*funcs, *(decode_columns(f, json_cols) for f in extra_reward_funcs)]
     weights = [*weights, *extra_weights]
     filt = OnlineFilterConfig.from_mapping(cfg.get("online_filter"))
     recorder = None

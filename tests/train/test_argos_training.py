@@ -1,0 +1,66 @@
+"""Argos in training: points_masks from the data reach the rewards as masks, so the
+spatial part applies during GRPO; the agentic verifier can be the reward. The policy's
+text is replaced by a canned grounded answer (a random tiny model never cites points);
+everything else is the real TRL path."""
+
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("trl")
+
+ROOT = Path(__file__).resolve().parents[2]
+# mug point (10, 12) inside the mug box [0, 0, 32, 32]; "sink" point (10, 10) outside [32, 0, 64, 32]
+CANNED = (
+    'The <point x="10" y="12" alt="mug">mug</point> is left of the '
+    '<point x="10" y="10" alt="sink">sink</point>. <answer>A</answer>'
+)
+
+
+@pytest.fixture
+def canned(monkeypatch):
+    import groundrl.integrations.trl as trl_adapter
+
+    monkeypatch.setattr(trl_adapter, "completion_text", lambda c: CANNED)
+
+
+def _cfg(tmp_path, tiny_vlm_dir, **extra):
+    return {
+        "model": str(tiny_vlm_dir),
+        "data": str(ROOT / "configs/data/argos_grounded.jsonl"),
+        "output_dir": str(tmp_path / "o"),
+        "grpo": {"max_steps": 1, "max_completion_length": 4},
+        **extra,
+    }
+
+
+@pytest.mark.slow
+def test_spatial_part_applies_with_masks_from_the_data(tmp_path, tiny_vlm_dir, canned):
+    from groundrl.train.grpo import build_trainer
+
+    trainer = build_trainer("argos", _cfg(tmp_path, tiny_vlm_dir))
+    trainer.train()
+    h = next(h for h in trainer.state.log_history if "reward" in h)
+    # hand-worked: spatial 1/2 points inside; outcome A = A -> 1 ≥ tau, total mean(1, 0.5)
+    assert h["rewards/spatial/mean"] == pytest.approx(0.5)
+    assert h["rewards/outcome/mean"] == 1.0 and h["reward"] == pytest.approx(0.75)
+
+
+@pytest.mark.slow
+def test_agentic_verifier_is_the_reward(tmp_path, tiny_vlm_dir, canned):
+    from groundrl.train.grpo import build_trainer
+
+    trainer = build_trainer("argos", _cfg(tmp_path, tiny_vlm_dir, verifier={"tau": 0.5}))
+    assert trainer.reward_func_names == ["verifier"]
+    trainer.train()
+    h = next(h for h in trainer.state.log_history if "reward" in h)
+    assert h["rewards/verifier/mean"] == pytest.approx(0.75)
+
+
+def test_verifier_block_is_checked():
+    from groundrl.train.grpo import make_verifier
+
+    with pytest.raises(ValueError, match="unknown key"):
+        make_verifier({"gate": 0.5})
+    with pytest.raises(ValueError, match="outcome tool is the gate"):
+        make_verifier({"tools": ["spatial"]})
