@@ -13,7 +13,8 @@ from groundrl.judges.config import JudgeConfig
 
 app = typer.Typer(
     help=(
-        "Curate SFT/RL data: verifier-filter, rejective, consensus, mask-difficulty, decompose. "
+        "Curate SFT/RL data: verifier-filter, rejective, consensus, mask-difficulty, decompose, "
+        "reject-pass-rate, reject-label. "
         "Each reads INPUT (JSONL, one record per line) and appends one JSON line per record to the "
         "file -o/--output; a rerun skips the ids already there and retries the records that errored "
         "(--no-retry-errors keeps them). A bad input line or a record that cannot be processed is "
@@ -343,4 +344,98 @@ def proxy_distill_cmd(
         counts = run(input, output, fn, "status", not quiet, retry_errors, limit)
     finally:
         _close(backend)
+    _report(counts, output, backend)
+
+
+KEPT = typer.Option(
+    None, "--kept", help="Also write the kept records (annotations removed) to this JSONL, ready for the next step."
+)
+
+
+def _write_kept(output: Path, kept: Path | None) -> None:
+    if kept is not None:
+        from groundrl.curate.rejection import kept_records
+
+        typer.echo(f"{kept_records(output, kept)} kept records -> {kept}")
+
+
+@app.command(
+    "reject-pass-rate",
+    help=(
+        "EmbodiedBrain rejection stage 1: drop prompts whose pass rate over K samples is <= --min-rate "
+        "(too hard) or >= --max-rate (too easy). Records {id, gold|answer, answers: \\[K texts\\]} or "
+        "{id, passes: \\[K bools\\]}; writes the record plus {n_samples, n_pass, pass_rate, kept, reason}."
+    ),
+)
+def reject_pass_rate_cmd(
+    input: Path = INPUT,
+    output: Path = OUTPUT,
+    min_rate: float = typer.Option(0.0, "--min-rate", min=0.0, max=1.0, help="Drop when pass rate <= this."),
+    max_rate: float = typer.Option(1.0, "--max-rate", min=0.0, max=1.0, help="Drop when pass rate >= this."),
+    kept: Path | None = KEPT,
+    retry_errors: bool = RETRY,
+    limit: int | None = LIMIT,
+    quiet: bool = QUIET,
+) -> None:
+    from groundrl.curate.pipelines import run
+    from groundrl.curate.rejection import pass_rate_filter
+
+    if min_rate >= max_rate:
+        raise typer.BadParameter("--min-rate must be < --max-rate", param_hint="--min-rate")
+    counts = run(
+        input,
+        output,
+        lambda r: pass_rate_filter(r, min_rate, max_rate),
+        "reason",
+        not quiet,
+        retry_errors,
+        limit,
+    )
+    _write_kept(output, kept)
+    _report(counts, output)
+
+
+@app.command(
+    "reject-label",
+    help=(
+        "EmbodiedBrain rejection stage 2: drop samples whose gold label a stronger model contradicts. "
+        "Records {id, gold|answer, strong_answer?, question?, image?}; without strong_answer the --judge-* "
+        "model answers the question. Writes the record plus {strong_answer, kept, reason}."
+    ),
+)
+@judge_command
+def reject_label_cmd(
+    input: Path = INPUT,
+    output: Path = OUTPUT,
+    kept: Path | None = KEPT,
+    retry_errors: bool = RETRY,
+    limit: int | None = LIMIT,
+    quiet: bool = QUIET,
+    judge: JudgeConfig | None = None,
+) -> None:
+    from groundrl.curate.pipelines import run
+    from groundrl.curate.rejection import label_check
+    from groundrl.judges import SamplingParams
+    from groundrl.parse.answers import extract_answer
+
+    backend = judge_backend(judge, required=False)
+
+    def ask(rec: dict[str, Any]) -> Any:
+        if backend is None:
+            return None
+        content: list[dict[str, Any]] = []
+        if rec.get("image"):
+            content.append({"type": "image", "image": rec["image"]})
+        content.append({"type": "text", "text": str(rec.get("question", rec.get("prompt", "")))})
+        g = backend.generate([[{"role": "user", "content": content}]], SamplingParams(max_tokens=64))[0]
+        if not g.ok:  # a failed call is not a contradiction: the record errors and is retried
+            raise RuntimeError(f"judge call failed: {g.error}")
+        ans = extract_answer(g.text or "")
+        return ans.value if ans.ok else (g.text or "").strip()
+
+    try:
+        counts = run(input, output, lambda r: label_check(r, ask), "reason", not quiet, retry_errors, limit)
+    finally:
+        _close(backend)
+    _write_kept(output, kept)
     _report(counts, output, backend)
