@@ -132,3 +132,34 @@ def test_score_replaces_non_finite_values():
     assert s.value == 0.0 and "non-finite" in s.reason
     v = Verdict(1.0, {"x": s})
     assert v.to_dict() == {"reward": 1.0, "parts": {"x": 0.0}, "reasons": {"x": s.reason}}
+
+
+def test_value_range_from_the_parts():
+    """The total's range follows from the parts' declared ranges and the weights (a
+    weight-0 metric does not count; a negative weight flips its part's range)."""
+    import pytest
+
+    from groundrl.recipes import get_recipe
+    from groundrl.rubric import Part, Rubric
+
+    def f(completion):
+        return 0.0
+
+    r = Rubric(
+        [Part("a", f, value_range=(0.0, 1.0)), Part("b", f, weight=-0.5, value_range=(-1.0, 1.0)),
+         Part("m", f, weight=0.0)]
+    )  # fmt: skip
+    assert r.value_range() == (-0.5, 1.5)
+    gated = Rubric(
+        [Part("g", f, value_range=(0.0, 1.0)), Part("s", f, value_range=(-1.0, 0.5))],
+        aggregate="gated_mean",
+        gate="g",
+    )
+    assert gated.value_range() == (-1.0, 1.0)
+    assert Rubric([Part("a", f), Part("b", f, value_range=(0.0, 1.0))]).value_range() is None
+    with pytest.raises(ValueError, match="value_range"):
+        Part("x", f, value_range=(1.0, 0.0))
+    # the papers' formulas: RR 0.5 + 1 with the -0.25 penalty; EQA-RM 1 + 1; Proxy-GRM ±1 + 0.5·[0, 1]
+    assert get_recipe("reinforced_planning").rubric().value_range() == (-0.25, 1.5)
+    assert get_recipe("eqa_rm").rubric().value_range() == (0.0, 2.0)
+    assert get_recipe("proxy_grm").rubric().value_range() == (-1.0, 1.5)

@@ -63,6 +63,9 @@ class Part:
     weight: float = 1.0
     batched: bool = False
     fallback: float | None = 0.0
+    # (low, high) the part's value can take (the paper's formula), when known: the rubric
+    # derives its total's range from these (OpenRLHF's normalised ``scores``).
+    value_range: tuple[float, float] | None = None
     # Filled in __post_init__: which sample fields the function asks for.
     _params: tuple[str, ...] = field(default=(), init=False, repr=False)
     _required: tuple[str, ...] = field(default=(), init=False, repr=False)
@@ -76,6 +79,12 @@ class Part:
             raise TypeError(f"Part {self.name!r}: fn must be callable, got {type(self.fn).__name__}")
         if not isinstance(self.weight, (int, float)) or not math.isfinite(self.weight):
             raise ValueError(f"Part {self.name!r}: weight must be a finite number, got {self.weight!r}")
+        if self.value_range is not None:
+            lo, hi = self.value_range
+            if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
+                raise ValueError(
+                    f"Part {self.name!r}: value_range must be finite (low, high), got {self.value_range!r}"
+                )
         if self.batched:
             return
         try:
@@ -246,6 +255,22 @@ class Rubric:
 
     def __exit__(self, *exc: Any) -> None:
         self.close()
+
+    def value_range(self) -> tuple[float, float] | None:
+        """``(low, high)`` of the total, from the parts' ``value_range``: Σ over the summed
+        parts of w·low … w·high (a part may not apply: then it adds 0, inside the range when
+        low ≤ 0 ≤ high, which holds for every built-in part), or for the Argos gate the
+        widest range of the weighted parts. ``None`` when a part that counts has none."""
+        counted = [p for p in self.parts if p.weight != 0]
+        if not counted or any(p.value_range is None for p in counted):
+            return None
+        if self.aggregate == "gated_mean":
+            lo = min(p.value_range[0] for p in counted)  # type: ignore[index]
+            hi = max(p.value_range[1] for p in counted)  # type: ignore[index]
+        else:
+            lo = sum(min(p.weight * p.value_range[0], p.weight * p.value_range[1]) for p in counted)  # type: ignore[index]
+            hi = sum(max(p.weight * p.value_range[0], p.weight * p.value_range[1]) for p in counted)  # type: ignore[index]
+        return (float(lo), float(hi)) if hi > lo else None
 
     def judge_stats(self) -> tuple[int, int]:
         """``(calls, failures)`` summed over the rubric's judges."""

@@ -200,6 +200,9 @@ def reward_range(recipe: Any, rubric: Rubric) -> tuple[float, float] | None:
     if declared is not None:
         lo, hi = (float(x) for x in declared)
         return (lo, hi) if hi > lo else None
+    derived = rubric.value_range()  # from the parts' declared value ranges
+    if derived is not None:
+        return derived
     name = getattr(recipe, "name", recipe if isinstance(recipe, str) else None)
     table = PART_RANGES.get(name) if isinstance(name, str) else None
     if table is None:

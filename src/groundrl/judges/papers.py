@@ -108,6 +108,8 @@ class ProxyAgent(PaperJudge):
     the call fails or its answer names neither/both (we count an unparseable answer as a
     failed call: the rubric did not let the proxy decide, but nor did it mislead it)."""
 
+    VALUE_RANGE = (-1.0, 1.0)  # the reward's range (Part.value_range)
+
     def verdicts(
         self, items: Sequence[dict[str, Any]], rubrics: Sequence[str]
     ) -> list[tuple[int | None, str]]:
@@ -150,7 +152,9 @@ class ProxyAgent(PaperJudge):
         return scores  # type: ignore[return-value]
 
     def as_part(self, name: str = "proxy", weight: float = 1.0) -> Part:
-        return Part(name, self.reward_batch, weight=weight, batched=True, fallback=0.0)
+        return Part(
+            name, self.reward_batch, weight=weight, batched=True, fallback=0.0, value_range=self.VALUE_RANGE
+        )
 
 
 class ProxyGRMPolicy(PaperJudge):
@@ -200,6 +204,8 @@ class PlanningGRM(PaperJudge):
     ``<think>…</think><score>0.00-1.00</score>``; the first ``<score>`` number clamped to
     [0, 1], 0 when unparseable or when the call fails (the paper's fallback)."""
 
+    VALUE_RANGE = (0.0, 1.0)  # the reward's range (Part.value_range)
+
     def __init__(
         self,
         backend: JudgeBackend,
@@ -234,7 +240,9 @@ class PlanningGRM(PaperJudge):
         return out
 
     def as_part(self, name: str = "grm", weight: float = 0.8) -> Part:
-        return Part(name, self.reward_batch, weight=weight, batched=True, fallback=0.0)
+        return Part(
+            name, self.reward_batch, weight=weight, batched=True, fallback=0.0, value_range=self.VALUE_RANGE
+        )
 
 
 # ---------------------------------------------------------------------------
@@ -366,6 +374,7 @@ class ArgosTeachers(PaperJudge):
                 weight=w["frame_grounding"],
                 batched=True,
                 fallback=None,
+                value_range=(0.0, 1.0),
             ),
             Part(
                 "segment_grounding",
@@ -373,6 +382,14 @@ class ArgosTeachers(PaperJudge):
                 weight=w["segment_grounding"],
                 batched=True,
                 fallback=None,
+                value_range=(0.0, 1.0),
             ),
-            Part("reasoning", self.reasoning, weight=w["reasoning"], batched=True, fallback=None),
+            Part(
+                "reasoning",
+                self.reasoning,
+                weight=w["reasoning"],
+                batched=True,
+                fallback=None,
+                value_range=(0.0, 1.0),
+            ),
         ]

@@ -27,7 +27,6 @@ from typing import Any
 from groundrl.recipes.options import UNSET, Option, OptionError
 from groundrl.rubric import Rubric
 
-
 # Rubrics that own a judge backend. Trainer adapters keep theirs for the whole run; the
 # backends (HTTP sessions, event-loop threads) are closed when the interpreter exits.
 _open_rubrics: weakref.WeakSet[Rubric] = weakref.WeakSet()

@@ -14,7 +14,11 @@ from groundrl.rubric import Part, Rubric
 
 
 def build() -> Rubric:
-    return Rubric([Part("accuracy", eqa_accuracy), Part("format", eqa_format)], name="eqa_rm")
+    parts = [
+        Part("accuracy", eqa_accuracy, value_range=(0.0, 1.0)),
+        Part("format", eqa_format, value_range=(0.0, 1.0)),
+    ]
+    return Rubric(parts, name="eqa_rm")
 
 
 RECIPE = Recipe(

@@ -22,7 +22,10 @@ def _judge(backend: Any, sampling: Any) -> Any:
 
 
 def build(judge: Any = None) -> Rubric:
-    parts = [Part("accuracy", proxy_accuracy), Part("format", proxy_format, weight=0.5)]
+    parts = [
+        Part("accuracy", proxy_accuracy, value_range=(-1.0, 1.0)),
+        Part("format", proxy_format, weight=0.5, value_range=(0.0, 1.0)),
+    ]
     if judge is not None:
         parts.append(judge.as_part("proxy", weight=1.0))
     return Rubric(parts, name="proxy_grm")

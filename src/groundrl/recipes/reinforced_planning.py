@@ -64,7 +64,9 @@ def build(action_map: Any = None, lenient: bool = False, action_maps: Any = None
     def acc(completion, gold):
         return reinforced_accuracy(completion, gold, lenient=lenient)
 
-    return Rubric([Part("format", fmt), Part("accuracy", acc)], name="reinforced_planning")
+    # format ≤ 0.125 + 0.125 + 0.25; accuracy ≤ 1, −0.25 with the single-step penalty
+    parts = [Part("format", fmt, value_range=(0.0, 0.5)), Part("accuracy", acc, value_range=(-0.25, 1.0))]
+    return Rubric(parts, name="reinforced_planning")
 
 
 RECIPE = Recipe(

@@ -235,4 +235,4 @@ class AgenticVerifier:
                 for r in self.verify(completions, samples)
             ]
 
-        return Part(name, run, weight=weight, batched=True)
+        return Part(name, run, weight=weight, batched=True, value_range=(0.0, 1.0))
