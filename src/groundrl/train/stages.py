@@ -93,10 +93,21 @@ def plan(cfg: Mapping[str, Any]) -> list[dict[str, Any]]:
     return [{**base, **st, "name": st.get("name") or st["kind"]} for st in cfg["stages"]]
 
 
+def _is_main_process() -> bool:
+    """True on the process that writes the run folder's files (rank 0 under
+    ``accelerate launch``; always in a single process)."""
+    try:
+        from accelerate import PartialState
+
+        return bool(PartialState().is_main_process)
+    except Exception:  # accelerate missing or no distributed state: one process
+        return True
+
+
 def _save(trainer: Any, path: Path) -> None:
-    trainer.save_model(str(path))
+    trainer.save_model(str(path))  # every rank calls it (ZeRO-3 gathers the shards); rank 0 writes
     proc = getattr(trainer, "processing_class", None)
-    if proc is not None and hasattr(proc, "save_pretrained"):
+    if proc is not None and hasattr(proc, "save_pretrained") and _is_main_process():
         proc.save_pretrained(str(path))
 
 
@@ -110,8 +121,10 @@ def run_config(
     validate_config(cfg)
     out = Path(cfg.get("output_dir", f"runs/train-{recipe}"))
     out.mkdir(parents=True, exist_ok=True)
-    (out / runlog.LOG_FILE).unlink(missing_ok=True)
-    runlog.write_config(out, cfg)
+    main = _is_main_process()
+    if main:
+        (out / runlog.LOG_FILE).unlink(missing_ok=True)
+        runlog.write_config(out, cfg)
     stages = plan(cfg)
     staged = bool(cfg.get("stages"))
     model = cfg.get("model", "tiny")
@@ -158,8 +171,9 @@ def run_config(
             model = str(final)
             done.append({"name": name, "kind": kind, "model": str(final), "trainer": trainer, "notes": notes})
     finally:
-        runlog.plot_curves(out)
-        runlog.write_report(out, done, title=f"groundrl train {recipe}")
+        if main:
+            runlog.plot_curves(out)
+            runlog.write_report(out, done, title=f"groundrl train {recipe}")
     return {"output_dir": out, "final": out / "final" if final else None, "stages": done}
 
 
