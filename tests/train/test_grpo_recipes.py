@@ -81,14 +81,17 @@ def test_train_cli_with_bundled_cpu_config(tmp_path):
 
     root = Path(__file__).resolve().parents[2]
     cfg = yaml.safe_load((root / "configs/cpu-tiny/reinforced_planning.yaml").read_text())
-    cfg.update(data=str(root / cfg["data"]), output_dir=str(tmp_path / "out"))
+    cfg["output_dir"] = str(tmp_path / "out")
     cfg["recipe_options"]["action_map"] = str(root / cfg["recipe_options"]["action_map"])
-    cfg["grpo"]["max_steps"] = 2
+    for st in cfg["stages"]:
+        st["data"] = str(root / st["data"])
+    cfg["stages"][1]["grpo"]["max_steps"] = 2
     f = tmp_path / "c.yaml"
     f.write_text(yaml.safe_dump(cfg))
     r = CliRunner().invoke(app, ["train", "reinforced_planning", "--config", str(f)])
     assert r.exit_code == 0, r.output
-    assert "step 2: reward" in r.output and (tmp_path / "out" / "final").is_dir()
+    assert "[grpo] step 2: reward" in r.output and (tmp_path / "out" / "final").is_dir()
+    assert (tmp_path / "out" / "sft" / "final").is_dir()  # SFT -> GRPO from the one preset
     rows = [json.loads(line) for line in (tmp_path / "out" / "log.jsonl").read_text().splitlines()]
     logged = {k for row in rows for k in row}
     assert {
@@ -101,7 +104,7 @@ def test_train_cli_with_bundled_cpu_config(tmp_path):
     # the preset freezes the vision tower and projector (RR): their weights did not move
     from safetensors.torch import load_file
 
-    before = load_file(str(next((tmp_path / "out" / "tiny-model").glob("*.safetensors"))))
+    before = load_file(str(next((tmp_path / "out" / "sft" / "tiny-model").glob("*.safetensors"))))
     after = load_file(str(next((tmp_path / "out" / "final").glob("*.safetensors"))))
     visual = [k for k in before if "visual" in k]
     assert visual and all(torch.equal(before[k], after[k]) for k in visual)

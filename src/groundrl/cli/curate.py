@@ -14,7 +14,7 @@ from groundrl.judges.config import JudgeConfig
 app = typer.Typer(
     help=(
         "Curate SFT/RL data: verifier-filter, rejective, consensus, mask-difficulty, decompose, "
-        "reject-pass-rate, reject-label. "
+        "reject-pass-rate, reject-label, rr-sft. "
         "Each reads INPUT (JSONL, one record per line) and appends one JSON line per record to the "
         "file -o/--output; a rerun skips the ids already there and retries the records that errored "
         "(--no-retry-errors keeps them). A bad input line or a record that cannot be processed is "
@@ -439,3 +439,45 @@ def reject_label_cmd(
         _close(backend)
     _write_kept(output, kept)
     _report(counts, output, backend)
+
+
+@app.command(
+    "rr-sft",
+    help=(
+        "Reinforced Reasoning SFT data from simulator tasks: expert plans in the paper's JSON "
+        "(reasoning_and_reflection, visual_state_description, language_plan, executable_plan with ids from "
+        "the tasks' action map), kept only when they succeed when executed; --per-step decomposes each "
+        "trajectory. With --judge-* the reasoning text is distilled from that teacher. Writes "
+        "{id, prompt, target, gold} to -o and the action map next to it (OUTPUT.action_map.json)."
+    ),
+)
+@judge_command
+def rr_sft_cmd(
+    output: Path = OUTPUT,
+    n: int = typer.Option(20, "--n", min=1, help="Procedural tasks to generate (without --tasks)."),
+    tasks_file: Path | None = typer.Option(
+        None, "--tasks", exists=True, dir_okay=False, help="A task file (groundrl sim format) instead of --n."
+    ),
+    per_step: bool = typer.Option(False, "--per-step/--whole-plan", help="One record per step of each plan."),
+    seed: int = SEED,
+    judge: JudgeConfig | None = None,
+) -> None:
+    import json
+
+    from groundrl.sim.tasks import generate_tasks, load_tasks
+    from groundrl.train.rr_sft_data import rr_sft_records
+
+    tasks = load_tasks(tasks_file) if tasks_file is not None else generate_tasks(n, seed=seed)
+    backend = judge_backend(judge, required=False)
+    try:
+        records, amap, counts = rr_sft_records(tasks, teacher=backend, per_step=per_step)
+    finally:
+        _close(backend)
+    output.parent.mkdir(parents=True, exist_ok=True)
+    with output.open("w", encoding="utf-8") as f:
+        for r in records:
+            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    amap_path = output.with_name(output.stem + ".action_map.json")
+    amap_path.write_text(json.dumps({str(k): v for k, v in sorted(amap.items())}, indent=0), encoding="utf-8")
+    typer.echo(", ".join(f"{k}: {v}" for k, v in sorted(counts.items())))
+    typer.echo(f"wrote {output} and {amap_path}")
