@@ -64,3 +64,21 @@ def test_verifier_block_is_checked():
         make_verifier({"gate": 0.5})
     with pytest.raises(ValueError, match="outcome tool is the gate"):
         make_verifier({"tools": ["spatial"]})
+
+
+def test_verifier_teachers_come_from_the_judge_config(chat_server):
+    from groundrl.judges.config import JudgeConfig
+    from groundrl.train.grpo import make_verifier
+
+    judge = JudgeConfig.from_mapping({"backend": "openai", "model": "teacher", "url": chat_server.base_url})
+    v = make_verifier({"weights": {"spatial": 2.0}}, judge)
+    assert [t.name for t in v.tools] == [
+        "outcome",
+        "spatial",
+        "frame_grounding",
+        "segment_grounding",
+        "reasoning",
+    ]
+    assert {t.name: t.weight for t in v.tools}["spatial"] == 2.0
+    rule_only = make_verifier({"tools": ["outcome", "spatial"]})
+    assert [t.name for t in rule_only.tools] == ["outcome", "spatial"]

@@ -18,7 +18,8 @@ def command(
         "--config",
         exists=True,
         dir_okay=False,
-        help="YAML: model, data, recipe_options, judge, output_dir, grpo, step_grpo (see configs/).",
+        help="YAML: model, data, output_dir, recipe_options, judge, grpo/sft, step_grpo, online_filter, verifier, "
+        "peft, freeze, image, stages (see docs/training.md and configs/).",
     ),
     recipe_args: RecipeArgs = None,  # type: ignore[assignment]
 ) -> None:

@@ -61,7 +61,8 @@ def _make_class() -> type:
                     self.args.steps_per_generation,
                     self.num_generations,
                 )
-                self._refill_rng = random.Random(online_filter.seed)
+                # each rank draws its own refill prompts (seed + rank)
+                self._refill_rng = random.Random(online_filter.seed + 1_000_003 * self.accelerator.process_index)
 
         # -- Step-GRPO -------------------------------------------------------------------
         def _hint(self, inputs: list[dict[str, Any]], mode: str) -> list[dict[str, Any]]:
