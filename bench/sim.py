@@ -101,6 +101,11 @@ def renders_per_second(tasks) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--splits", type=Path, default=SPLITS, help="EB-ALFRED splits.json")
+    ap.add_argument(
+        "--policy-rollouts",
+        action="store_true",
+        help="also time GRPO-style rollouts with a transformer policy in the loop (needs torch/transformers)",
+    )
     args = ap.parse_args()
 
     tasks = generate_tasks(60, seed=0)
@@ -115,6 +120,8 @@ def main() -> None:
     print(f"sim_reward calls/s (task as a JSON dict):   {reward_s:>10,.0f}")
     print(f"render_scene images/s (448x448):            {renders_per_second(tasks):>10,.0f}")
     rollouts(tasks)
+    if args.policy_rollouts:
+        policy_rollouts()
 
     if not args.splits.is_file():
         print(
@@ -204,6 +211,33 @@ def rollouts(tasks) -> None:
 
     m, dt2 = _for(1.5, vec_pass)
     print(f"vector env rollouts/s ({len(tasks)} episodes in lockstep): {m / dt2:>7,.0f}   (no target)")
+
+
+def policy_rollouts() -> None:
+    """Multi-turn episodes with the demo's transformer (2 layers, 128 wide, random
+    weights: every turn writes the full 80 tokens, the worst case) sampling in the loop
+    through :class:`groundrl.train.multiturn.EnvRollout`, 32 episodes per batch."""
+    import torch
+
+    from groundrl.train.demo import build_policy, demo_tasks
+    from groundrl.train.multiturn import EnvRollout
+    from groundrl.train.planning_data import global_action_map, records
+
+    torch.set_num_threads(1)
+    tasks = demo_tasks(32, seed=0)
+    recs = records(tasks, global_action_map(tasks))
+    model, tok = build_policy([r["prompt"] + r["completion"] for r in recs], 128, 2, seed=0)
+    torch.manual_seed(0)
+    for turns in (1, 3):
+        ro = EnvRollout({r["prompt"]: r["task"] for r in recs}, max_turns=turns)
+        t0 = time.perf_counter()
+        eps = ro.play(model, tok, [r["prompt"] for r in recs], 80)
+        dt = time.perf_counter() - t0
+        n_turns = sum(e.turns for e in eps)
+        print(
+            f"policy-in-the-loop rollouts/s (≤{turns} turns, 80 tokens/turn): {len(eps) / dt:>6,.1f}   "
+            f"({n_turns / dt:,.1f} policy turns/s; no target)"
+        )
 
 
 if __name__ == "__main__":

@@ -24,6 +24,9 @@ def test_quick_demo_learns(tmp_path):
         assert 0.0 <= lo <= m[stage]["success_rate"] <= hi <= 1.0
     lo, hi = m["grpo_minus_sft_success_ci95"]
     assert -1.0 <= lo <= m["grpo_minus_sft_success"] <= hi <= 1.0
+    for stage in ("sft", "grpo"):  # sampled (temperature 1) episode success, as GRPO trains
+        lo, hi = m[stage]["sampled_success_ci95"]
+        assert 0.0 <= lo <= m[stage]["sampled_success_rate"] <= hi <= 1.0
     # a random model writes no valid plan; SFT on expert plans must
     assert m["untrained"]["format_valid"] == 0.0
     assert m["sft"]["format_valid"] > m["untrained"]["format_valid"]
