@@ -158,38 +158,12 @@ class RubricCache:
 
 ENV_SCORE_RANGE = "GROUNDRL_SCORE_RANGE"
 
-# Value range of each part of the built-in recipes, read off the reward functions'
-# formulas (the paper constants): a recipe's total range follows from these and the
-# rubric's weights and aggregation (:func:`reward_range`). A recipe object may declare
-# its own with a ``reward_range`` attribute ``(low, high)``; a third-party recipe that
-# declares none gets ``scores == rewards`` on OpenRLHF (nothing to normalise by).
-PART_RANGES: dict[str, dict[str, tuple[float, float]]] = {
-    # format (keys + valid steps + id/name in map) ≤ 0.5; prefix accuracy ≤ 1, -0.25 with
-    # the single-step penalty
-    "reinforced_planning": {"format": (0.0, 0.5), "accuracy": (-0.25, 1.0)},
-    "eqa_rm": {"accuracy": (0.0, 1.0), "format": (0.0, 1.0)},
-    # verdict accuracy ±1, format 0/1, proxy agent verdict ±1
-    "proxy_grm": {"accuracy": (-1.0, 1.0), "format": (0.0, 1.0), "proxy": (-1.0, 1.0)},
-    "embodied_brain": {
-        "format": (0.0, 1.0),
-        "plan_f1": (0.0, 1.0),
-        "plan_order_f1": (0.0, 1.0),
-        "grm": (0.0, 1.0),
-    },
-    "argos": {
-        "outcome": (0.0, 1.0),
-        "spatial": (0.0, 1.0),
-        "temporal": (0.0, 1.0),
-        "reasoning": (0.0, 1.0),
-        "verifier": (0.0, 1.0),
-    },
-}
-
 
 def reward_range(recipe: Any, rubric: Rubric) -> tuple[float, float] | None:
     """``(low, high)`` of ``rubric``'s total: the recipe's declared ``reward_range`` if it
-    has one, else derived from :data:`PART_RANGES` (Σ w·low … Σ w·high for a sum, the
-    widest part range for a gated mean); ``None`` when a part's range is unknown.
+    has one, else :meth:`Rubric.value_range` (from the parts' declared ``value_range``:
+    Σ w·low … Σ w·high for a sum, the widest part range for a gated mean); ``None`` when a
+    part that counts declares none (then OpenRLHF's ``scores`` equal ``rewards``).
 
     >>> from groundrl.recipes import get_recipe
     >>> rec = get_recipe("reinforced_planning")
@@ -200,25 +174,7 @@ def reward_range(recipe: Any, rubric: Rubric) -> tuple[float, float] | None:
     if declared is not None:
         lo, hi = (float(x) for x in declared)
         return (lo, hi) if hi > lo else None
-    derived = rubric.value_range()  # from the parts' declared value ranges
-    if derived is not None:
-        return derived
-    name = getattr(recipe, "name", recipe if isinstance(recipe, str) else None)
-    table = PART_RANGES.get(name) if isinstance(name, str) else None
-    if table is None:
-        return None
-    ranges = []
-    for part in rubric.parts:
-        if part.name not in table:
-            return None
-        ranges.append((float(part.weight), *table[part.name]))
-    if rubric.aggregate == "gated_mean":
-        used = [(lo, hi) for w, lo, hi in ranges if w != 0] or [(lo, hi) for _, lo, hi in ranges]
-        lo, hi = min(r[0] for r in used), max(r[1] for r in used)
-    else:
-        lo = sum(min(w * a, w * b) for w, a, b in ranges)
-        hi = sum(max(w * a, w * b) for w, a, b in ranges)
-    return (lo, hi) if hi > lo else None
+    return rubric.value_range()
 
 
 def parse_range(text: str) -> tuple[float, float]:

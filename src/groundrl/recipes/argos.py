@@ -49,8 +49,8 @@ def build(
         return spatial(completion, points_masks)
 
     parts = [
-        Part("outcome", outcome_part, weight=w["outcome"]),
-        Part("spatial", spatial_part, weight=w["spatial"], fallback=None),
+        Part("outcome", outcome_part, weight=w["outcome"], value_range=(0.0, 1.0)),
+        Part("spatial", spatial_part, weight=w["spatial"], fallback=None, value_range=(0.0, 1.0)),
     ]
     if judge is not None and hasattr(judge, "argos_parts"):
         parts.extend(judge.argos_parts(w))

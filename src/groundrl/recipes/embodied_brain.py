@@ -48,9 +48,14 @@ def build(atomic_actions: Any = None, judge: Any = None, router: bool = False) -
         raise ValueError("atomic_actions must be a collection of verbs, not one string")
     verbs = frozenset(atomic_actions) if atomic_actions is not None else DEFAULT_ATOMIC_ACTIONS
     parts = [
-        Part("format", lambda completion: embodied_format(completion, verbs), weight=0.2 if judge else 1.0),
-        Part("plan_f1", _metric(plan_f1, "plan_f1"), weight=0.0),
-        Part("plan_order_f1", _metric(plan_order_f1, "plan_order_f1"), weight=0.0),
+        Part(
+            "format",
+            lambda completion: embodied_format(completion, verbs),
+            weight=0.2 if judge else 1.0,
+            value_range=(0.0, 1.0),
+        ),
+        Part("plan_f1", _metric(plan_f1, "plan_f1"), weight=0.0, value_range=(0.0, 1.0)),
+        Part("plan_order_f1", _metric(plan_order_f1, "plan_order_f1"), weight=0.0, value_range=(0.0, 1.0)),
     ]
     if judge is not None:
         if atomic_actions is not None and hasattr(judge, "atomic_actions"):
