@@ -86,7 +86,7 @@ def _routed(task: str, name: str, fn: Callable[[Any, Any], Score]) -> Part:
         def part(completion: Any, task_type: Any = None, answer: Any = None) -> Score:
             return run(completion, task_type, answer)
 
-    return Part(name, part, fallback=None)
+    return Part(name, part, fallback=None, value_range=(0.0, 1.0))
 
 
 def build(atomic_actions: Any = None, judge: Any = None) -> RouterRubric:
@@ -123,5 +123,5 @@ def build(atomic_actions: Any = None, judge: Any = None) -> RouterRubric:
                     out[i] = Score("grm", s.value, s.reason)
             return out
 
-        parts.append(Part("grm", grm_batch, weight=0.8, batched=True, fallback=0.0))
+        parts.append(Part("grm", grm_batch, weight=0.8, batched=True, fallback=0.0, value_range=(0.0, 1.0)))
     return RouterRubric(parts, name="embodied_brain_mixed")
