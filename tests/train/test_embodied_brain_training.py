@@ -95,7 +95,8 @@ class Probe:
 
     def __call__(self, prompts=None, completions=None, gold=None, **kw):
         self.seen += [
-            (p[-1]["content"][-1]["text"] if isinstance(p, list) else p, g) for p, g in zip(prompts, gold, strict=True)
+            (p[-1]["content"][-1]["text"] if isinstance(p, list) else p, g)
+            for p, g in zip(prompts, gold, strict=True)
         ]
         return [len(c[0]["content"] if isinstance(c, list) else c) / 24.0 for c in completions]
 
@@ -147,3 +148,40 @@ def test_step_grpo_and_router_in_training(tmp_path, tiny_vlm_dir, chat_server):
     assert "rewards/counting.accuracy/mean" in logs and "step_grpo/hinted_frac" in logs
     assert logs["judge/grm/failed_frac"] == 0.0
     assert chat_server.max_in_flight > 1
+
+
+def test_judge_failures_are_logged(chat_server):
+    """Two of four GRM calls fail (HTTP 500, no retries): they score 0 (the paper's
+    fallback) and judge/grm/failed_frac = 2/4 is logged."""
+    import asyncio
+
+    from groundrl.integrations.trl import reward_funcs
+    from groundrl.train.grpo import count_judge_failures
+
+    chat_server.responder = lambda msgs, body: "<score>1.0</score>"
+    chat_server.fail_next = [500, 500]
+    rubric = get_recipe("embodied_brain").rubric(
+        judge={
+            "backend": "openai",
+            "model": "grm",
+            "url": chat_server.base_url,
+            "retries": 0,
+            "concurrency": 1,
+        }
+    )
+    funcs, _ = reward_funcs(rubric)
+    grm = count_judge_failures(next(f for f in funcs if f.__name__ == "grm"))
+    logged = {}
+    completions = [[{"role": "assistant", "content": "<actions>[['Pick', 'Apple']]</actions>"}]] * 4
+    out = asyncio.run(
+        grm(
+            prompts=["p"] * 4,
+            completions=completions,
+            gold=[GOLD] * 4,
+            log_metric=lambda k, v: logged.__setitem__(k, v),
+            log_extra=lambda k, v: None,
+        )
+    )
+    assert sorted(out) == [0.0, 0.0, 1.0, 1.0]
+    assert logged == {"judge/grm/failed_frac": 0.5}
+    rubric.close()
