@@ -132,7 +132,8 @@ def test_argos_teachers(chat_server):
     teachers = ArgosTeachers(backend(chat_server))
     rubric = get_recipe("argos").rubric(judge=teachers)
     assert rubric.names == ["outcome", "spatial", "frame_grounding", "segment_grounding", "reasoning"]
-    completion = "In frame 0 a red cup is visible. In frame 1 a green cup. Frames 0 to 1 show red things. <answer>the cooking room</answer>"
+    # frames are 1-based as in Argos' traces ("frame 1 at 0.00 seconds")
+    completion = "In frame 1 a red cup is visible. In frame 2 a green cup. Frames 1 to 2 show red things. <answer>the cooking room</answer>"
     v = rubric.score(completion, answer="kitchen", frames=[red, blue], question="Where?")
     assert v.parts["outcome"].value == 1.0 and "semantic" in v.parts["outcome"].reason
     assert v.parts["frame_grounding"].value == 0.5
@@ -144,6 +145,25 @@ def test_argos_teachers(chat_server):
     # out-of-range frame reference is wrong, not skipped
     v2 = rubric.score("frame 7 shows red. <answer>kitchen</answer>", answer="kitchen", frames=[red])
     assert v2.parts["frame_grounding"].value == 0.0
+    v3 = rubric.score("frame 0 shows red. <answer>kitchen</answer>", answer="kitchen", frames=[red])
+    assert v3.parts["frame_grounding"].value == 0.0  # there is no frame 0
+    # a mention in seconds maps through fps (frame 1 at 0.00 s): 0.5 s at 2 fps is frame 2
+    seen = []
+    chat_server.responder = lambda msgs, body: seen.append(body) or "yes"
+    v4 = rubric.score(
+        "At 0.5 seconds it is red. <answer>kitchen</answer>", answer="kitchen", frames=[red, blue], fps=2
+    )
+    assert v4.parts["frame_grounding"].value == 1.0
+    sent = [
+        p
+        for b in seen
+        for m in b["messages"]
+        for p in (m["content"] if isinstance(m["content"], list) else [])
+    ]
+    urls = [p["image_url"]["url"] for p in sent if p.get("type") == "image_url"]
+    from groundrl.judges.images import to_data_url
+
+    assert to_data_url(blue) in urls and to_data_url(red) not in urls
 
 
 def test_cli_score_with_judge_and_unreachable_judge(chat_server, tmp_path):

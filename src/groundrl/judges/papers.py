@@ -12,7 +12,7 @@ from typing import Any
 from groundrl.judges import prompts
 from groundrl.judges.base import Generation, JudgeBackend, SamplingParams
 from groundrl.parse.answers import extract_answer
-from groundrl.parse.grounding import extract_temporal_mentions
+from groundrl.parse.grounding import extract_temporal_mentions, frame_index, segment_indices
 from groundrl.parse.scores import parse_pairwise_verdict, parse_preferred, parse_score, parse_unit_score
 from groundrl.rewards.planning import DEFAULT_ATOMIC_ACTIONS
 from groundrl.rewards.preference import rubric_text
@@ -279,28 +279,30 @@ class ArgosTeachers(PaperJudge):
         for i, (c, s) in enumerate(zip(completions, samples, strict=True)):
             frames = s.get("frames")
             mentions = extract_temporal_mentions(c)[0 if kind == "frame" else 1]
-            mentions = [m for m in mentions if m.unit == "frame"]
             if not mentions:
-                scores[i] = Score(name, None, f"no {kind}-level frame mentions")
+                scores[i] = Score(name, None, f"no {kind}-level mentions")
                 continue
             if not isinstance(frames, (list, tuple)) or not frames:
                 scores[i] = Score(name, None, "no frames in the sample")
                 continue
+            fps, stamps = s.get("fps"), s.get("timestamps")
             for m in mentions:
+                # frames 1-based as in Argos' traces; seconds through the sample's fps/timestamps
                 if kind == "frame":
-                    idx = int(m.at)
-                    if 0 <= idx < len(frames):
-                        reqs.append(prompts.frame_request(m.context, frames[idx]))
+                    at = frame_index(m, len(frames), fps, stamps)
+                    if at.ok:
+                        reqs.append(prompts.frame_request(m.context, frames[at.value]))
                         owners.append(i)
                     else:
-                        owners.append((i, "out of range"))
+                        owners.append((i, at.error))
                 else:
-                    a, b = int(m.start), int(m.end)
-                    if 0 <= a <= b < len(frames):
+                    span = segment_indices(m, len(frames), fps, stamps)
+                    if span.ok:
+                        a, b = span.value
                         reqs.append(prompts.segment_request(m.context, frames[a : b + 1]))
                         owners.append(i)
                     else:
-                        owners.append((i, "out of range"))
+                        owners.append((i, span.error))
         gens = iter(self._generate(reqs))
         tally: dict[int, list[float]] = {}
         failed: dict[int, int] = {}
