@@ -283,3 +283,52 @@ def test_planning_hand_set(tmp_path):
     m = json.loads((tmp_path / "o" / "metrics.json").read_text())
     # item 1: quantity F1 1, order LCS 1 of 2 → 0.5; item 2: 0 → means 0.5 and 0.25
     assert m["quantity_f1"]["value"] == 0.5 and m["order_f1"]["value"] == 0.25
+
+
+def test_pairwise_proxy_verified_inference(tmp_path, chat_server):
+    """Proxy-GRM's proxy-verified inference from `bench pairwise-rm --proxy-verify`: the
+    policy's verdict stays the answer; the proxy (shown only the rubric) votes too."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from groundrl.cli.main import app
+
+    def responder(msgs, body):
+        text = " ".join(
+            p.get("text", "")
+            for m in msgs
+            for p in (m["content"] if isinstance(m["content"], list) else [{"text": m["content"]}])
+        )
+        if "[Rubric]" in text:  # the proxy agent's prompt carries the policy's rubric
+            return "<answer>2</answer>"  # the proxy always picks the second shown response
+        return "<rubric>count</rubric><eval>first is right</eval><answer>1</answer>"
+
+    chat_server.responder = responder
+    items = [
+        {
+            "id": f"p{i}",
+            "query": "How many cups?",
+            "response_1": "Two.",
+            "response_2": "Five.",
+            "preferred": 1,
+        }
+        for i in range(4)
+    ]
+    data = tmp_path / "pairs.jsonl"
+    data.write_text("".join(json.dumps(it) + "\n" for it in items))
+    out = tmp_path / "o"
+    r = CliRunner().invoke(
+        app,
+        ["bench", "pairwise-rm", str(data), "-o", str(out), "--proxy-verify", "--judge-backend", "openai",
+         "--judge-model", "m", "--judge-url", chat_server.base_url, "--judge-retries", "0"],
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    m = json.loads((out / "metrics.json").read_text())
+    rows = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
+    # the policy always answers the first shown, the proxy the second: they never agree;
+    # mapped back through each pair's seeded swap, exactly one of the two is right per pair
+    assert m["proxy_verify"]["n"] == 4 and m["proxy_verify"]["n_agree"] == 0
+    assert all(r_["proxy_agree"] is False for r_ in rows)
+    assert all((r_["verdict"] == 1) != (r_["proxy_verdict"] == 1) for r_ in rows)
+    assert m["accuracy"] + m["proxy_verify"]["proxy_accuracy"] == 1.0

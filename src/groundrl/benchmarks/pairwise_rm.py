@@ -126,6 +126,22 @@ def _block(results: list[dict[str, Any]], key: str, seed: int) -> dict[str, Any]
     return block
 
 
+def _proxy_verify_metrics(results: list[dict[str, Any]], proxy: Any) -> dict[str, Any]:
+    n = len(results)
+    agree = [r for r in results if r["proxy_agree"]]
+    proxy_hits = sum(r["proxy_verdict"] == r["preferred"] for r in results)
+    return {
+        "n": n,
+        "n_agree": len(agree),
+        "agree_rate": len(agree) / n,
+        "agree_rate_ci95": list(wilson_ci(len(agree), n)),
+        "accuracy_when_agree": (sum(r["correct"] for r in agree) / len(agree)) if agree else None,
+        "proxy_accuracy": proxy_hits / n,
+        "proxy_accuracy_ci95": list(wilson_ci(proxy_hits, n)),
+        "proxy_judge": {"calls": proxy.calls, "failures": proxy.failures},
+    }
+
+
 def run(
     items: list[dict[str, Any]],
     judge: Any,
@@ -135,11 +151,15 @@ def run(
     bad: list | None = None,
     parse: Sequence[str] = ("strict",),
     dataset: str = "jsonl",
+    proxy_verify: bool = False,
 ) -> dict[str, Any]:
     """Judge every pair, write results.jsonl, metrics.json, report.md and
     accuracy_by_category.png into ``out``; return the metrics. ``parse`` lists the
     protocols to report (the first is the headline); ``dataset`` picks the released
-    script's rule."""
+    script's rule. ``proxy_verify`` (Proxy-GRM's proxy-verified inference): the policy's
+    verdict stays the answer; a proxy agent on the same backend, shown only the policy's
+    rubric, votes too, and agreement, accuracy when both agree and the proxy's own accuracy
+    are reported (``metrics["proxy_verify"]``)."""
     if not items:
         raise ValueError("pairwise-rm needs at least one item")
     parse = list(dict.fromkeys(parse))
@@ -188,6 +208,9 @@ def run(
         for p in parse:  # a failed call has no text: no verdict under either protocol
             parsed[p] = [verdict(t, p, dataset) if t is not None else None for t in raw_outputs]
         mode = "direct"
+        if proxy_verify:
+            proxy = ProxyAgent(policy.backend, policy.params)
+            proxy_votes = [v for v, _ in proxy.verdicts(shown, [rubric_text(t or "") for t in raw_outputs])]
     head = parse[0]
     results = []
     for k, (it, s, raw) in enumerate(zip(items, swaps, raw_outputs, strict=True)):
@@ -205,6 +228,9 @@ def run(
         }
         if it.get("source") is not None:
             row["source"] = it["source"]
+        if mode == "direct" and proxy_verify:
+            row["proxy_verdict"] = map_back(proxy_votes[k], s)
+            row["proxy_agree"] = row["verdict"] is not None and row["proxy_verdict"] == row["verdict"]
         for p in parse[1:]:
             row[f"verdict_{p}"] = map_back(parsed[p][k], s)
             row[f"correct_{p}"] = row[f"verdict_{p}"] == pref
@@ -223,6 +249,8 @@ def run(
         "bad_items": bad or [],
         "judge": {"calls": used.calls, "failures": used.failures},
     }
+    if mode == "direct" and proxy_verify:
+        metrics["proxy_verify"] = _proxy_verify_metrics(results, proxy)
     for p in parse[1:]:
         if mode == "scalar_rm":
             break
@@ -398,4 +426,15 @@ def summary(metrics: dict[str, Any]) -> str:
             for p in PROTOCOLS
             if isinstance(metrics.get(p), dict)
         )
+        + _proxy_line(metrics.get("proxy_verify"))
+    )
+
+
+def _proxy_line(pv: dict[str, Any] | None) -> str:
+    if not pv:
+        return ""
+    return (
+        f"\n  proxy-verified: proxy agrees on {pv['n_agree']} of {pv['n']} ({fmt(pv['agree_rate'])} "
+        f"{fmt(pv['agree_rate_ci95'])}); accuracy when both agree {fmt(pv['accuracy_when_agree'])}; "
+        f"proxy's own accuracy {fmt(pv['proxy_accuracy'])}"
     )

@@ -240,12 +240,22 @@ def pairwise_rm_cmd(
         "higher reward wins (text only; images are not given to it).",
     ),
     scalar_rm_device: str | None = typer.Option(None, "--scalar-rm-device", help="Device of --scalar-rm."),
+    proxy_verify: bool = typer.Option(
+        False,
+        "--proxy-verify/--no-proxy-verify",
+        help="Proxy-verified inference (Proxy-GRM): a proxy agent on the same judge, given only each "
+        "verdict's rubric, votes too; agreement and accuracy when both agree are reported.",
+    ),
     judge: JudgeConfig | None = None,
 ) -> None:
     from groundrl.benchmarks import pairwise_rm
     from groundrl.judges.papers import ProxyAgent, ProxyGRMPolicy
 
     protocols = _parse_list(parse)
+    if proxy_verify and (scalar_rm is not None or rubrics_from is not None):
+        raise typer.BadParameter(
+            "--proxy-verify checks a GRM's own rubrics: drop --scalar-rm / --rubrics-from"
+        )
     if scalar_rm is not None and (judge is not None or rubrics_from is not None):
         raise typer.BadParameter("--scalar-rm replaces the judge: drop --judge-* / --rubrics-from")
     if rubrics_from is not None and protocols != ["strict"]:
@@ -267,7 +277,15 @@ def pairwise_rm_cmd(
         grm = (ProxyAgent if rubrics_from else ProxyGRMPolicy)(backend, judge.sampling())
     try:
         m = pairwise_rm.run(
-            items, grm, output, seed=seed, rubrics_from=rubrics_from, bad=bad, parse=protocols, dataset=fmt
+            items,
+            grm,
+            output,
+            seed=seed,
+            rubrics_from=rubrics_from,
+            bad=bad,
+            parse=protocols,
+            dataset=fmt,
+            proxy_verify=proxy_verify,
         )
     finally:
         _close(backend)
