@@ -43,7 +43,7 @@ class DemoConfig:
     sft_batch: int = 32
     sft_lr: float = 2e-3
     replan_frac: float = 0.5  # re-planning demonstrations per training task (see replan_records)
-    grpo_steps: int = 30
+    grpo_steps: int = 250
     grpo_batch: int = 32  # episodes per step (grpo_batch / num_generations prompts)
     num_generations: int = 8
     grpo_lr: float = 5e-5
@@ -402,8 +402,19 @@ def plot_curve(curve: list[dict[str, Any]], sft_losses: list[float], path: Path,
         ("reward", "tab:blue", "episode reward: progress + success bonus (max 2)", "-", 2.4, 2),
     ):  # the reward is drawn wide underneath, so the success line equal to it stays visible
         ys = [c[key] if c.get(key) is not None else nan for c in curve]
-        ax.plot(steps, ys, label=label, color=color, marker=".", ls=style, lw=width, zorder=z)
-    if group > 1 and any(c.get("reward_std") is not None for c in curve):
+        if len(steps) <= 40:
+            ax.plot(steps, ys, label=label, color=color, marker=".", ls=style, lw=width, zorder=z)
+            continue
+        # many steps: the raw step means faint, a 25-step running mean on top
+        ax.plot(steps, ys, color=color, ls=style, lw=0.6, alpha=0.35, zorder=z)
+        w = 25
+        run = [
+            sum(ys[max(0, i - w + 1) : i + 1]) / len(ys[max(0, i - w + 1) : i + 1]) for i in range(len(ys))
+        ]
+        ax.plot(
+            steps, run, label=f"{label}, {w}-step running mean", color=color, ls=style, lw=width, zorder=z + 1
+        )
+    if group > 1 and len(steps) <= 40 and any(c.get("reward_std") is not None for c in curve):
         half = [1.96 * (c.get("reward_std") or 0.0) / math.sqrt(group) for c in curve]
         mean = [c["reward"] if c.get("reward") is not None else nan for c in curve]
         ax.fill_between(
@@ -420,9 +431,15 @@ def plot_curve(curve: list[dict[str, Any]], sft_losses: list[float], path: Path,
     vals = [c["reward"] for c in curve if c.get("reward") is not None]
     ax.set_ylim(min([0.0, *[v - 0.1 for v in vals]]), min(2.2, max([1.1, *[v + 0.3 for v in vals]])))
     if steps:
-        ax.set_xticks(steps if len(steps) <= 12 else steps[:: max(1, len(steps) // 10)])
+        ax.set_xticks(steps if len(steps) <= 12 else steps[:: max(1, len(steps) // 6)])
     ax.grid(alpha=0.3)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=2, fontsize=8, frameon=False)
+    ax.legend(
+        loc="upper center",
+        bbox_to_anchor=(0.5, -0.16),
+        ncol=2 if len(steps) <= 40 else 1,
+        fontsize=8,
+        frameon=False,
+    )
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
