@@ -6,7 +6,7 @@ import json
 from typer.testing import CliRunner
 
 from groundrl.cli.main import app
-from groundrl.scoring_parallel import score_lines_parallel
+from groundrl.scoring_parallel import chunk_offsets, score_file_parallel
 
 
 def _lines(n: int) -> list[str]:
@@ -42,12 +42,45 @@ def test_parallel_equals_serial_in_order(tmp_path):
     assert len(rows) == 1300 - sum(1 for i in range(1300) if i % 89 == 7 and i % 97 != 5)
 
 
-def test_small_chunks_keep_line_numbers():
+def test_small_chunks_keep_line_numbers(tmp_path):
+    import io
+
     lines = _lines(40)
-    chunks = list(score_lines_parallel("eqa_rm", {}, lines, workers=2, chunk_lines=7))
-    got = [json.loads(row) for text, _, _ in chunks for row in text.splitlines()]
+    data = tmp_path / "in.jsonl"
+    data.write_text("\n".join(lines) + "\n")
+    buf = io.StringIO()
+    rows, errors, n = score_file_parallel("eqa_rm", {}, data, workers=2, out=buf, chunk_lines=7)
+    got = [json.loads(row) for row in buf.getvalue().splitlines()]
     assert [r["line"] for r in got] == [i + 1 for i, line in enumerate(lines) if line.strip()]
-    assert sum(errors for _, _, errors in chunks) == sum(1 for r in got if "error" in r) > 0
+    assert errors == sum(1 for r in got if "error" in r) > 0 and n == len(got) == len(rows)
+
+
+def test_chunk_offsets_cover_the_file_in_order():
+    data = b"a\nb\n\nc\nd"  # 5 lines, the last without a newline
+    assert list(chunk_offsets(data, 2)) == [(1, 0, 4), (3, 4, 7), (5, 7, 8)]
+
+
+def test_line_ends_are_newlines_only_in_both_modes(tmp_path):
+    """A U+2028 inside a JSON string, CRLF endings and a lone CR: one process and two
+    give the same lines and numbers ("\n" ends a line, as JSON Lines says)."""
+    rec = {"id": "u", "completion": "<critique>a\u2028b</critique><score>7</score>", "gt_score": 7}
+    raw = (
+        json.dumps(rec, ensure_ascii=False)
+        + "\r\n"
+        + json.dumps({"id": "r", "completion": "x\ry", "gt_score": 1}, ensure_ascii=False)
+        + "\n"
+    ).encode()
+    data = tmp_path / "in.jsonl"
+    data.write_bytes(raw * 5)
+    outs = {}
+    for w in (1, 2):
+        out = tmp_path / f"o{w}.jsonl"
+        r = CliRunner().invoke(app, ["score", "eqa_rm", str(data), "-o", str(out), "-q", "--workers", str(w)])
+        assert r.exit_code == 0, r.output
+        outs[w] = out.read_text()
+    assert outs[1] == outs[2]
+    rows = [json.loads(line) for line in outs[1].splitlines()]
+    assert [r["line"] for r in rows] == list(range(1, 11)) and rows[0]["parts"]["format"] == 1.0
 
 
 def test_workers_with_a_judge_is_refused(tmp_path):

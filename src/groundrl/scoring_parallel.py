@@ -1,17 +1,23 @@
 """``groundrl score --workers N``: the same scoring path in N processes, output in input
 order.
 
-Each worker process builds the recipe's rubric once (from the recipe name and its
-options, so nothing unpicklable crosses a process boundary), then scores whole chunks of
-lines through :func:`groundrl.scoring.score_records`. Chunks are handed out in order and
-their results come back in order (``imap``), so the output file is the one a single
-process writes. Parsing JSON happens in the workers too: the parent only reads lines.
+The parent only finds chunk boundaries (byte offsets of every ``CHUNK_LINES``-th line, a
+C-speed scan) and stitches the workers' output files together; everything else happens in
+the workers: each builds the recipe's rubric once (from the recipe name and its options,
+so nothing unpicklable crosses a process boundary), reads its chunk's bytes from the
+input, scores them through :func:`groundrl.scoring.score_records` and writes the JSONL a
+single process would write for those lines to a file of its own. Chunks come back in
+order (``imap``), so the output is byte-identical to one process's. Keeping the parent's
+share of the work small is what lets two workers use two cores (bench/score_workers.py).
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
-from collections.abc import Iterator, Mapping, Sequence
+import os
+import tempfile
+from collections.abc import Iterator, Mapping
+from pathlib import Path
 from typing import Any
 
 from groundrl.scoring import iter_jsonl_lines, json_text, score_records
@@ -20,48 +26,90 @@ CHUNK_LINES = 512
 _worker: dict[str, Any] = {}
 
 
-def _init(recipe: str, options: Mapping[str, Any], rows: bool) -> None:
+def _init(recipe: str, options: Mapping[str, Any], rows: bool, path: str, tmp: str) -> None:
     from groundrl.recipes import get_recipe
 
     rec = get_recipe(recipe)
-    _worker["recipe"], _worker["rubric"], _worker["rows"] = rec, rec.rubric(**options), rows
+    _worker.update(recipe=rec, rubric=rec.rubric(**options), rows=rows, path=path, tmp=tmp)
 
 
-def _score_chunk(chunk: tuple[int, Sequence[str]]) -> tuple[str, list[dict[str, Any]], int]:
-    """The chunk's output text (what one process would write, line for line), the slim
-    rows a summary needs (only when asked: pickling them costs), and its error count."""
-    first, lines = chunk
+def _score_chunk(chunk: tuple[int, int, int]) -> tuple[str, list[dict[str, Any]], int, int]:
+    """Score input bytes ``[start, end)`` whose first line is ``first`` (1-based); return
+    the path of the JSONL written, the slim rows a summary needs (only when asked), the
+    error count and the number of results."""
+    first, start, end = chunk
+    with open(_worker["path"], "rb") as f:
+        f.seek(start)
+        # "\n" ends a JSONL line (as in the one-process path); UTF-8 never has that byte
+        # inside a character, so decoding chunk by chunk equals decoding the whole file
+        lines = f.read(end - start).decode("utf-8", errors="replace").split("\n")
     results = list(score_records(_worker["recipe"], _worker["rubric"], iter_jsonl_lines(lines, start=first)))
-    text = "".join(json_text(r) + "\n" for r in results)
+    out = os.path.join(_worker["tmp"], f"{first:012d}.jsonl")
+    with open(out, "w", encoding="utf-8") as f:
+        f.write("".join(json_text(r) + "\n" for r in results))
     errors = sum(1 for r in results if "error" in r)
     rows = (
         [{"error": True} if "error" in r else {"reward": r["reward"], "parts": r["parts"]} for r in results]
         if _worker["rows"]
         else []
     )
-    return text, rows, errors
+    return out, rows, errors, len(results)
 
 
-def _chunks(lines: Sequence[str], size: int) -> Iterator[tuple[int, Sequence[str]]]:
-    for start in range(0, len(lines), size):
-        yield start + 1, lines[start : start + size]
+def chunk_offsets(data: bytes, chunk_lines: int = CHUNK_LINES) -> Iterator[tuple[int, int, int]]:
+    """``(first line number, start byte, end byte)`` per chunk of ``chunk_lines`` lines."""
+    start, line, n = 0, 1, len(data)
+    while start < n:
+        end = start
+        for _ in range(chunk_lines):
+            nl = data.find(b"\n", end)
+            end = n if nl == -1 else nl + 1
+            if end >= n:
+                break
+        yield line, start, end
+        line += data.count(b"\n", start, end)
+        start = end
 
 
-def score_lines_parallel(
+def score_file_parallel(
     recipe: str,
     options: Mapping[str, Any],
-    lines: Sequence[str],
+    path: Path,
     workers: int,
-    chunk_lines: int = CHUNK_LINES,
+    out: Any,
     rows: bool = True,
-) -> Iterator[tuple[str, list[dict[str, Any]], int]]:
-    """``(text, rows, errors)`` per chunk of ``lines``, in input order, scored by
-    ``workers`` processes: ``text`` is the JSONL one process writes for those lines
-    (1-based line numbers, blank lines skipped), ``rows`` the ``reward``/``parts`` (or
-    ``error``) of each result when ``rows``. ``options`` must be picklable (CLI options are)."""
+    limit: int | None = None,
+    chunk_lines: int = CHUNK_LINES,
+) -> tuple[list[dict[str, Any]], int, int]:
+    """Score the JSONL file ``path`` with ``workers`` processes, writing to the text file
+    ``out`` what one process writes; returns ``(rows, errors, results)`` (``rows`` only
+    when asked). ``limit``: only the first ``limit`` lines. ``options`` must be picklable."""
     if workers < 1:
         raise ValueError(f"workers must be ≥ 1, got {workers}")
+    data = path.read_bytes()
+    if limit is not None:
+        cut, pos = 0, 0
+        for _ in range(limit):
+            nl = data.find(b"\n", pos)
+            cut = len(data) if nl == -1 else nl + 1
+            pos = cut
+            if cut >= len(data):
+                break
+        data = data[:cut]
+    chunks = list(chunk_offsets(data, chunk_lines))
+    del data
+    all_rows: list[dict[str, Any]] = []
+    errors = count = 0
     # fork: the parent holds no threads here (no judge) and children start in ~ms
     ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-    with ctx.Pool(workers, initializer=_init, initargs=(recipe, dict(options), rows)) as pool:
-        yield from pool.imap(_score_chunk, _chunks(lines, chunk_lines))
+    with tempfile.TemporaryDirectory(prefix="groundrl-score-") as tmp:
+        init = (recipe, dict(options), rows, str(path), tmp)
+        with ctx.Pool(workers, initializer=_init, initargs=init) as pool:
+            for part, part_rows, part_errors, n in pool.imap(_score_chunk, chunks):
+                with open(part, encoding="utf-8") as f:
+                    out.write(f.read())
+                os.unlink(part)
+                all_rows.extend(part_rows)
+                errors += part_errors
+                count += n
+    return all_rows, errors, count

@@ -75,9 +75,6 @@ def _score_file(
     parallel: tuple[int, dict],
     limit: int | None = None,
 ) -> None:
-    lines = input.read_text(encoding="utf-8", errors="replace").splitlines()
-    if limit is not None:
-        lines = lines[:limit]
     if output:
         output.parent.mkdir(parents=True, exist_ok=True)
     out = output.open("w", encoding="utf-8") if output else sys.stdout
@@ -85,14 +82,14 @@ def _score_file(
     n_bad, n, results = 0, 0, []
     try:
         if workers > 1:
-            from groundrl.scoring_parallel import score_lines_parallel
+            from groundrl.scoring_parallel import score_file_parallel
 
-            for text, rows, errors in score_lines_parallel(rec.name, options, lines, workers, rows=not quiet):
-                out.write(text)
-                results.extend(rows)
-                n_bad += errors
-                n += text.count("\n")
+            results, n_bad, n = score_file_parallel(rec.name, options, input, workers, out, not quiet, limit)
         else:
+            # JSONL lines end at "\n" only (a U+2028 inside a JSON string is not a line end)
+            lines = input.read_bytes().decode("utf-8", errors="replace").split("\n")
+            if limit is not None:
+                lines = lines[:limit]
             progress = not quiet and len(lines) > 1
             for row in score_records(rec, rubric, iter_jsonl_lines(lines), progress=progress):
                 n_bad += "error" in row
