@@ -4,7 +4,6 @@ values, and total on any completion."""
 from __future__ import annotations
 
 import json
-import time
 
 import pytest
 from hypothesis import given, settings
@@ -114,11 +113,11 @@ def test_missing_or_unreadable_task_is_not_applicable(task):
     assert s.value is None and s.reason
 
 
-def test_huge_and_adversarial_completions_are_fast_and_total():
+def test_huge_and_adversarial_completions_are_total():
+    # its time budget lives in bench/adversarial.py (--only sim), not in a test
     junk = ("pick up the Apple\n" * 50_000) + "{" * 10_000 + "<actions>[[" * 1000
-    t0 = time.perf_counter()
     s = sim_reward(junk, APPLE_IN_FRIDGE)
-    assert s.value == 0.0 and time.perf_counter() - t0 < 5.0
+    assert s.value == 0.0 and s.reason
     assert sim_reward("\x00\ud800 find a Apple", APPLE_IN_FRIDGE).value == 0.0
 
 
