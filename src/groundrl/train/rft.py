@@ -169,22 +169,11 @@ def build_sft_on_rows(
 
     from groundrl.train.hardware import load_policy, peft_config
     from groundrl.train.rm_train import set_threads
+    from groundrl.train.sft import SFT_CPU_DEFAULTS
 
     set_threads()
     policy, processor = load_policy(model, hw, bf16=bool(config.get("bf16")))
-    defaults = {
-        "use_cpu": True,
-        "bf16": False,
-        "max_steps": 2,
-        "per_device_train_batch_size": 2,
-        "report_to": [],
-        "save_strategy": "no",
-        "logging_steps": 1,
-        "learning_rate": 1e-3,
-        "max_length": None,
-        "disable_tqdm": True,
-    }
-    args = SFTConfig(output_dir=str(out), **{**defaults, **config})
+    args = SFTConfig(output_dir=str(out), **{**SFT_CPU_DEFAULTS, **config})
     return SFTTrainer(
         model=policy,
         args=args,

@@ -16,6 +16,20 @@ from typing import Any
 
 from groundrl.curate.rejective import rejective_filter
 
+# SFTConfig settings that run on a CPU machine; a config's `sft:` block overrides them
+SFT_CPU_DEFAULTS: dict[str, Any] = {
+    "use_cpu": True,
+    "bf16": False,
+    "max_steps": 2,
+    "per_device_train_batch_size": 2,
+    "report_to": [],
+    "save_strategy": "no",
+    "logging_steps": 1,
+    "learning_rate": 1e-3,
+    "max_length": None,
+    "disable_tqdm": True,
+}
+
 
 def rft_records(
     instances: Iterable[dict[str, Any]], tau: float = 2.0
@@ -87,19 +101,7 @@ def build_sft_trainer(
     torch.set_num_threads(1)
     hw = hardware or {}
     model, processor = load_policy(model_path, hw, bf16=bool(config.get("bf16")))
-    defaults = {
-        "use_cpu": True,
-        "bf16": False,
-        "max_steps": 2,
-        "per_device_train_batch_size": 2,
-        "report_to": [],
-        "save_strategy": "no",
-        "logging_steps": 1,
-        "learning_rate": 1e-3,
-        "max_length": None,
-        "disable_tqdm": True,
-    }
-    args = SFTConfig(output_dir=output_dir, **{**defaults, **config})
+    args = SFTConfig(output_dir=output_dir, **{**SFT_CPU_DEFAULTS, **config})
     return SFTTrainer(
         model=model,
         args=args,
