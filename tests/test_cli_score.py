@@ -122,3 +122,16 @@ def test_limit_scores_the_first_lines(tmp_path):
     r = run("score", "eqa_rm", example_file("eqa_rm"), "-o", out, "-q", "--limit", "2")
     assert r.exit_code == 0, r.output
     assert [row["line"] for row in read_jsonl(out)] == [1, 2]
+
+
+def test_ray_option_says_what_to_install_without_ray():
+    import importlib.util
+
+    import pytest
+
+    if importlib.util.find_spec("ray") is not None:
+        pytest.skip("ray is installed here; tests/integrations drives --ray for real")
+    r = run("score", "eqa_rm", example_file("eqa_rm"), "--ray", "-q")
+    assert r.exit_code == 2 and "ray[data]" in r.output
+    r = run("score", "eqa_rm", example_file("eqa_rm"), "--ray", "--workers", "2")
+    assert r.exit_code == 2 and "pick one" in r.output

@@ -36,17 +36,19 @@ def iter_jsonl_lines(
     """``(line_number, record or None, error)`` for each non-blank line (numbers from
     ``start``, 1-based by default)."""
     for i, line in enumerate(lines, start=start):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except ValueError as e:
-            yield i, None, f"line {i} is not JSON: {e}"
-            continue
-        if not isinstance(obj, dict):
-            yield i, None, f"line {i} is a JSON {type(obj).__name__}, expected an object"
-            continue
-        yield i, obj, ""
+        if line.strip():
+            yield parse_jsonl_line(i, line)
+
+
+def parse_jsonl_line(i: int, line: str) -> tuple[int, dict[str, Any] | None, str]:
+    """``(i, record, "")`` or ``(i, None, error)`` for the non-blank line number ``i``."""
+    try:
+        obj = json.loads(line)
+    except ValueError as e:
+        return i, None, f"line {i} is not JSON: {e}"
+    if not isinstance(obj, dict):
+        return i, None, f"line {i} is a JSON {type(obj).__name__}, expected an object"
+    return i, obj, ""
 
 
 def _error(line: int, record: dict[str, Any] | None, msg: str) -> dict[str, Any]:
@@ -57,7 +59,8 @@ def _flush(rubric: Rubric, batch: list[tuple[int, dict[str, Any]]]) -> list[dict
     completions = [r["completion"] for _, r in batch]
     verdicts = rubric.score_batch(completions, [r for _, r in batch])
     return [
-        {"id": r.get("id"), "line": line, **verdict_row(v)} for (line, r), v in zip(batch, verdicts, strict=True)
+        {"id": r.get("id"), "line": line, **verdict_row(v)}
+        for (line, r), v in zip(batch, verdicts, strict=True)
     ]
 
 

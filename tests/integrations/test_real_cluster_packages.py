@@ -86,3 +86,16 @@ def test_ray_data_scores_100k_rows():
     assert out["rows"] == 100_000 and out["reward_sum"] == 137_500.0
     assert out["rows_per_s"] > 0
     print(f"Ray Data: {out['rows_per_s']:.0f} rows/s", file=sys.stderr)
+
+
+def test_score_cli_on_ray_keeps_order_and_error_lines():
+    """`groundrl score --ray`: the same rows, in input order, as one process writes them
+    (a bad line stays an error record with its line number; exit 1 as without Ray)."""
+    out = drive("ray_score_cli.py", "40")
+    assert out["rc"] == 1, out["stderr"]
+    rows = out["rows"]
+    assert [r["line"] for r in rows] == list(range(1, 42))
+    assert "error" in rows[3] and "not JSON" in rows[3]["error"]
+    scored = [r for r in rows if "error" not in r]
+    assert [r["id"] for r in scored] == list(range(40))
+    assert [r["reward"] for r in scored[:2]] == [2.0, 0.75]  # 1 + 1; (1 - 0.25) + 0

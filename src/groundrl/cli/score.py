@@ -46,6 +46,12 @@ def score_cmd(
     limit: int | None = typer.Option(
         None, "--limit", min=1, help="Score only the first N lines (a quick look)."
     ),
+    ray: bool = typer.Option(
+        False, "--ray/--no-ray", help="Score on Ray Data (needs `ray[data]`); output order is kept."
+    ),
+    ray_address: str | None = typer.Option(
+        None, "--ray-address", help="Ray cluster to join (auto, ray://host:10001); default: a local Ray."
+    ),
     workers: int = typer.Option(
         1, "--workers", min=1, help="Processes for rule recipes on big files (output order is kept)."
     ),
@@ -53,6 +59,10 @@ def score_cmd(
 ) -> None:
     rec = recipe_by_name(recipe)
     aliases = {"action_map": str(action_map) if action_map else None, "lenient": lenient, "tau": tau}
+    if ray and workers > 1:
+        raise typer.BadParameter(
+            "--ray and --workers are two ways to scale out: pick one", param_hint="--ray"
+        )
     if workers > 1 and recipe_args.judge is not None:
         raise typer.BadParameter(
             "judge calls are already batched and concurrent: drop --workers (or raise --judge-concurrency)",
@@ -61,9 +71,38 @@ def score_cmd(
     options = recipe_args.options(rec, aliases)
     rubric = recipe_args.rubric(rec, aliases)  # built here too: option errors before any work
     try:
-        _score_file(rec, rubric, input, output, quiet, (workers, options), limit)
+        if ray:
+            _score_on_ray(rec.name, options, input, output, limit, ray_address)
+        else:
+            _score_file(rec, rubric, input, output, quiet, (workers, options), limit)
     finally:
         rubric.close()
+
+
+def _score_on_ray(
+    recipe: str, options: dict, input: Path, output: Path | None, limit: int | None, address: str | None
+) -> None:
+    try:
+        from groundrl.integrations.ray_data import score_lines
+    except ImportError as e:  # pragma: no cover - the module itself imports no ray
+        raise typer.BadParameter(str(e), param_hint="--ray") from e
+    try:
+        import ray  # noqa: F401
+    except ModuleNotFoundError as e:
+        raise typer.BadParameter("--ray needs Ray Data: pip install 'ray[data]'", param_hint="--ray") from e
+    lines = input.read_bytes().decode("utf-8", errors="replace").split("\n")[:limit]
+    if output:
+        output.parent.mkdir(parents=True, exist_ok=True)
+    out = output.open("w", encoding="utf-8") if output else sys.stdout
+    try:
+        n, n_bad = score_lines(recipe, options, lines, out, address=address)
+    finally:
+        if output:
+            out.close()
+    typer.echo(f"scored {n} lines on Ray", err=True)
+    if n_bad:
+        typer.echo(f"{n_bad} of {n} lines could not be scored (see their `error`).", err=True)
+        raise typer.Exit(1)
 
 
 def _score_file(

@@ -52,13 +52,78 @@ def score_dataset(
 ) -> tuple[Any, float | None]:
     """``(scored dataset, rows/s)``: ``ds.map_batches`` with the recipe's rubric;
     ``materialize`` runs it now and measures throughput (``None`` otherwise)."""
-    scorer = _Scorer(recipe, options or {}, judge, completion_key)  # configuration errors here
-    del scorer
-    fn_args = (recipe, dict(options or {}), judge, completion_key)
-    scored = ds.map_batches(lambda b: _Scorer(*fn_args)(b), batch_size=batch_size, batch_format="numpy")
+    _Scorer(recipe, options or {}, judge, completion_key).rubric.close()  # configuration errors here
+    # a pool of ``concurrency`` actors, each building the rubric (and any judge) once
+    scored = ds.map_batches(
+        _Scorer,
+        fn_constructor_args=(recipe, dict(options or {}), judge, completion_key),
+        batch_size=batch_size,
+        batch_format="numpy",
+        concurrency=concurrency,
+    )
     if not materialize:
         return scored, None
     t0 = time.perf_counter()
     scored = scored.materialize()
     n = scored.count()
     return scored, n / max(time.perf_counter() - t0, 1e-9)
+
+
+class _LineScorer:
+    """A Ray actor scoring batches of raw JSONL lines exactly as ``groundrl score`` does
+    (the same parse, the same error records), returning each result's JSON text."""
+
+    def __init__(self, recipe: str, options: Mapping[str, Any]) -> None:
+        from groundrl.recipes import get_recipe
+
+        self.recipe = get_recipe(recipe)
+        self.rubric = self.recipe.rubric(**options)
+
+    def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
+        from groundrl.scoring import json_text, parse_jsonl_line, score_records
+
+        items = [parse_jsonl_line(int(n), str(t)) for n, t in zip(batch["line"], batch["text"], strict=True)]
+        results = list(score_records(self.recipe, self.rubric, items, batch_size=len(items)))
+        return {
+            "line": [r["line"] for r in results],
+            "json": [json_text(r) for r in results],
+            "error": ["error" in r for r in results],
+        }
+
+
+def score_lines(
+    recipe: str,
+    options: Mapping[str, Any],
+    lines: list[str],
+    out: Any,
+    *,
+    address: str | None = None,
+    concurrency: int = 2,
+    batch_size: int = 1024,
+) -> tuple[int, int]:
+    """``groundrl score --ray``: score JSONL ``lines`` (1-based, blank ones skipped) on Ray
+    Data, writing to ``out`` what one process writes, in input order; returns
+    ``(results, errors)``. Connects to ``address`` (``auto``, ``ray://…``) or starts a
+    local Ray."""
+    import ray
+
+    if not ray.is_initialized():
+        ray.init(address=address, include_dashboard=False, log_to_driver=False)
+    ctx = ray.data.DataContext.get_current()
+    ctx.execution_options.preserve_order = True  # results come back in input order
+    items = [{"line": i, "text": t} for i, t in enumerate(lines, start=1) if t.strip()]
+    if not items:
+        return 0, 0
+    ds = ray.data.from_items(items).map_batches(
+        _LineScorer,
+        fn_constructor_args=(recipe, dict(options)),
+        batch_size=batch_size,
+        batch_format="numpy",
+        concurrency=concurrency,
+    )
+    n = errors = 0
+    for batch in ds.iter_batches(batch_size=batch_size, batch_format="numpy"):
+        out.write("".join(str(t) + "\n" for t in batch["json"]))
+        n += len(batch["json"])
+        errors += int(sum(bool(e) for e in batch["error"]))
+    return n, errors
