@@ -99,3 +99,16 @@ def test_score_cli_on_ray_keeps_order_and_error_lines():
     scored = [r for r in rows if "error" not in r]
     assert [r["id"] for r in scored] == list(range(40))
     assert [r["reward"] for r in scored[:2]] == [2.0, 0.75]  # 1 + 1; (1 - 0.25) + 0
+
+
+def test_examples_verl_scripts_compose_with_verl_and_score():
+    """examples/verl/<recipe>.sh (dry run): the overrides compose with verl 0.8's own
+    ppo_trainer config, verl's get_custom_reward_fn loads groundrl's compute_score from it
+    with the script's reward_kwargs, and it scores each recipe's sample as worked by hand."""
+    out = drive("verl_examples.py", str(ROOT))
+    assert set(out) == {"eqa_rm", "argos", "reinforced_planning", "embodied_brain", "proxy_grm"}
+    for recipe, r in out.items():
+        assert r["path"].endswith("groundrl/integrations/verl.py") and r["kwargs"]["recipe"] == recipe
+        if r["want"] is not None:
+            assert r["score"] == r["want"], (recipe, r)
+    assert "judge" in out["proxy_grm"]["kwargs"] and "tau" in out["argos"]["kwargs"]["recipe_options"]
