@@ -40,7 +40,7 @@ def test_bad_lines_are_error_records_with_line_numbers_not_tracebacks(tmp_path):
     assert "Traceback" not in r.output and r.exception is None or isinstance(r.exception, SystemExit)
     assert "3 of 4 records errored" in r.output
     rows = read(out)
-    assert rows[0] == {"id": "a", "kept": [0], "reason": "kept"}  # |7-6| = 1 < 2, |7-1| = 6
+    assert rows[0] == {"id": "a", "kept": [0], "reason": "kept", "line": 1}  # |7-6| = 1 < 2, |7-1| = 6
     # the blank line 3 is skipped; the others keep their 1-based input line numbers
     assert [(x["id"], x["line"]) for x in rows[1:]] == [("line2", 2), ("line4", 4), ("line5", 5)]
     assert rows[1]["error"].startswith("line 2 is not JSON")
@@ -84,8 +84,8 @@ def test_rerun_retries_records_that_errored_and_no_retry_keeps_them(tmp_path):
     assert r.exit_code == 0, r.output
     assert "1 written (1 already done, 1 errored before and retried): too_easy: 1" in r.output
     assert read(out) == [
-        {"id": "a", "kept": [0], "reason": "kept"},
-        {"id": "b", "kept": [], "reason": "too_easy"},  # |7-7| < 2 for all (one) evaluations
+        {"id": "a", "kept": [0], "reason": "kept", "line": 1},
+        {"id": "b", "kept": [], "reason": "too_easy", "line": 2},  # |7-7| < 2 for all (one) evaluations
     ]
 
 
@@ -190,3 +190,31 @@ def test_one_option_grammar_with_help_on_every_option(command):
             assert p.help, f"curate {command} {p.opts} has no help"
     if command in ("consensus", "mask-difficulty"):
         assert "seed" in params
+
+
+def test_resume_keys_by_input_line_so_colliding_ids_are_all_kept(tmp_path):
+    """Issue 16 R1: duplicate ids, two nulls, 1 and "1", an explicit "line4" beside the
+    auto id of line 4, and a missing id: every record is written once, and a rerun after a
+    cut adds exactly the missing ones; the summary says ids repeat."""
+    recs = [
+        {"id": "a", "gt_score": 7, "evaluations": [{"critique": "c", "score": 7}]},
+        {"id": "a", "gt_score": 7, "evaluations": [{"critique": "c", "score": 1}]},
+        {"id": None, "gt_score": 7, "evaluations": [{"critique": "c", "score": 7}]},
+        {"gt_score": 7, "evaluations": [{"critique": "c", "score": 7}]},  # auto id line4
+        {"id": "line4", "gt_score": 7, "evaluations": [{"critique": "c", "score": 7}]},
+        {"id": None, "gt_score": 7, "evaluations": [{"critique": "c", "score": 7}]},
+        {"id": 1, "gt_score": 7, "evaluations": [{"critique": "c", "score": 7}]},
+        {"id": "1", "gt_score": 7, "evaluations": [{"critique": "c", "score": 7}]},
+    ]
+    inp = write_lines(tmp_path / "in.jsonl", [json.dumps(r) for r in recs])
+    out = tmp_path / "out.jsonl"
+    r = curate("rejective", inp, "-o", out, "-q")
+    assert r.exit_code == 0, r.output
+    assert [x["line"] for x in read(out)] == list(range(1, 9))
+    assert "4 input records repeat an earlier id" in " ".join(r.output.split())
+    full = out.read_text()
+    lines = full.splitlines(keepends=True)
+    out.write_text("".join(lines[:5]) + lines[5][:10])  # killed while writing line 6's record
+    r = curate("rejective", inp, "-o", out, "-q")
+    assert r.exit_code == 0, r.output
+    assert out.read_text() == full

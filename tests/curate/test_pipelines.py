@@ -99,8 +99,8 @@ def test_rejective_and_consensus_pipelines(tmp_path):
     )
     assert r.exit_code == 0 and "kept: 1" in r.output and "too_easy: 1" in r.output
     assert read(out) == [
-        {"id": "x", "kept": [0], "reason": "kept"},
-        {"id": "y", "kept": [], "reason": "too_easy"},
+        {"id": "x", "kept": [0], "reason": "kept", "line": 1},
+        {"id": "y", "kept": [], "reason": "too_easy", "line": 2},
     ]
     assert consensus({"id": 1, "gold": "Cup", "answers": ["cup", "the cup"]}, keep_a=1.0)["category"] == "A"
     assert consensus({"id": 1, "gold": "cup", "answers": ["mug", "cup"]})["category"] == "B"

@@ -53,6 +53,7 @@ def _report(counts: Counter, output: Path, backend: Any = None) -> None:
     done = counts.pop("skipped_already_done", 0)
     retried = counts.pop("retried_errors", 0)
     old_errors = counts.pop("old_errors_kept", 0)
+    duplicates = counts.pop("duplicate_ids", 0)
     written = sum(counts.values())
     extra = f", {retried} errored before and retried" if retried else ""
     typer.echo(
@@ -68,6 +69,12 @@ def _report(counts: Counter, output: Path, backend: Any = None) -> None:
             err=True,
         )
         raise typer.Exit(1)
+    if duplicates:
+        typer.echo(
+            f"note: {duplicates} input records repeat an earlier id; every record is kept "
+            "(resuming goes by input line, see each record's `line`).",
+            err=True,
+        )
     if old_errors:
         typer.echo(
             f"note: {old_errors} error records from earlier runs were kept (--no-retry-errors).", err=True

@@ -1,8 +1,11 @@
 """``groundrl curate PIPELINE INPUT.jsonl -o OUT.jsonl``: streaming, resumable pipelines.
 
 Each input record yields one output record (or, for ``decompose``, one per step),
-appended and flushed as soon as it is made; a rerun skips the ids already in the output,
-so an interrupted run resumes without duplicates and ends with the same file.
+appended and flushed as soon as it is made. Every output record carries ``line``, the
+1-based number of the input line it came from, and that is what a rerun resumes by: ids
+may repeat, be null, or collide (``1`` and ``"1"``, an explicit ``"line7"``) without a
+record being skipped or duplicated, and the summary says when input ids repeat. An
+output file from before ``line`` was written resumes by id, as it used to.
 
 Failures are records, not tracebacks: an input line that is not a JSON object, and a
 record the pipeline could not process (an unreadable image, a missing field), become
@@ -46,12 +49,40 @@ def done_ids(out: Path, include_errors: bool = True) -> set[str]:
     }
 
 
+def done_lines(out: Path) -> tuple[set[int], set[str]]:
+    """Input line numbers already in ``out``, plus the ids of older rows without ``line``."""
+    lines, legacy = set(), set()
+    for _, rec in _output_rows(out):
+        if rec is None:
+            continue
+        if isinstance(rec.get("line"), int) and not isinstance(rec.get("line"), bool):
+            lines.add(rec["line"])
+        else:
+            legacy.add(str(rec["id"]))
+    return lines, legacy
+
+
 def _repair(out: Path) -> None:
-    """Drop a trailing partial line left by a kill mid-write."""
+    """Drop a trailing partial line left by a kill mid-write, with the complete rows of the
+    last input record before it: one record's rows are written at once, so a cut can only
+    fall inside the last record's write (a decompose record cut between its steps is redone
+    whole; redoing a complete one is harmless)."""
     if out.exists():
         text = out.read_text(encoding="utf-8")
         if text and not text.endswith("\n"):
-            out.write_text(text[: text.rfind("\n") + 1], encoding="utf-8")
+            rows = text[: text.rfind("\n") + 1].splitlines(keepends=True)
+            last = _row_line(rows[-1]) if rows else None
+            while rows and last is not None and _row_line(rows[-1]) == last:
+                rows.pop()
+            out.write_text("".join(rows), encoding="utf-8")
+
+
+def _row_line(row: str) -> int | None:
+    try:
+        rec = json.loads(row)
+    except ValueError:
+        return None
+    return rec.get("line") if isinstance(rec, dict) else None
 
 
 def drop_errors(out: Path) -> int:
@@ -118,9 +149,12 @@ def run(
     _repair(out)
     retried = drop_errors(out) if retry_errors else 0
     seen = done_ids(out)
-    todo, skipped = [], 0
+    lines_done, legacy_ids = done_lines(out)
+    todo, skipped, ids = [], 0, Counter()
     for k, rec, err in iter_records(inp):
-        if (str(rec["id"]) if rec is not None else f"line{k}") in seen:
+        rid = str(rec["id"]) if rec is not None else f"line{k}"
+        ids[rid] += 1
+        if k in lines_done or rid in legacy_ids:
             skipped += 1
         else:
             todo.append((k, rec, err))
@@ -135,14 +169,16 @@ def run(
     with out.open("a", encoding="utf-8") as f:
         for k, rec, err in it:
             results = [{"id": f"line{k}", "line": k, ERROR: err}] if rec is None else _apply(fn, rec, k)
-            for r in results:
-                f.write(json.dumps(r, default=str, ensure_ascii=False) + "\n")
-                f.flush()
+            rows = [r if r.get("line") == k else {**r, "line": k} for r in results]
+            f.write("".join(json.dumps(r, default=str, ensure_ascii=False) + "\n" for r in rows))
+            f.flush()  # one write per input record: only a cut last line can be partial
+            for r in rows:
                 if ERROR in r:
                     counts[ERROR] += 1
                 else:
                     counts[str(r.get(outcome_key)) if outcome_key else "written"] += 1
     counts["skipped_already_done"] = skipped
+    counts["duplicate_ids"] = sum(n - 1 for n in ids.values() if n > 1)
     counts["retried_errors"] = retried
     counts["old_errors_kept"] = 0 if retry_errors else len(seen - done_ids(out, include_errors=False))
     return counts
