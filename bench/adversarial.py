@@ -23,6 +23,19 @@ from collections.abc import Callable
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
+def clear_caches() -> None:
+    """Every cache groundrl's parsers and rewards keep between calls."""
+    import groundrl.parse
+    import groundrl.rewards
+
+    for pkg in (groundrl.parse, groundrl.rewards):
+        for mod in list(sys.modules.values()):
+            if getattr(mod, "__name__", "").startswith(pkg.__name__ + "."):
+                for obj in list(vars(mod).values()):
+                    if callable(getattr(obj, "cache_clear", None)) and not isinstance(obj, type):
+                        obj.cache_clear()
+
+
 def _parse_core() -> list[tuple[str, float, Callable[[], object]]]:
     from groundrl.parse import find_tag, parse_json_object, parse_literal_list
     from groundrl.parse.numbers import parse_number
@@ -128,9 +141,7 @@ def _argos():
     return [("argos rewards: 4 texts, 3.9 MB", 1.0, run)]
 
 
-def _recipes():
-    from groundrl.recipes import RECIPE_NAMES, get_recipe
-
+def _recipe_inputs() -> dict:
     fields = {
         "reinforced_planning": {"gold": ["find a Apple", "pick up the Apple"]},
         "embodied_brain": {"gold": "<actions>[['Pick', 'Apple'], ['Place', 'Apple', 'Table']]</actions>"},
@@ -148,6 +159,14 @@ def _recipes():
         "many_pairs": "<score>1</score><answer>2</answer>" * 30_000,
         "numbers": "-1e" * 330_000,
     }
+    return {"fields": fields, "action_map": action_map, "texts": texts}
+
+
+def _recipes():
+    from groundrl.recipes import RECIPE_NAMES, get_recipe
+
+    inputs = _recipe_inputs()
+    fields, action_map, texts = inputs["fields"], inputs["action_map"], inputs["texts"]
     out = []
     for name in RECIPE_NAMES:
         if name not in fields:
@@ -158,6 +177,30 @@ def _recipes():
             out.append(
                 (f"rubric {name}: {kind}", 1.0, lambda r=rubric, t=text, f=fields[name]: r.score(t, **f))
             )
+    return out
+
+
+def _parts():
+    """Issue 16: every part of every recipe alone on each ~1 MB adversarial input, budget
+    0.2 s per part (the worst input is named at the end)."""
+    from groundrl.recipes import get_recipe, recipe_names
+
+    cases = _recipe_inputs()  # the recipes group's inputs
+    out = []
+    for name in recipe_names():
+        if name not in cases["fields"]:
+            continue
+        opts = {"action_map": cases["action_map"]} if name == "reinforced_planning" else {}
+        rubric = get_recipe(name).rubric(**opts)
+        for part in rubric.parts:
+            for kind, text in cases["texts"].items():
+                out.append(
+                    (
+                        f"part {name}.{part.name}: {kind}",
+                        0.2,
+                        lambda p=part, t=text, f=cases["fields"][name]: p.score_batch([t], [f]),
+                    )
+                )
     return out
 
 
@@ -196,6 +239,7 @@ GROUPS = {
     "scoring": _scoring,
     "argos": _argos,
     "recipes": _recipes,
+    "parts": _parts,
     "augment": _augment,
     "sim": _sim,
 }
@@ -211,19 +255,22 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = ap.parse_args(argv)
     over = 0
+    worst: tuple[float, str] = (0.0, "")
     print(f"{'case':<52} {'best s':>8} {'budget s':>9} {'ratio':>6}")
     for group in args.only or list(GROUPS):
         for label, budget, fn in GROUPS[group]():
             best = float("inf")
             for _ in range(max(1, args.repeat)):
+                clear_caches()  # every timing is a cold pass: a cached parse is not the budget
                 t = time.perf_counter()
                 fn()
                 best = min(best, time.perf_counter() - t)
             ratio = best / budget
+            worst = max(worst, (ratio, f"{label} ({best:.3f} s of {budget:g} s)"))
             over += ratio > 1
             flag = "  OVER" if ratio > 1 else ""
             print(f"{label:<52} {best:8.3f} {budget:9.2f} {ratio:6.2f}{flag}")
-    print(f"{over} case(s) over budget (target: ratio ≤ 1.00 on an idle core)")
+    print(f"{over} case(s) over budget (target: ratio ≤ 1.00 on an idle core); worst: {worst[1]}")
     return 1 if over else 0
 
 
