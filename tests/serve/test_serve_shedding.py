@@ -67,3 +67,25 @@ def test_bodies_held_in_memory_are_bounded(tools):
 def test_buffer_bound_below_body_limit_is_a_configuration_error():
     with pytest.raises(ValueError, match="max_buffered_bytes"):
         create_app("eqa_rm", max_body_bytes=1000, max_buffered_bytes=999)
+
+
+def test_refusals_are_held_before_the_503(tools, monkeypatch):
+    """Issue 16 S6: a refused request waits min(0.25 s, Retry-After) before its 503, so
+    clients that ignore Retry-After cannot spin the event loop on refusals (no timing is
+    asserted: the delay the server asks for is recorded)."""
+    import groundrl.serve.app as app_mod
+
+    assert app_mod.shed_delay(1) == 0.25 and app_mod.shed_delay(0) == 0.0
+    asked = []
+    real_sleep = asyncio.sleep
+
+    async def recording_sleep(seconds, *a, **k):
+        asked.append(seconds)
+        return await real_sleep(0)
+
+    judge = GateJudge()
+    app = create_app("toy", recipes={"toy": tools.toy_recipe(judge=judge)}, max_queue=2)
+    with tools.Running(app) as srv:
+        monkeypatch.setattr(app_mod.asyncio, "sleep", recording_sleep)
+        r1, r2 = asyncio.run(_second_while_first_held(srv.url, judge, _samples(2), _samples(1)))
+    assert r2.status_code == 503 and 0.25 in asked
