@@ -272,15 +272,10 @@ def decompose_cmd(
     quiet: bool = QUIET,
 ) -> None:
     from groundrl.curate import decompose
-    from groundrl.curate.pipelines import _repair, done_ids, run
+    from groundrl.curate.pipelines import run
 
-    _repair(output)
-    written = done_ids(output)  # step ids: a record cut mid-way gets only its missing steps
-
-    def fn(r):
-        return [s for s in decompose(r) if s["id"] not in written]
-
-    _report(run(input, output, fn, None, not quiet, retry_errors, limit), output)
+    # run() resumes by input line and redoes a record cut mid-write whole
+    _report(run(input, output, decompose, None, not quiet, retry_errors, limit), output)
 
 
 @app.command(
