@@ -22,18 +22,7 @@ from collections.abc import Callable
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-
-def clear_caches() -> None:
-    """Every cache groundrl's parsers and rewards keep between calls."""
-    import groundrl.parse
-    import groundrl.rewards
-
-    for pkg in (groundrl.parse, groundrl.rewards):
-        for mod in list(sys.modules.values()):
-            if getattr(mod, "__name__", "").startswith(pkg.__name__ + "."):
-                for obj in list(vars(mod).values()):
-                    if callable(getattr(obj, "cache_clear", None)) and not isinstance(obj, type):
-                        obj.cache_clear()
+from rewards import clear_caches  # noqa: E402 - bench/rewards.py, beside this script
 
 
 def _parse_core() -> list[tuple[str, float, Callable[[], object]]]:
