@@ -5,41 +5,12 @@ checks hand-worked values. Skips, saying why, when that environment is absent.""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 import sys
-from pathlib import Path
 
 import pytest
+from cluster_support import ROOT, drive, needs_cluster_env
 
-ROOT = Path(__file__).resolve().parents[2]
-PY = Path(os.environ.get("GROUNDRL_CLUSTER_PYTHON", ROOT / ".venv-cluster" / "bin" / "python"))
-DRIVERS = Path(__file__).parent / "cluster"
-
-pytestmark = pytest.mark.skipif(
-    not PY.exists(), reason=f"no cluster environment at {PY}: run `make cluster-env` (verl, Ray, OpenRLHF)"
-)
-
-
-def drive(script: str, *args: str, timeout: int = 240) -> dict:
-    env = {
-        **os.environ,
-        "OMP_NUM_THREADS": "1",
-        "RAY_USAGE_STATS_ENABLED": "0",
-        "PYTHONPATH": str(ROOT / "src"),
-    }
-    env.pop("GROUNDRL_RECIPE", None)
-    r = subprocess.run(
-        [str(PY), str(DRIVERS / script), *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-        cwd=ROOT,
-    )
-    assert r.returncode == 0, r.stderr[-3000:]
-    return json.loads(r.stdout.strip().splitlines()[-1])
+pytestmark = needs_cluster_env
 
 
 RP_KEYS = ["format", "accuracy"]
