@@ -134,6 +134,37 @@ def test_load_action_map(tmp_path):
         load_action_map(f)
 
 
+def test_action_map_is_read_only_and_pickles():
+    import copy
+    import pickle
+
+    amap = load_action_map({"0": " Open  Fridge", 1: "goto sink", 2: "  "})
+    assert amap == {0: " Open  Fridge", 1: "goto sink", 2: "  "} and isinstance(amap, dict)
+    # a blank name accepts no step, as the step-by-step path says ("" never matches)
+    assert amap.pairs == {(0, "open fridge"), (1, "goto sink")}
+    for mutate in (
+        lambda m: m.__setitem__(3, "x"),
+        lambda m: m.update({3: "x"}),
+        lambda m: m.pop(0),
+        lambda m: m.clear(),
+        lambda m: m.setdefault(3, "x"),
+    ):
+        with pytest.raises(TypeError, match="read-only"):
+            mutate(amap)
+    assert amap == {0: " Open  Fridge", 1: "goto sink", 2: "  "}
+    for clone in (pickle.loads(pickle.dumps(amap)), copy.deepcopy(amap)):
+        assert type(clone) is type(amap) and clone == amap and clone.pairs == amap.pairs
+
+
+def test_action_map_and_plain_dict_score_alike():
+    # 3 steps: a match through normalisation, a wrong name, an unknown id
+    c = plan([step(0, "open fridge"), step(1, "goto fridge"), step(7, "goto sink")])
+    plain = {0: " Open  Fridge", 1: "goto sink"}
+    fast = reinforced_format(c, load_action_map(plain))
+    assert fast == reinforced_format(c, plain)
+    assert fast.value == pytest.approx(0.125 + 0.125 + 0.25 / 3) and "1/3 steps match" in fast.reason
+
+
 def test_external_action_map(external_data):
     amap = load_action_map(external_data / "reinforced-reasoning" / "alfred_action_map.json")
     assert len(amap) == 225

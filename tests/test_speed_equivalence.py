@@ -23,7 +23,7 @@ from groundrl.parse.plans import normalize_action_name, reinforced_plan_digest
 from groundrl.parse.scores import parse_pairwise_verdict
 from groundrl.parse.structured import parse_json_object, parse_literal, parse_literal_list
 from groundrl.rewards.perception import detection_reward
-from groundrl.rewards.planning import reinforced_accuracy, reinforced_format
+from groundrl.rewards.planning import load_action_map, reinforced_accuracy, reinforced_format
 from groundrl.rewards.preference import proxy_format
 from groundrl.types import Score
 
@@ -138,6 +138,67 @@ def test_parse_json_object_equals_json_loads(value, pad, cut):
         want = None
     got = parse_json_object(text)
     assert got.value == (want if isinstance(want, dict) else None)
+
+
+def ref_strict_error(text):
+    """parse_json_object's strict error, read off json.loads itself (the form before
+    the scanner's exception was turned into the message directly)."""
+    stripped = text.strip()
+    if not stripped:
+        return "empty completion"
+    try:
+        value = json.loads(stripped)
+    except RecursionError:
+        error = "JSON nested too deeply"
+    except ValueError as e:
+        error = f"invalid JSON: {str(e)[:80]}"
+    else:
+        if isinstance(value, dict):
+            return ""
+        if value is not None:
+            return f"JSON is a {type(value).__name__}, not an object"
+        error = ""
+    return error + " (strict mode: the whole completion must be one JSON object)"
+
+
+JSON_SOUP = st.lists(
+    st.sampled_from([*'{}[]:,"\\ \n\tax1-.e\u00e9', "true", "null", '"k"']), max_size=25
+).map("".join)
+
+
+@SETTINGS
+@given(
+    st.one_of(
+        JSON_SOUP,
+        JSON_SOUP.map(lambda t: "{" + t),
+        st.builds(
+            lambda v, cut, tail: json.dumps(v)[: len(json.dumps(v)) - cut] + tail,
+            JSON_VALUES,
+            st.integers(0, 3),
+            st.sampled_from(["", " x", "\n}", "  {}", "]"]),
+        ),
+    )
+)
+def test_parse_json_object_error_equals_json_loads_message(text):
+    """A failed scan's reason is built from the scanner's exception (one scan, not a
+    second json.loads): it must read exactly as json.loads's own message."""
+    got = parse_json_object(text)
+    assert got.error == ref_strict_error(text)
+    assert reinforced_plan_digest(text).error == (got.error or None)
+
+
+def test_parse_json_object_error_hand_cases():
+    # hand-written: json.loads's words and positions
+    assert parse_json_object('{"a": 1} x').error.startswith(
+        "invalid JSON: Extra data: line 1 column 10 (char 9)"
+    )
+    assert parse_json_object('{"a": }').error.startswith(
+        "invalid JSON: Expecting value: line 1 column 7 (char 6)"
+    )
+    assert parse_json_object('{"a": 1,\n "b" 2}').error.startswith(
+        "invalid JSON: Expecting ':' delimiter: line 2 column 6 (char 14)"
+    )
+    assert parse_json_object("[" * 100_000).error.startswith(("JSON nested too deeply", "invalid JSON"))
 
 
 # --- Reinforced Reasoning format / accuracy -------------------------------------------
@@ -266,6 +327,8 @@ def ref_accuracy(completion, gold, lenient):
 MAPS = st.one_of(
     st.none(),
     st.dictionaries(st.integers(-1, 6), st.sampled_from(NAMES), max_size=6),
+    # the read-only ActionMap matches by its precomputed (id, name) pairs
+    st.dictionaries(st.integers(-1, 6), st.sampled_from(NAMES), max_size=6).map(load_action_map),
     st.dictionaries(
         st.sampled_from(["0", "1", "2", "5"]), st.one_of(st.sampled_from(NAMES), st.integers()), max_size=4
     ),

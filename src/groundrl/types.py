@@ -55,6 +55,27 @@ class Score:
         return {"name": self.name, "value": self.value, "reason": self.reason}
 
 
+_new = object.__new__
+_set_name = Score.__dict__["name"].__set__  # the slots' own setters: no frozen check
+_set_value = Score.__dict__["value"].__set__
+_set_reason = Score.__dict__["reason"].__set__
+
+
+def finite_score(name: str, value: float, reason: str = "") -> Score:
+    """``Score(name, value, reason)`` for a ``value`` the caller knows is a finite
+    ``float``, built without the conversion and check (0.18 µs instead of 0.31: the
+    hot path of the rule rewards, issue 18). Anything else must use ``Score``.
+
+    >>> finite_score("format", 0.5) == Score("format", 0.5)
+    True
+    """
+    s = _new(Score)
+    _set_name(s, name)
+    _set_value(s, value)
+    _set_reason(s, reason)
+    return s
+
+
 @dataclass(slots=True)
 class Verdict:
     """The result of scoring one sample: ``total`` and the named ``parts`` behind it."""

@@ -31,6 +31,7 @@ _STR_LIST_RE = re.compile(rf"\[(?:[\[\], ]|'{_PLAIN}'|\"{_PLAIN}\")*")
 _FENCE_RE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\r?\n?(.*?)```", re.DOTALL)
 _WS_RE = re.compile(r"\s+")
 _SCAN = json.JSONDecoder().scan_once  # what json.loads runs, with the same defaults
+_JSON_WS = json.decoder.WHITESPACE.match
 
 
 def _loads(text: str) -> Parsed:
@@ -47,16 +48,37 @@ def scan_object(stripped: str) -> dict[str, Any] | None:
 
     ``json.loads`` without its Python layers: the same C scanner from position 0, and
     the whole text (already ``str.strip()``-ped, so no JSON whitespace at either end)
-    must be consumed. The fast path of :func:`parse_json_object`; on ``None`` that
-    function asks ``json.loads`` itself for the exact reason.
+    must be consumed. The fast path of :func:`parse_json_object`.
+    """
+    return scan_object_detail(stripped)[0]
+
+
+def scan_object_detail(stripped: str) -> tuple[dict[str, Any] | None, str | None]:
+    """:func:`scan_object` with the reason when it fails: ``(object, None)``;
+    ``(None, error)`` with the error :func:`parse_json_object` gives for this text
+    (``json.loads``'s own message, built from the scanner's exception as
+    ``json.loads`` builds it, so a failed text is scanned once, not twice); or
+    ``(None, None)`` when the text does not start with ``{`` (the caller asks
+    ``json.loads``).
     """
     if stripped[:1] != "{":
-        return None
+        return None, None
     try:
         value, end = _SCAN(stripped, 0)
-    except (StopIteration, ValueError, RecursionError):
-        return None
-    return value if end == len(stripped) and type(value) is dict else None
+    except StopIteration as e:  # a nested value that cannot start: json.loads says so
+        return None, _invalid(json.JSONDecodeError("Expecting value", stripped, e.value))
+    except RecursionError:
+        return None, "JSON nested too deeply"
+    except ValueError as e:
+        return None, _invalid(e)
+    if end != len(stripped):
+        end = _JSON_WS(stripped, end).end()  # json.loads skips JSON whitespace first
+        return None, _invalid(json.JSONDecodeError("Extra data", stripped, end))
+    return value, None  # starts with "{": the scanner's value is a dict
+
+
+def _invalid(e: Exception) -> str:
+    return f"invalid JSON: {str(e)[:80]}"
 
 
 def parse_json_object(text: Any, lenient: bool = False) -> Parsed:
@@ -72,21 +94,29 @@ def parse_json_object(text: Any, lenient: bool = False) -> Parsed:
     stripped = text.strip()
     if not stripped:
         return fail("empty completion")
-    obj = scan_object(stripped)
+    return parse_stripped_object(stripped, lenient, *scan_object_detail(stripped))
+
+
+def parse_stripped_object(
+    stripped: str, lenient: bool, obj: dict[str, Any] | None, error: str | None
+) -> Parsed:
+    """The rest of :func:`parse_json_object` after :func:`scan_object_detail` of the
+    stripped, non-empty text gave ``(obj, error)``."""
     if obj is not None:
         return Parsed(obj)
-    try:
-        value = json.loads(stripped)
-    except RecursionError:
-        error = "JSON nested too deeply"
-    except (ValueError, TypeError) as e:
-        error = f"invalid JSON: {str(e)[:80]}"
-    else:
-        if isinstance(value, dict):
-            return Parsed(value)
-        if value is not None:
-            return fail(f"JSON is a {type(value).__name__}, not an object")
-        error = ""  # "null": no value, as in _loads
+    if error is None:  # not an object's "{": what is it?
+        try:
+            value = json.loads(stripped)
+        except RecursionError:
+            error = "JSON nested too deeply"
+        except (ValueError, TypeError) as e:
+            error = _invalid(e)
+        else:
+            if isinstance(value, dict):
+                return Parsed(value)
+            if value is not None:
+                return fail(f"JSON is a {type(value).__name__}, not an object")
+            error = ""  # "null": no value, as in _loads
     if not lenient:
         return fail(error + " (strict mode: the whole completion must be one JSON object)")
     fences = _FENCE_RE.findall(stripped)

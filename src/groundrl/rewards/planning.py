@@ -25,15 +25,42 @@ from groundrl.parse.plans import (
 )
 from groundrl.parse.structured import parse_literal_list
 from groundrl.parse.tags import _close_re, _open_re
-from groundrl.types import Score
+from groundrl.types import Score, finite_score
 
 # ---------------------------------------------------------------------------
 # Reinforced Reasoning for Embodied Planning
 # ---------------------------------------------------------------------------
 
 
-def load_action_map(path_or_mapping: Any) -> dict[int, str]:
+class ActionMap(dict):
+    """A read-only ``{id: name}`` action map (what :func:`load_action_map` returns).
+
+    A ``dict`` in every way that reads, plus ``pairs``: the set of ``(id,
+    normalised name)`` it accepts, computed once, so :func:`reinforced_format` matches a
+    step with one set lookup instead of a map lookup and a normalisation per step (the
+    map term was a sixth of the reward's cost; issue 18). Being read-only is what makes
+    that precomputation safe; a plain ``dict`` is still accepted everywhere and is
+    matched step by step.
+    """
+
+    __slots__ = ("pairs",)
+
+    def __init__(self, items: Mapping[int, str]) -> None:
+        dict.__init__(self, items)
+        self.pairs = frozenset((k, nn) for k, v in dict.items(self) if (nn := normalize_action_name(v)))
+
+    def _read_only(self, *args: Any, **kwargs: Any) -> Any:
+        raise TypeError("an ActionMap is read-only: build a new one with load_action_map({...})")
+
+    __setitem__ = __delitem__ = update = pop = popitem = clear = setdefault = __ior__ = _read_only
+
+    def __reduce__(self) -> tuple[Any, ...]:  # pickling would otherwise call __setitem__
+        return (ActionMap, (dict(self),))
+
+
+def load_action_map(path_or_mapping: Any) -> ActionMap:
     """An ``{id: name}`` action map from a JSON file path or a mapping; keys become ints.
+    Returns a read-only :class:`ActionMap`.
 
     Raises ``FileNotFoundError`` / ``ValueError`` with a message saying what is wrong.
     """
@@ -64,7 +91,7 @@ def load_action_map(path_or_mapping: Any) -> dict[int, str]:
         if not isinstance(v, str):
             raise ValueError(f"{where}: action {k!r} must map to a string name, got {type(v).__name__}")
         out[key] = v
-    return out
+    return ActionMap(out)
 
 
 def reinforced_format(
@@ -98,7 +125,9 @@ def reinforced_format(
         return Score("format", keys, "; ".join(reasons))
     n_valid = n - aids.count(None)
     matched = 0
-    if action_map is not None:
+    if action_map.__class__ is ActionMap:  # int ids, str names: one set lookup per step
+        matched = sum(map(action_map.pairs.__contains__, zip(aids, names, strict=False)))
+    elif action_map is not None:
         # a valid step matches when its normalised name is non-empty and equals the map's
         get_name, norm, cget = action_map.get, normalize_action_name, _NORM_CACHE.get
         for aid, nn in zip(aids, names, strict=False):  # same length by construction
@@ -121,7 +150,7 @@ def reinforced_format(
             reasons.append(f"{matched}/{n} steps match the action map")
     if n_valid < n:
         reasons.append(f"{n_valid}/{n} steps valid")
-    return Score("format", keys + valid_term + map_term, "; ".join(reasons))
+    return finite_score("format", keys + valid_term + map_term, "; ".join(reasons) if reasons else "")
 
 
 def _gold_names_uncached(gold: Any) -> tuple[str, ...] | None:
@@ -184,7 +213,7 @@ def reinforced_accuracy(completion: Any, gold: Any, lenient: bool = False) -> Sc
     if t == 1 and n > 1:
         r -= 0.25
         reason = (reason + "; " if reason else "") + f"single-step gold, {n} steps predicted: -0.25"
-    return Score("accuracy", r, reason)
+    return finite_score("accuracy", r, reason)
 
 
 # ---------------------------------------------------------------------------
