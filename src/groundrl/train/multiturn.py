@@ -36,10 +36,11 @@ re-tokenised between turns. ``logprobs`` is returned as ``None`` (they are only 
 for vLLM's importance-sampling correction; this generator is the training model itself).
 
 Cluster engines: verl's multi-turn agent loop and OpenRLHF's agent executor are not
-here — they belong with the verl / OpenRLHF adapters in ``groundrl.integrations``. The
-seam they share with this module is :class:`~groundrl.sim.env.HouseholdVectorEnv`
-(``reset(options={"tasks": …})``, ``step(texts)``, ``info["feedback"]``) and
-:func:`default_feedback_text`.
+here — they belong with the verl / OpenRLHF adapters in ``groundrl.integrations``
+(verl's: :mod:`groundrl.integrations.verl_agent_loop`). The seam they share with this
+module is :class:`~groundrl.sim.env.HouseholdEnv` (``reset(options={"task": …})``,
+``step(text)``, ``info["feedback"]``), :func:`default_feedback_text` and
+:func:`episode_reward`.
 
 >>> from groundrl.sim.env import HouseholdEnv
 >>> from groundrl.sim.generate import generate_tasks
@@ -74,6 +75,34 @@ def default_feedback_text(info: dict[str, Any], obs: dict[str, Any]) -> str:
     actions = info.get("actions") or []
     label = str(actions[-1])[:80] if actions and info.get("vocab") else ""
     return f"\nFeedback: {label + ': ' if label else ''}{last}\nPlan:"
+
+
+def episode_reward(
+    env_reward: float,
+    *,
+    ended: bool,
+    progress: float,
+    turns: int,
+    reward_kind: str | None,
+    turn_penalty: float = 0.0,
+) -> float:
+    """An episode's reward from the sum of its environment rewards: an episode cut
+    before the environment ended it (by ``max_turns``, or by a token budget) never got
+    the ``"plan"`` reward's end-of-episode payout, so it gets its ``progress``, as
+    :func:`groundrl.sim.reward.sim_reward` of the plan it ran would; then
+    ``turn_penalty`` per turn after the first. Shared by :class:`EnvRollout` and the
+    verl agent loop (:mod:`groundrl.integrations.verl_agent_loop`).
+
+    >>> episode_reward(0.0, ended=False, progress=0.5, turns=3, reward_kind="plan", turn_penalty=0.25)
+    0.0
+    >>> episode_reward(2.0, ended=True, progress=1.0, turns=2, reward_kind="plan")
+    2.0
+    """
+    reward = float(env_reward)
+    if not ended and reward_kind == "plan":
+        reward += progress
+    reward -= turn_penalty * max(0, turns - 1)
+    return reward
 
 
 def env_reward(completions: list[Any], env_reward: list[float], **kwargs: Any) -> list[float]:
@@ -254,11 +283,14 @@ class EnvRollout:
                     still.append(i)
             active = still
         for ep in episodes:
-            # an episode cut by max_turns (not ended by the environment) never got the
-            # "plan" reward's end-of-episode payout: it gets its progress, as sim_reward would
-            if not ep.ended and self.env_kwargs.get("reward") == "plan":
-                ep.reward += ep.progress
-            ep.reward -= self.turn_penalty * max(0, ep.turns - 1)
+            ep.reward = episode_reward(
+                ep.reward,
+                ended=ep.ended,
+                progress=ep.progress,
+                turns=ep.turns,
+                reward_kind=self.env_kwargs.get("reward"),
+                turn_penalty=self.turn_penalty,
+            )
         return episodes
 
     @staticmethod
@@ -324,6 +356,7 @@ __all__ = [
     "EnvRollout",
     "default_feedback_text",
     "env_reward",
+    "episode_reward",
     "env_reward_funcs",
     "env_success",
 ]
