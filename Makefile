@@ -20,6 +20,9 @@ $(STAMP): pyproject.toml constraints-cpu.txt
 # own venv: verl pins numpy<2, which breaks the main venv's pyarrow/datasets. verl and
 # OpenRLHF go in --no-deps (pip backtracks for many minutes over verl's loose pins;
 # OpenRLHF's full install needs CUDA) beside the modules their reward/agent code imports.
+# gymnasium: groundrl's household simulator (the verl agent loop plays it); datasets 4.8
+# (--no-deps: its pins on fsspec / huggingface-hub trail transformers 5): verl's agent loop
+# imports its RLHFDataset, which reads Parquet with it; cachetools: its LLM server client.
 # About 2.5 min to build on 2 cores; tests/integrations/test_real_cluster_packages.py uses
 # it and skips (saying so) without it.
 CVENV  ?= .venv-cluster
@@ -30,12 +33,12 @@ $(CSTAMP): pyproject.toml constraints-cpu.txt constraints-cluster.txt
 	$(PYTHON) -m venv $(CVENV)
 	$(CVENV)/bin/python -m pip install --quiet torch==2.13.0
 	$(CVENV)/bin/python -m pip install --quiet -c constraints-cpu.txt -c constraints-cluster.txt -e '.[serve,dev]' \
-		'ray[serve,data]' transformers tensordict hydra-core codetiming dill pylatexenc numpy pyarrow pandas
-	$(CVENV)/bin/python -m pip install --quiet --no-deps -c constraints-cluster.txt verl openrlhf
+		'ray[serve,data]' transformers tensordict hydra-core codetiming dill pylatexenc numpy pyarrow pandas gymnasium cachetools
+	$(CVENV)/bin/python -m pip install --quiet --no-deps -c constraints-cluster.txt verl openrlhf datasets multiprocess xxhash
 	touch $(CSTAMP)
 
 test-cluster: setup cluster-env
-	OMP_NUM_THREADS=1 GROUNDRL_CLUSTER_PYTHON=$(CVENV)/bin/python $(PY) -m pytest -q -rs tests/integrations/test_real_cluster_packages.py
+	OMP_NUM_THREADS=1 GROUNDRL_CLUSTER_PYTHON=$(CVENV)/bin/python $(PY) -m pytest -q -rs tests/integrations/test_real_cluster_packages*.py
 
 demo: setup
 	$(VENV)/bin/groundrl demo
