@@ -92,7 +92,7 @@ from typing import Any
 
 from groundrl.integrations.common import env_stop_tokens, strip_stop_tokens
 from groundrl.sim.tasks import Task
-from groundrl.train.multiturn import default_feedback_text
+from groundrl.train.multiturn import EpisodeOptions, default_feedback_text
 
 try:
     from openrlhf.utils.agent import AgentInstanceBase, MultiTurnAgentExecutor
@@ -128,30 +128,12 @@ LOG_KEYS = ("env_success", "env_progress", "env_turns", "env_steps", "env_contex
 
 
 @dataclass(frozen=True)
-class HouseholdAgentConfig:
-    """The agent's settings (see the module docstring for the variables)."""
+class HouseholdAgentConfig(EpisodeOptions):
+    """The agent's settings (see the module docstring for the variables): the shared
+    episode settings plus the feedback template and stop tokens."""
 
-    max_turns: int = 3
-    reward: str = "plan"
-    success_bonus: float = 1.0
-    invalid_penalty: float = 0.0
-    turn_penalty: float = 0.0
-    max_steps: int = 30
-    max_invalid: int = 10
-    vocab: str = "auto"
     feedback_template: str = "{feedback}"
     stop_tokens: tuple[str, ...] | None = None
-
-    def env_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments of :class:`~groundrl.sim.env.HouseholdEnv`."""
-        return {
-            "reward": self.reward,
-            "success_bonus": self.success_bonus,
-            "invalid_penalty": self.invalid_penalty,
-            "max_steps": self.max_steps,
-            "max_invalid": self.max_invalid,
-            "vocab": self.vocab,
-        }
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "HouseholdAgentConfig":

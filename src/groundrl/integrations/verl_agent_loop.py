@@ -106,7 +106,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from groundrl.sim.tasks import Task
-from groundrl.train.multiturn import default_feedback_text, episode_reward
+from groundrl.train.multiturn import EpisodeOptions, default_feedback_text, episode_reward
 
 logger = logging.getLogger("groundrl.integrations")
 
@@ -135,29 +135,12 @@ _WHERE = "the groundrl_household entry of actor_rollout_ref.rollout.agent.agent_
 
 
 @dataclass(frozen=True)
-class LoopOptions:
-    """The household agent loop's options (the agent-loop config entry's keys)."""
+class LoopOptions(EpisodeOptions):
+    """The household agent loop's options (the agent-loop config entry's keys): the
+    shared episode settings plus verl's per-turn token cap and feedback role."""
 
-    max_turns: int = 3
-    reward: str = "plan"
-    success_bonus: float = 1.0
-    invalid_penalty: float = 0.0
-    turn_penalty: float = 0.0
-    max_steps: int = 30
-    max_invalid: int = 10
-    vocab: str = "auto"
     max_tokens_per_turn: int | None = None
     feedback_role: str | None = None
-
-    def env_kwargs(self) -> dict[str, Any]:
-        return {
-            "reward": self.reward,
-            "success_bonus": self.success_bonus,
-            "invalid_penalty": self.invalid_penalty,
-            "max_steps": self.max_steps,
-            "max_invalid": self.max_invalid,
-            "vocab": self.vocab,
-        }
 
 
 def _bad(key: str, why: str, value: Any) -> ValueError:

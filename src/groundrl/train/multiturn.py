@@ -120,6 +120,33 @@ def env_reward_funcs() -> tuple[list[Callable[..., list[float]]], list[float]]:
     return [env_reward, env_success], [1.0, 0.0]
 
 
+@dataclass(frozen=True)
+class EpisodeOptions:
+    """The episode settings every multi-turn integration shares (verl's agent loop and
+    OpenRLHF's agent file extend it with their own): the turn budget, the
+    :class:`~groundrl.sim.env.HouseholdEnv` reward and budgets, and the turn penalty."""
+
+    max_turns: int = 3
+    reward: str = "plan"
+    success_bonus: float = 1.0
+    invalid_penalty: float = 0.0
+    turn_penalty: float = 0.0
+    max_steps: int = 30
+    max_invalid: int = 10
+    vocab: str = "auto"
+
+    def env_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments of :class:`~groundrl.sim.env.HouseholdEnv`."""
+        return {
+            "reward": self.reward,
+            "success_bonus": self.success_bonus,
+            "invalid_penalty": self.invalid_penalty,
+            "max_steps": self.max_steps,
+            "max_invalid": self.max_invalid,
+            "vocab": self.vocab,
+        }
+
+
 @dataclass
 class Episode:
     """One rollout: its token ids and what the environment said."""
@@ -353,6 +380,7 @@ def _encode_prompt(tokenizer: Any, prompt: Any) -> list[int]:
 
 __all__ = [
     "Episode",
+    "EpisodeOptions",
     "EnvRollout",
     "default_feedback_text",
     "env_reward",
