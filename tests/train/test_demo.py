@@ -43,6 +43,21 @@ def test_quick_demo_learns(tmp_path):
     assert not (tmp_path / "grpo").exists()
     assert all("reward_std" in c for c in m["grpo_curve"])
     assert "paired bootstrap 95% CI" in (tmp_path / "report.md").read_text()
+    # held-out success split by whether the instruction occurs in training
+    k = m["n_eval_instruction_seen_in_training"]
+    assert (
+        0 <= k <= 24 and "repeat the instruction of a training task" in (tmp_path / "report.md").read_text()
+    )
+    for stage in ("untrained", "sft", "grpo"):
+        assert {"success_rate_seen_instruction", "success_rate_new_instruction"} <= set(m[stage])
+
+
+def test_seen_split_hand_worked():
+    from groundrl.train.demo import seen_split
+
+    got = seen_split([1, 0, 1, 1], [True, True, False, True])
+    assert got == {"success_rate_seen_instruction": 0.6667, "success_rate_new_instruction": 1.0}
+    assert seen_split([1], [True])["success_rate_new_instruction"] is None  # no new instruction
 
 
 def test_reward_curve_plots_without_steps(tmp_path):
