@@ -43,23 +43,17 @@ def _loads(text: str) -> Parsed:
         return fail(f"invalid JSON: {str(e)[:80]}")
 
 
-def scan_object(stripped: str) -> dict[str, Any] | None:
-    """``json.loads(stripped)`` when that is a JSON object, else ``None`` (never raises).
+def scan_object_detail(stripped: str) -> tuple[dict[str, Any] | None, str | None]:
+    """``json.loads(stripped)`` when that is a JSON object, with the reason when it is
+    not; never raises. The fast path of :func:`parse_json_object`.
 
     ``json.loads`` without its Python layers: the same C scanner from position 0, and
     the whole text (already ``str.strip()``-ped, so no JSON whitespace at either end)
-    must be consumed. The fast path of :func:`parse_json_object`.
-    """
-    return scan_object_detail(stripped)[0]
-
-
-def scan_object_detail(stripped: str) -> tuple[dict[str, Any] | None, str | None]:
-    """:func:`scan_object` with the reason when it fails: ``(object, None)``;
-    ``(None, error)`` with the error :func:`parse_json_object` gives for this text
-    (``json.loads``'s own message, built from the scanner's exception as
-    ``json.loads`` builds it, so a failed text is scanned once, not twice); or
-    ``(None, None)`` when the text does not start with ``{`` (the caller asks
-    ``json.loads``).
+    must be consumed. Returns ``(object, None)``; ``(None, error)`` with the error
+    :func:`parse_json_object` gives for this text (``json.loads``'s own message, built
+    from the scanner's exception as ``json.loads`` builds it, so a failed text is
+    scanned once, not twice); or ``(None, None)`` when the text does not start with
+    ``{`` (the caller asks ``json.loads``).
     """
     if stripped[:1] != "{":
         return None, None
