@@ -635,8 +635,8 @@ also rises when RL only sharpens the distribution toward plans greedy decoding a
 - *episode success*: the multi-turn episode ends with every goal condition met (30-step, 10-invalid budgets);
   CIs are percentile bootstraps over tasks (2000 resamples, seeded).
 
-**Training.** SFT: {cfg["sft_epochs"]} epochs (the demo's 6 stop short of convergence, so that RL has room;
-`docs/sim.md` gives what GRPO adds to a longer SFT) (batch {cfg["sft_batch"]}, peak lr {cfg["sft_lr"]}) on
+**Training.** SFT: {cfg["sft_epochs"]} epochs (the default 6 stop short of convergence so that RL has room;
+`docs/sim.md` gives what GRPO adds to a longer SFT), batch {cfg["sft_batch"]}, peak lr {cfg["sft_lr"]}, on
 {m["n_train_tasks"]} expert plans plus {m["n_replan_demos"]} re-planning demonstrations (the expert plan with one
 step dropped is run; the target is the expert's plan from where it failed, after the environment's feedback).
 GRPO: {len(m["grpo_curve"])} steps of TRL `GRPOTrainer` with `groundrl.train.multiturn.EnvRollout` as

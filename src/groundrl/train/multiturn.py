@@ -37,8 +37,9 @@ for vLLM's importance-sampling correction; this generator is the training model 
 
 Cluster engines: verl's multi-turn agent loop and OpenRLHF's agent executor are not
 here — they belong with the verl / OpenRLHF adapters in ``groundrl.integrations``
-(verl's: :mod:`groundrl.integrations.verl_agent_loop`). The seam they share with this
-module is :class:`~groundrl.sim.env.HouseholdEnv` (``reset(options={"task": …})``,
+(:mod:`groundrl.integrations.verl_agent_loop`,
+:mod:`groundrl.integrations.openrlhf_household`). The seam they share with this
+module is :class:`EpisodeOptions`, :class:`~groundrl.sim.env.HouseholdEnv` (``reset(options={"task": …})``,
 ``step(text)``, ``info["feedback"]``), :func:`default_feedback_text` and
 :func:`episode_reward`.
 
