@@ -56,35 +56,13 @@ import groundrl.integrations.openrlhf_household as oh  # noqa: E402
 
 AGENT_FILE = oh.__file__
 # A hand-built task: two cloths on a shelf, put both in the bathtub basin
-# (pick_two_obj_and_place: 2 goal conditions, one per cloth in the basin).
-TASK = {
-    "id": "two-cloths",
-    "instruction": "Put two Cloths in the BathtubBasin.",
-    "subset": "base",
-    "goal": {
-        "task_type": "pick_two_obj_and_place",
-        "obj": "Cloth",
-        "recep": "BathtubBasin",
-        "mrecep": None,
-        "sliced": False,
-    },
-    "scene": {
-        "room": "bathroom",
-        "floorplan": None,
-        "objects": [
-            {"id": "CounterTop_1", "type": "CounterTop", "parent": None},
-            {"id": "BathtubBasin_1", "type": "BathtubBasin", "parent": None},
-            {"id": "Shelf_1", "type": "Shelf", "parent": None},
-            {"id": "Cloth_1", "type": "Cloth", "parent": "Shelf_1"},
-            {"id": "Cloth_2", "type": "Cloth", "parent": "Shelf_1"},
-        ],
-        "opened": [],
-        "on": [],
-    },
-}
-ONE_CLOTH = "find a Cloth\npick up the Cloth\nfind a BathtubBasin\nput down the object in hand\n"
-GOLD = ONE_CLOTH + "find a Shelf\npick up the Cloth\nfind a BathtubBasin\nput down the object in hand"
-PARTIAL = ONE_CLOTH + "find a Plunger"  # one cloth placed, then an object the scene lacks
+# (pick_two_obj_and_place: 2 goal conditions, one per cloth in the basin); shared with
+# tests/integrations/test_openrlhf_household.py through cluster/two_cloths.json.
+_FIXTURE = json.loads((Path(__file__).resolve().parent / "two_cloths.json").read_text())
+TASK = _FIXTURE["task"]
+ONE_CLOTH = _FIXTURE["one_cloth"]
+GOLD = ONE_CLOTH + _FIXTURE["second_cloth"]
+PARTIAL = ONE_CLOTH + _FIXTURE["partial_tail"]  # one cloth placed, then an object the scene lacks
 CHATML = (
     "{% for m in messages %}<|im_start|>{{ m['role'] }}\n{{ m['content'] }}<|im_end|>\n{% endfor %}"
     "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
