@@ -138,3 +138,107 @@ def test_exhausted_buffer_errors_or_trains_on_nothing(tmp_path, tiny_vlm_dir):
     h = next(h for h in trainer.state.log_history if "online_filter/empty_steps" in h)
     assert h["online_filter/empty_steps"] == 1.0 and h["online_filter/groups_generated"] == 2.0
     assert h["online_filter/kept_frac"] == 0.0 and h["rewards/accuracy_original/mean"] == 0.0
+
+
+def test_buffer_geometry_b_and_n_follow_each_other():
+    from groundrl.train.online_filter import steps_per_buffer
+
+    # hand-worked: 8 rows a step (per_device 4 × accum 2 × 1 process); G = 4
+    cfg = OnlineFilterConfig.from_mapping({"buffer_groups": 6})
+    assert steps_per_buffer(cfg, 4, 2, 1, G) == 3  # 6 × 4 = 24 rows = 3 steps of 8
+    assert steps_per_buffer(OnlineFilterConfig.from_mapping({"steps_per_buffer": 5}), 4, 2, 1, G) == 5
+    assert steps_per_buffer(OnlineFilterConfig.from_mapping({}), 4, 2, 1, G) == 1
+    # the paper's run [RR App. C.2 Table 5]: 128 prompts × 8 samples, train batch 128 -> 8 steps
+    paper = OnlineFilterConfig.from_mapping({"buffer_groups": 128, "steps_per_buffer": 8})
+    assert steps_per_buffer(paper, 1, 16, 8, 8) == 8
+    with pytest.raises(ValueError, match="buffer_groups = 5 prompt groups"):
+        steps_per_buffer(OnlineFilterConfig.from_mapping({"buffer_groups": 5}), 4, 2, 1, G)
+    with pytest.raises(ValueError, match="steps_per_buffer = 2 disagrees"):
+        steps_per_buffer(
+            OnlineFilterConfig.from_mapping({"buffer_groups": 6, "steps_per_buffer": 2}), 4, 2, 1, G
+        )
+    with pytest.raises(ValueError, match="online_filter.steps_per_buffer must be an int"):
+        OnlineFilterConfig.from_mapping({"steps_per_buffer": 0})
+
+
+@pytest.mark.slow
+def test_n_steps_over_each_filled_buffer_then_cleared(tmp_path, tiny_vlm_dir, monkeypatch):
+    """B = 4 groups, 8 rows a step -> n = 2 steps per buffer; max_steps 4 -> 2 buffers.
+    Hand-worked: each buffer is 4 kept groups × G = 16 rows, its two steps see 8 rows each
+    and together exactly the buffer's 16 rows; 4 steps × 8 = 32 rows reach the loss."""
+    from groundrl.train.grpo import build_trainer
+    from groundrl.train.trainer import ground_grpo_trainer_class
+
+    data = tmp_path / "d.jsonl"
+    kinds = ["mixed", "easy", "hard", "mixed", "easy", "mixed"]
+    data.write_text(
+        "".join(
+            json.dumps({"prompt": f"{k} task {i}", "kind": k, "gold": ["a"]}) + "\n"
+            for i, k in enumerate(kinds)
+        )
+    )
+    cfg = {
+        "model": str(tiny_vlm_dir),
+        "data": str(data),
+        "output_dir": str(tmp_path / "out"),
+        "online_filter": {"reward": "accuracy_probe", "max_rounds": 50, "seed": 2, "buffer_groups": 4},
+        "grpo": {
+            "max_steps": 4,
+            "per_device_train_batch_size": 2 * G,
+            "num_generations": G,
+            "max_completion_length": 5,
+            "logging_steps": 1,
+        },
+    }
+    cls = ground_grpo_trainer_class()
+    step_rows, buffer_rows = [], []
+    orig_loss, orig_fill = cls._compute_loss, cls._filtered_batch
+
+    def rows_of(ids, comp):
+        return sorted(tuple(a.tolist()) + tuple(b.tolist()) for a, b in zip(ids, comp, strict=True))
+
+    def spy_loss(self, model, inputs):
+        step_rows.append(rows_of(inputs["prompt_ids"], inputs["completion_ids"]))
+        return orig_loss(self, model, inputs)
+
+    def spy_fill(self, inputs):
+        out = orig_fill(self, inputs)
+        buffer_rows.append(rows_of(out["prompt_ids"], out["completion_ids"]))
+        return out
+
+    monkeypatch.setattr(cls, "_compute_loss", spy_loss)
+    monkeypatch.setattr(cls, "_filtered_batch", spy_fill)
+    trainer = build_trainer(
+        "reinforced_planning", cfg, extra_reward_funcs=[accuracy_probe], extra_weights=[1.0]
+    )
+    assert trainer.steps_per_buffer == 2 and trainer.args.steps_per_generation == 2
+    trainer.train()
+    assert trainer.state.global_step == 4
+    assert len(trainer.buffers) == 2 and len(buffer_rows) == 2
+    assert all(b["kept"] >= 4 and b["rows"] == 16 for b in trainer.buffers)
+    assert [len(r) for r in step_rows] == [8, 8, 8, 8]
+    assert trainer.loss_rows == 32
+    # the two steps after a fill partition that buffer's rows: each row once, no other row
+    assert sorted(step_rows[0] + step_rows[1]) == buffer_rows[0]
+    assert sorted(step_rows[2] + step_rows[3]) == buffer_rows[1]
+    tok = trainer.processing_class.tokenizer
+    for b in buffer_rows:
+        assert all("mixed" in tok.decode([t for t in r if t != tok.pad_token_id]) for r in b)
+    logs = [h for h in trainer.state.log_history if "online_filter/steps_per_buffer" in h]
+    assert logs and all(h["online_filter/steps_per_buffer"] == 2.0 for h in logs)
+
+
+def test_steps_per_generation_clash_named(tmp_path, tiny_vlm_dir):
+    from groundrl.train.grpo import build_trainer
+
+    data = tmp_path / "d.jsonl"
+    data.write_text(json.dumps({"prompt": "mixed", "kind": "mixed", "gold": ["a"]}) + "\n")
+    cfg = {
+        "model": str(tiny_vlm_dir),
+        "data": str(data),
+        "output_dir": str(tmp_path / "out"),
+        "online_filter": {"reward": "accuracy_probe", "steps_per_buffer": 2},
+        "grpo": {"per_device_train_batch_size": G, "num_generations": G, "steps_per_generation": 3},
+    }
+    with pytest.raises(ValueError, match="grpo.steps_per_generation = 3 conflicts"):
+        build_trainer("reinforced_planning", cfg, extra_reward_funcs=[accuracy_probe], extra_weights=[1.0])

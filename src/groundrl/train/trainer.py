@@ -2,8 +2,9 @@
 
 * Step-GRPO (EmbodiedBrain): a :class:`~groundrl.train.step_grpo.StepHinter` draws the
   guided-precursor hint of every prompt group each time the group is generated;
-* the online accuracy filter with a refill buffer (Reinforced Reasoning): see
-  :mod:`groundrl.train.online_filter`.
+* the online accuracy filter with a refill buffer (Reinforced Reasoning): kept groups
+  fill a buffer of B groups, TRL takes n optimiser steps over it, then it is refilled —
+  see :mod:`groundrl.train.online_filter`. ``buffers`` records each filled buffer.
 
 Both act in ``_generate_and_score_completions`` (TRL 1.x), the one place that sees a
 generation batch before and after scoring; everything else (loss, logging, vLLM, PEFT,
@@ -22,6 +23,7 @@ from groundrl.train.online_filter import (
     concat_rows,
     last_values,
     select_rows,
+    steps_per_buffer,
 )
 from groundrl.train.step_grpo import StepHinter
 
@@ -32,6 +34,25 @@ def _mean(xs: list[float]) -> float:
 
 def _num(v: Any) -> float:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v else 0.0
+
+
+def _buffer_geometry(args: Any, cfg: OnlineFilterConfig) -> int:
+    """Makes one TRL generation batch the paper's buffer: ``steps_per_generation`` =
+    n × ``gradient_accumulation_steps`` so TRL takes n optimiser steps over each filled
+    buffer [RR paper §3.3]. Returns n; raises ``ValueError`` naming the keys on a clash."""
+    accum = int(args.gradient_accumulation_steps)
+    n = steps_per_buffer(
+        cfg, int(args.per_device_train_batch_size), accum, int(args.world_size), int(args.num_generations)
+    )
+    if args.steps_per_generation not in (accum, n * accum):
+        raise ValueError(
+            f"grpo.steps_per_generation = {args.steps_per_generation} conflicts with the online filter's buffer "
+            f"({n} optimiser step(s) × gradient_accumulation_steps {accum}); leave steps_per_generation out and "
+            "set online_filter.steps_per_buffer or buffer_groups instead"
+        )
+    args.steps_per_generation = n * accum
+    args.generation_batch_size = int(args.per_device_train_batch_size) * int(args.world_size) * n * accum
+    return n
 
 
 def _make_class() -> type:
@@ -48,11 +69,15 @@ def _make_class() -> type:
             accuracy_recorder: Any = None,
             **kwargs: Any,
         ) -> None:
+            self.steps_per_buffer = 1
+            if online_filter is not None and kwargs.get("args") is not None:
+                self.steps_per_buffer = _buffer_geometry(kwargs["args"], online_filter)
             super().__init__(*args, **kwargs)
             self.step_hinter = step_hinter
             self.online_filter = online_filter
             self.accuracy_recorder = accuracy_recorder
             self.loss_rows = 0
+            self.buffers: list[dict[str, int]] = []  # per filled buffer: groups kept/generated, rows
             if online_filter is not None:
                 if accuracy_recorder is None:
                     raise ValueError("online_filter needs the accuracy reward function's recorder")
@@ -62,7 +87,9 @@ def _make_class() -> type:
                     self.num_generations,
                 )
                 # each rank draws its own refill prompts (seed + rank)
-                self._refill_rng = random.Random(online_filter.seed + 1_000_003 * self.accelerator.process_index)
+                self._refill_rng = random.Random(
+                    online_filter.seed + 1_000_003 * self.accelerator.process_index
+                )
 
         # -- Step-GRPO -------------------------------------------------------------------
         def _hint(self, inputs: list[dict[str, Any]], mode: str) -> list[dict[str, Any]]:
@@ -160,6 +187,10 @@ def _make_class() -> type:
             m["online_filter/kept_frac"].append(buffered / generated if generated else 0.0)
             m["online_filter/buffer_size"].append(float(buffered))
             m["online_filter/groups_generated"].append(float(generated))
+            m["online_filter/steps_per_buffer"].append(float(self.steps_per_buffer))
+            self.buffers.append(
+                {"kept": buffered, "generated": generated, "rows": int(res["completion_ids"].shape[0])}
+            )
             m["online_filter/empty_steps"].append(1.0 if empty else 0.0)
             m["rewards/accuracy_original/mean"].append(_mean(acc_all))
             flat = [a for grp in chosen_acc for a in grp]
