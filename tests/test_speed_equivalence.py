@@ -644,3 +644,40 @@ def test_plan_f1_equals_reference(pred_items, gold_items, form):
     for _ in range(2):  # cold, then from the pair / gold caches
         q, o = plan_f1(pred, gold).value, plan_order_f1(pred, gold).value
         assert (q, o) == ((None, None) if want is None else want)
+
+
+# --- EmbodiedBrain plan lines (the format reward's plan-type term) ------------------------
+
+PLAN_SOUP = st.lists(
+    st.sampled_from(
+        list("1.[] \n-a٣") + ["23", "Navigate", "Manipulate", "x_1", "1.[Navigate]", "3.\n[a_1]"]
+    ),
+    max_size=24,
+).map("".join)
+
+
+def ref_plan_lines(text):
+    m = re.search(r"<\s*plans(?:\s[^<>]*)?>(.*?)</\s*plans\s*>", text, re.IGNORECASE | re.DOTALL)
+    return re.findall(r"\d+\.\s*\[(\w+)\]", m.group(1)) if m else None  # the released pattern
+
+
+@SETTINGS
+@given(PLAN_SOUP, st.sampled_from(["<plans>{}</plans>", "x<PLANS >{}</plans>y", "{}", "<plans>{}"]))
+def test_plan_lines_equal_released_pattern(body, wrap):
+    from groundrl.parse.plans import plan_lines
+
+    text = wrap.format(body)
+    assert plan_lines(text) == ref_plan_lines(text)
+
+
+def test_plan_lines_long_digit_runs_hand_cases():
+    from groundrl.parse.plans import plan_lines
+
+    for body in [
+        "1" * 5000 + ".[Navigate]",
+        "step1.[Navigate]x2.[Open]",
+        "12" * 3000 + " 3.[Manipulate] 4. [Navigate]",
+        "9" * 4000,
+    ]:
+        text = f"<plans>{body}</plans>"
+        assert plan_lines(text) == ref_plan_lines(text)
