@@ -27,6 +27,12 @@ def test_token_guards_every_route_but_health(tools):
         assert httpx.post(srv.url + "/score", json=body, headers=H).status_code == 200
         assert httpx.post(srv.url + "/get_reward", json={"query": ["x"]}, headers=H).status_code == 200
         assert httpx.get(srv.url + "/metrics", headers=H).status_code == 200
+        # RFC 7235 §2.1: the scheme is case-insensitive; the token itself is not
+        for scheme in ("bearer", "BEARER", "bEaReR"):
+            r = httpx.post(srv.url + "/score", json=body, headers={"Authorization": f"{scheme} s3cret"})
+            assert r.status_code == 200, scheme
+        r = httpx.post(srv.url + "/score", json=body, headers={"Authorization": "Bearer S3CRET"})
+        assert r.status_code == 401
 
 
 @pytest.fixture(scope="module")
@@ -151,7 +157,7 @@ def test_metrics_text_hand_worked():
     assert v['groundrl_batch_samples_total{batcher="score:toy"}'] == 5
     # every family is declared once, before its samples
     types = [line.split()[2] for line in text.splitlines() if line.startswith("# TYPE")]
-    assert len(types) == len(set(types)) == 9
+    assert len(types) == len(set(types)) == 10
 
 
 def _parse(text):

@@ -109,6 +109,18 @@ def command(
         min=0.1,
         help="Seconds a connection may take to send a request's headers before it is closed.",
     ),
+    body_timeout: float = typer.Option(
+        10.0,
+        "--body-timeout",
+        min=0.1,
+        help="Seconds a request body may go without a byte before it is dropped (408).",
+    ),
+    min_body_rate_kb: float = typer.Option(
+        64.0,
+        "--min-body-rate-kb",
+        min=0.0,
+        help="KiB/s a request body must average after --body-timeout seconds (0: no floor).",
+    ),
     graceful_timeout: float = typer.Option(
         30.0,
         "--graceful-timeout",
@@ -143,6 +155,8 @@ def command(
         "batch_concurrency": batch_concurrency,
         "options": options,
         "docs": docs,
+        "body_timeout_s": body_timeout,
+        "min_body_rate": min_body_rate_kb * 1024,
     }
     if recipe_args.judge is not None:
         config["judge"] = recipe_args.judge.to_dict()  # JSON: worker processes rebuild it

@@ -67,6 +67,12 @@ MiB = 1024 * 1024
 
 
 SHED_DELAY_S = 0.25
+# [ours: like the header timeout] a body may be idle this long, and must average
+# MIN_BODY_RATE bytes/s once this grace has passed (16 MiB then takes at most ~4.5 min)
+BODY_TIMEOUT_S = 10.0
+MIN_BODY_RATE = 64 * 1024
+CLIENT_GONE = 499  # nginx's "client closed request": a hang-up is not a server error
+GONE: Any = object()  # what _read_body returns for a hang-up
 
 
 def shed_delay(retry_after_s: int) -> float:
@@ -153,16 +159,25 @@ class _Guard:
         admission: Admission | None = None,
         max_buffered_bytes: int | None = None,
         retry_after_s: int = 1,
+        body_timeout_s: float = BODY_TIMEOUT_S,
+        min_body_rate: float = MIN_BODY_RATE,
     ) -> None:
         self.app = app
         self.metrics = metrics
-        self.expected = b"Bearer " + token.encode() if token is not None else None
+        self.expected = b"bearer " + token.encode() if token is not None else None
         self.max_body = max_body_bytes
         self.admission = admission
         self.max_buffered = max_buffered_bytes or 4 * max_body_bytes
+        # [ours: stalled large bodies must not starve small requests] large bodies may
+        # fill 7/8 of the budget (one body of max_body_bytes always fits); the last 1/8 is
+        # kept for bodies of ≤ 1/64 of it
+        self.large_limit = max(self.max_buffered - self.max_buffered // 8, max_body_bytes)
+        self.small_body = self.max_buffered // 64
         self.buffered = 0  # bytes of bodies held now (one event loop: no lock needed)
         self.retry = {"Retry-After": str(retry_after_s)}
         self.shed_delay = shed_delay(retry_after_s)
+        self.body_timeout = body_timeout_s
+        self.min_rate = min_body_rate
 
     async def __call__(self, scope: dict, receive: Any, send: Any) -> None:
         if scope["type"] != "http":
@@ -194,6 +209,9 @@ class _Guard:
                     )
                     return
                 body = await self._read_body(scope, receive, send_status)
+                if body is GONE:
+                    status = CLIENT_GONE
+                    return
                 if body is None:
                     return
                 try:
@@ -206,12 +224,14 @@ class _Guard:
             self.metrics.observe(path, status, time.perf_counter() - t0)
 
     def _authorized(self, scope: dict) -> bool:
-        """``Authorization: Bearer <token>``, or ``?token=<token>`` in the URL for clients
-        that cannot send headers (OpenRLHF posts to ``--reward.remote_url`` as given)."""
+        """``Authorization: Bearer <token>`` (the scheme in any case, RFC 7235 §2.1), or
+        ``?token=<token>`` in the URL for clients that cannot send headers (OpenRLHF posts
+        to ``--reward.remote_url`` as given)."""
         got = b""
         for name, value in scope.get("headers", ()):
             if name == b"authorization":
-                got = value
+                scheme, _, rest = value.partition(b" ")
+                got = scheme.lower() + b" " + rest
                 break
         if hmac.compare_digest(got, self.expected):  # type: ignore[arg-type]
             return True
@@ -221,33 +241,58 @@ class _Guard:
         for pair in query.split(b"&"):
             key, _, value = pair.partition(b"=")
             if key == b"token":
-                return hmac.compare_digest(b"Bearer " + unquote_to_bytes(value), self.expected)  # type: ignore[arg-type]
+                return hmac.compare_digest(b"bearer " + unquote_to_bytes(value), self.expected)  # type: ignore[arg-type]
         return False
 
-    async def _read_body(self, scope: dict, receive: Any, send: Any) -> bytes | None:
-        """The whole body, counted in ``buffered`` until the caller releases it; or None
-        after answering 413/400/503 (or on a client disconnect), nothing left counted."""
+    def _next_chunk_deadline(self, start: float, last: float, size: int) -> float:
+        """When a body that has sent ``size`` bytes, the last at ``last``, is too slow:
+        ``body_timeout_s`` without a byte, or less than ``min_body_rate`` bytes/s on
+        average once ``body_timeout_s`` of grace has passed."""
+        idle = last + self.body_timeout
+        if self.min_rate <= 0:
+            return idle
+        return min(idle, start + self.body_timeout + size / self.min_rate)
+
+    async def _read_body(self, scope: dict, receive: Any, send: Any) -> Any:
+        """The whole body (bytes), counted in ``buffered`` until the caller releases it;
+        None after answering 413/400/408/503, or GONE when the client hung up; nothing
+        left counted."""
+        declared = None
         for name, value in scope.get("headers", ()):
             if name == b"content-length":
                 if not value.isdigit():
                     await _send(send, 400, "Content-Length is not a number")
                     return None
-                if int(value) > self.max_body:
+                declared = int(value)
+                if declared > self.max_body:
                     await _send(send, 413, f"body over {self.max_body} bytes")
                     return None
+        limit = (
+            self.max_buffered if declared is not None and declared <= self.small_body else self.large_limit
+        )
+        loop = asyncio.get_running_loop()
+        start = last = loop.time()
         chunks, size = [], 0
         try:
             while True:
-                message = await receive()
-                if message["type"] == "http.disconnect":
+                timeout = self._next_chunk_deadline(start, last, size) - loop.time()
+                try:
+                    message = await asyncio.wait_for(receive(), max(timeout, 0.0))
+                except TimeoutError:
+                    self.metrics.add_slow_body()
+                    msg = f"request body too slow (under {self.min_rate:.0f} B/s or idle {self.body_timeout:g} s)"
+                    await _send(send, 408, msg, {"Connection": "close"})
                     return None
+                if message["type"] == "http.disconnect":
+                    return GONE
+                last = loop.time()
                 chunk = message.get("body", b"")
                 size += len(chunk)
                 self.buffered += len(chunk)
                 if size > self.max_body:  # chunked upload past the limit: stop reading here
                     await _send(send, 413, f"body over {self.max_body} bytes")
                     return None
-                if self.buffered > self.max_buffered:
+                if self.buffered > limit:
                     await _send(
                         send, 503, "server overloaded (request bodies in memory); retry later", self.retry
                     )
@@ -488,6 +533,8 @@ def create_app(
     retry_after_s: int = 1,
     max_buffered_bytes: int | None = None,
     docs: bool = False,
+    body_timeout_s: float = BODY_TIMEOUT_S,
+    min_body_rate: float = MIN_BODY_RATE,
 ) -> FastAPI:
     """The reward server as an ASGI app (no server is started; run it with uvicorn).
 
@@ -502,7 +549,11 @@ def create_app(
     scored at once per recipe and route (raise it for a judge server that batches
     requests itself). ``retry_after_s``: the ``Retry-After`` of a 503.
     ``max_buffered_bytes``: request bodies held in memory at once before new ones get a
-    503 without being read (default 4 × ``max_body_bytes``). ``docs``: serve
+    503 without being read (default 4 × ``max_body_bytes``); large bodies may hold 7/8 of
+    it, so bodies of at most 1/64 of it are served while large ones stall.
+    ``body_timeout_s``: a body idle this long is dropped with a 408 and its bytes released;
+    ``min_body_rate``: bytes/s a body must average once ``body_timeout_s`` has passed
+    (0: no rate floor). ``docs``: serve
     ``/openapi.json`` (the real request/response bodies and status codes,
     :mod:`groundrl.serve.openapi`) and ``/docs``; off by default.
 
@@ -516,6 +567,10 @@ def create_app(
         max_batch, max_wait_ms, max_queue, max_body_bytes, max_samples, batch_concurrency, retry_after_s,
         max_buffered_bytes, token,
     )  # fmt: skip
+    if not (isinstance(body_timeout_s, (int, float)) and 0 < body_timeout_s < float("inf")):
+        raise ValueError(f"body_timeout_s must be a finite number of seconds > 0, got {body_timeout_s!r}")
+    if not (isinstance(min_body_rate, (int, float)) and 0 <= min_body_rate < float("inf")):
+        raise ValueError(f"min_body_rate must be a finite number of bytes/s ≥ 0, got {min_body_rate!r}")
     extra = dict(recipes or {})
     for name, rec in extra.items():
         if not isinstance(rec, Recipe):
@@ -553,6 +608,8 @@ def create_app(
         admission=admission,
         max_buffered_bytes=max_buffered_bytes,
         retry_after_s=retry_after_s,
+        body_timeout_s=float(body_timeout_s),
+        min_body_rate=float(min_body_rate),
     )
     retry = {"Retry-After": str(retry_after_s)}
 

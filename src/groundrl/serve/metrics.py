@@ -6,8 +6,10 @@ cannot grow the label set):
 * ``groundrl_requests_total{route,status}`` — counter;
 * ``groundrl_request_duration_seconds{route}`` — histogram (cumulative ``le`` buckets,
   ``_sum``, ``_count``), time from the request's first byte in to its response sent;
-* ``groundrl_errors_total{route,kind}`` — counter; ``kind`` is ``client`` (4xx but 503),
+* ``groundrl_errors_total{route,kind}`` — counter; ``kind`` is ``client`` (4xx but 499),
+  ``disconnect`` (499: the client hung up mid-request; no response was sent),
   ``overloaded`` (503) or ``server`` (other 5xx);
+* ``groundrl_slow_bodies_total`` — request bodies dropped (408) for arriving too slowly;
 * ``groundrl_sample_errors_total{recipe}`` — samples answered with an ``error`` entry;
 * ``groundrl_queue_depth`` / ``groundrl_queue_limit`` / ``groundrl_queue_high_water`` —
   gauges: samples accepted and not yet answered, the bound, and the most ever held;
@@ -25,6 +27,8 @@ BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.
 
 
 def error_kind(status: int) -> str | None:
+    if status == 499:  # the client hung up before its answer: not the server's error
+        return "disconnect"
     if status == 503:
         return "overloaded"
     if status >= 500:
@@ -48,6 +52,7 @@ class Metrics:
         self.requests: dict[tuple[str, int], int] = defaultdict(int)
         self.errors: dict[tuple[str, str], int] = defaultdict(int)
         self.sample_errors: dict[str, int] = defaultdict(int)
+        self.slow_bodies = 0
         # per route: a count per bucket (not cumulative; rendered cumulative) + overflow
         self._hist: dict[str, list[int]] = {}
         self._sum: dict[str, float] = defaultdict(float)
@@ -66,6 +71,10 @@ class Metrics:
             i = next((k for k, le in enumerate(self.buckets) if seconds <= le), len(self.buckets))
             hist[i] += 1
             self._sum[route] += seconds
+
+    def add_slow_body(self) -> None:
+        with self._lock:
+            self.slow_bodies += 1
 
     def add_sample_errors(self, recipe: str, n: int) -> None:
         if n:
@@ -114,6 +123,11 @@ class Metrics:
             ]
             for recipe, n in sorted(self.sample_errors.items()):
                 out.append(f'groundrl_sample_errors_total{{recipe="{recipe}"}} {n}')
+            out += [
+                "# HELP groundrl_slow_bodies_total Request bodies dropped for arriving too slowly.",
+                "# TYPE groundrl_slow_bodies_total counter",
+                f"groundrl_slow_bodies_total {self.slow_bodies}",
+            ]
         out += [
             "# HELP groundrl_queue_depth Samples accepted and not yet answered.",
             "# TYPE groundrl_queue_depth gauge",

@@ -114,5 +114,5 @@ METRICS = {
             "content": {"text/plain": {"schema": {"type": "string"}}},
         },
         "401": COMMON["401"],
-    }
+    },
 }
