@@ -170,10 +170,12 @@ def test_proxy_accuracy_bad_preferred_does_not_apply(preferred):
 
 def test_rubric_text():
     assert rubric_text(GOOD) == "<rubric>1. counts chairs\n2. names the room</rubric>"
-    assert rubric_text("Sure. <rubric>a</rubric><eval>b</eval>") == "Sure. <rubric>a</rubric>"
+    # the proxy sees the rubric block only [Proxy-GRM §3.3]: no preamble, no eval, no verdict
+    assert rubric_text("Sure, 1. <rubric>a</rubric><eval>b</eval>") == "<rubric>a</rubric>"
     assert rubric_text("<rubric>a</rubric>b</rubric>") == "<rubric>a</rubric>"  # the first close
-    assert rubric_text("no rubric here <answer>1</answer>") == "no rubric here <answer>1</answer>"
-    assert rubric_text("<rubric>unclosed") == "<rubric>unclosed"
+    assert rubric_text("no rubric here <answer>1</answer>") == ""
+    assert rubric_text("<rubric>unclosed <answer>1</answer>") == ""
+    assert rubric_text("</rubric> 1 <rubric>x") == ""  # a close before any open is not a block
     assert rubric_text(None) == ""
 
 

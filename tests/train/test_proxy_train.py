@@ -31,7 +31,18 @@ def _one_step(cfg):
     cfg["stages"][0]["grpo"]["max_steps"] = 1
 
 
-def test_policy_grpo_with_the_proxy_on_a_local_server(tmp_path, chat_server):
+@pytest.fixture
+def rubric_first(monkeypatch):
+    """The random tiny policy never closes a rubric, and a rubric-less completion never
+    reaches the proxy (-1 without a call, Proxy-GRM Eq. 7): give every completion a
+    rubric block so the proxy path itself runs."""
+    import groundrl.train.proxy_reward as pr
+
+    real = pr.completion_text
+    monkeypatch.setattr(pr, "completion_text", lambda c: "<rubric>count the chairs</rubric>" + real(c))
+
+
+def test_policy_grpo_with_the_proxy_on_a_local_server(tmp_path, chat_server, rubric_first):
     chat_server.responder = lambda msgs, body: "<think>by the rubric</think><answer>1</answer>"
 
     def edit(cfg):
@@ -47,7 +58,7 @@ def test_policy_grpo_with_the_proxy_on_a_local_server(tmp_path, chat_server):
     assert "[Rubric]" in text and "How many chairs?" in text
 
 
-def test_dead_proxy_gives_zero_a_counted_failure_and_training_continues(tmp_path):
+def test_dead_proxy_gives_zero_a_counted_failure_and_training_continues(tmp_path, rubric_first):
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]

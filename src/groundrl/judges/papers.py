@@ -15,7 +15,7 @@ from groundrl.parse.answers import extract_answer
 from groundrl.parse.grounding import extract_temporal_mentions, frame_index, segment_indices
 from groundrl.parse.scores import parse_pairwise_verdict, parse_preferred, parse_score, parse_unit_score
 from groundrl.rewards.planning import DEFAULT_ATOMIC_ACTIONS
-from groundrl.rewards.preference import rubric_text
+from groundrl.rewards.preference import NO_RUBRIC_PROXY, rubric_text
 from groundrl.rubric import Part
 from groundrl.types import Score
 
@@ -106,7 +106,9 @@ class ProxyAgent(PaperJudge):
 
     Proxy reward: +1 if it picks the preferred response, −1 if it picks the other, 0 if
     the call fails or its answer names neither/both (we count an unparseable answer as a
-    failed call: the rubric did not let the proxy decide, but nor did it mislead it)."""
+    failed call: the rubric did not let the proxy decide, but nor did it mislead it).
+    A completion without a ``<rubric>…</rubric>`` block is never sent: −1, Eq. 7's
+    "otherwise" [Proxy-GRM §3.3], so dropping the rubric cannot earn the proxy reward."""
 
     VALUE_RANGE = (-1.0, 1.0)  # the reward's range (Part.value_range)
 
@@ -139,7 +141,11 @@ class ProxyAgent(PaperJudge):
                 )
             else:
                 todo.append(i)
-        results = self.verdicts([samples[i] for i in todo], [rubric_text(completions[i]) for i in todo])
+        rubrics = {i: rubric_text(completions[i]) for i in todo}
+        for i in [i for i in todo if not rubrics[i]]:  # no rubric: no call, Eq. 7's "otherwise"
+            scores[i] = Score("proxy", NO_RUBRIC_PROXY, "no <rubric>…</rubric> block for the proxy to follow")
+        todo = [i for i in todo if rubrics[i]]
+        results = self.verdicts([samples[i] for i in todo], [rubrics[i] for i in todo])
         for i, (verdict, why) in zip(todo, results, strict=True):
             if verdict is None:
                 scores[i] = Score("proxy", 0.0, why)

@@ -93,9 +93,28 @@ def proxy_accuracy(completion: Any, preferred: Any) -> Score:
 
 
 def rubric_text(completion: Any) -> str:
-    """What the proxy agent is shown: the text up to and including the first
-    ``</rubric>`` (the whole output when there is none)."""
+    """What the proxy agent is shown: the first ``<rubric>…</rubric>`` block, tags
+    included, and nothing else; ``""`` when the completion has no such block.
+
+    The proxy judges "using only the rubric" [Proxy-GRM §3.3, Eq. 7], so text before
+    ``<rubric>`` and everything after ``</rubric>`` (the eval and the verdict) is never
+    shown. A completion without a closed rubric gets no proxy call at all: its proxy
+    reward is the paper's "otherwise" value, −1 (:data:`NO_RUBRIC_PROXY`).
+
+    >>> rubric_text("ok <rubric>counts chairs</rubric><eval>…</eval><answer>1</answer>")
+    '<rubric>counts chairs</rubric>'
+    >>> rubric_text("<eval>r1 is better</eval><answer>1</answer>")
+    ''
+    """
     if not isinstance(completion, str):
         return ""
-    i = completion.find("</rubric>")
-    return completion if i < 0 else completion[: i + len("</rubric>")]
+    start = completion.find("<rubric>")
+    if start < 0:
+        return ""
+    end = completion.find("</rubric>", start + len("<rubric>"))
+    return "" if end < 0 else completion[start : end + len("</rubric>")]
+
+
+NO_RUBRIC_PROXY = -1.0
+"""The proxy reward of a completion with no rubric block: the proxy cannot pick the
+preferred response from a rubric it never got, Eq. 7's "otherwise" [Proxy-GRM §3.3]."""

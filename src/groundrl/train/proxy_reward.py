@@ -16,6 +16,9 @@ When the proxy gives no verdict:
   the rubric neither helped nor misled the proxy) or ``unparseable: released`` (**−1**,
   as the released training code scores it). Counted as ``proxy/unparseable``.
 
+A completion without a ``<rubric>…</rubric>`` block is never sent to the proxy (it
+sees only the rubric): its proxy reward is −1, Eq. 7's "otherwise" [Proxy-GRM §3.3].
+
 Rows without the pair fields get ``None`` (not applicable).
 """
 
@@ -27,7 +30,7 @@ from typing import Any
 
 from groundrl.integrations.common import completion_text
 from groundrl.parse.scores import parse_preferred
-from groundrl.rewards.preference import rubric_text
+from groundrl.rewards.preference import NO_RUBRIC_PROXY, rubric_text
 
 log = logging.getLogger("groundrl.train")
 
@@ -53,9 +56,14 @@ def proxy_reward(agent: Any, unparseable: str = "zero") -> Any:
             for i in todo
         ]
         rubrics = [rubric_text(completion_text(completions[i])) for i in todo]
+        prefs = cols.get("preferred") or [None] * n
+        for i, rub in zip(todo, rubrics, strict=True):  # no rubric: no call [Proxy-GRM Eq. 7]
+            if not rub and parse_preferred(prefs[i]).value in (1, 2):
+                out[i] = NO_RUBRIC_PROXY
+        items = [it for it, rub in zip(items, rubrics, strict=True) if rub]
+        todo, rubrics = [i for i, rub in zip(todo, rubrics, strict=True) if rub], [r for r in rubrics if r]
         failed = bad = 0
         results = agent.verdicts(items, rubrics) if todo else []
-        prefs = cols.get("preferred") or [None] * n
         for i, (verdict, why) in zip(todo, results, strict=True):
             pref = parse_preferred(prefs[i]).value
             if pref not in (1, 2):
