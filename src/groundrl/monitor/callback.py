@@ -1,0 +1,124 @@
+"""The monitor as a ``transformers.TrainerCallback`` for TRL's ``GRPOTrainer``.
+
+On every log step it reads the trainer's per-sample log of the latest generation batch
+(:func:`groundrl.monitor.rows.rows_from_trl`) and the step's metrics (``kl``), feeds the
+:class:`~groundrl.monitor.monitor.Monitor`, re-scores the probe set with the live reward
+function every ``probe.every`` steps, and appends one row ``{"stage", "step",
+"monitor/…": value, "alarms": [...]}`` to the run's ``log.jsonl``. Its own row, not the
+``logs`` dict, because the JSON logger keeps numbers only and ``alarms`` is a list.
+With ``stop_on_alarm`` the first alarm ends training (the model is saved as usual).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+from groundrl.monitor.config import MonitorConfig
+from groundrl.monitor.monitor import Monitor
+from groundrl.monitor.probes import load_probe, run_probe
+from groundrl.monitor.rows import rows_from_trl
+
+log = logging.getLogger("groundrl.monitor")
+
+MONITOR_LOG = "log.jsonl"
+_PROBE_SKIP = ("completion", "gt_score", "prompt")
+
+
+def reward_score_fn(trainer: Any, name: str):
+    """Score probe items with the trainer's reward function ``name`` (``reward``: every
+    function, summed with the trainer's weights), called as TRL calls it."""
+    funcs = list(getattr(trainer, "reward_funcs", ()))
+    names = list(getattr(trainer, "reward_func_names", ()))
+    weights = getattr(trainer, "reward_weights", None)
+    weights = [float(w) for w in weights.tolist()] if hasattr(weights, "tolist") else [1.0] * len(funcs)
+    if name != "reward" and name not in names:
+        raise ValueError(f"monitor.probe.judge: no reward function {name!r}; the trainer has {names}")
+    chosen = [(f, w) for f, n, w in zip(funcs, names, weights, strict=False) if name in ("reward", n)]
+
+    def call(f: Any, items: list[dict[str, Any]]) -> list[Any]:
+        columns = {
+            k: [it.get(k) for it in items]
+            for k in sorted({k for it in items for k in it})
+            if k not in _PROBE_SKIP
+        }
+        out = f(
+            prompts=[it.get("prompt", "") for it in items],
+            completions=[it["completion"] for it in items],
+            completion_ids=None,
+            **columns,
+        )
+        return list(asyncio.run(out) if inspect.isawaitable(out) else out)
+
+    def score(items: list[dict[str, Any]]) -> list[float | None]:
+        total: list[float | None] = [0.0] * len(items)
+        for f, w in chosen:
+            for i, v in enumerate(call(f, items)):
+                total[i] = None if v is None or total[i] is None else total[i] + w * float(v)
+        return total
+
+    return score
+
+
+def monitor_callback(config: MonitorConfig, out_dir: Path, stage: str, trainer: Any) -> Any:
+    """A callback that monitors ``trainer`` and appends its rows to ``out_dir/log.jsonl``."""
+    from transformers import TrainerCallback
+
+    probe_items = load_probe(config.probe.path) if config.probe else None
+
+    class MonitorCallback(TrainerCallback):
+        def __init__(self) -> None:
+            self.monitor: Monitor | None = None
+            self._last_batch: int | None = None
+
+        def on_train_begin(self, args, state, control, **kwargs):  # noqa: ANN001
+            ref = None
+            col = config.reference_column
+            ds = getattr(trainer, "train_dataset", None)
+            if col:
+                if ds is None or col not in getattr(ds, "column_names", ()):
+                    raise ValueError(f"monitor.reference_column: the training data has no column {col!r}")
+                ref = ds[col][:5000]
+            self.monitor = Monitor(config, ref)
+
+        def on_log(self, args, state, control, logs=None, **kwargs):  # noqa: ANN001
+            if not state.is_world_process_zero or not logs or "reward" not in logs or self.monitor is None:
+                return
+            rows = rows_from_trl(trainer, config)
+            key = hash(tuple(r["completion"] for r in rows))
+            if not rows or key == self._last_batch:  # this generation batch was already seen
+                return
+            self._last_batch = key
+            step = state.global_step
+            out = self.monitor.observe(step, rows, logs)
+            if probe_items and config.probe and (step == 1 or step % config.probe.every == 0):
+                p = run_probe(
+                    probe_items,
+                    reward_score_fn(trainer, config.probe.judge),
+                    config.probe.perturbations,
+                    config.probe.seed,
+                )
+                extra = self.monitor.observe_probe(step, p)
+                out["alarms"] = out["alarms"] + extra.pop("alarms")
+                out.update(extra)
+            row = {"stage": stage, "step": step, **out}
+            with (Path(out_dir) / MONITOR_LOG).open("a", encoding="utf-8") as f:
+                f.write(json.dumps(row) + "\n")
+            for a in out["alarms"]:
+                log.warning(
+                    "monitor alarm %s at step %d: %s (%.3g >= %.3g)",
+                    a["name"],
+                    step,
+                    a["detail"],
+                    a["value"],
+                    a["threshold"],
+                )
+            if out["alarms"] and config.stop_on_alarm:
+                log.warning("monitor.stop_on_alarm: stopping training at step %d", step)
+                control.should_training_stop = True
+
+    return MonitorCallback()

@@ -1,0 +1,136 @@
+"""Judge health on a fixed probe set, re-scored by the live judge every N steps.
+
+A probe item is one sample as the reward sees it (``completion`` plus the fields the
+reward reads: ``frames``, ``image``, ``question`` …) and optionally ``gt_score``, a
+held-out label. One run scores every item as it is and under each EQA-RM perturbation
+that changes it [EQA-RM §3.3: temporal (shuffled frames), spatial (masked patches),
+reasoning (jumbled steps)], and reports:
+
+* ``drop`` / ``drop/<kind>``: mean score(original) − score(perturbed). A judge that looks
+  at the evidence scores the perturbed sample lower; a drop that vanishes means it stopped;
+* ``agreement``: Spearman correlation of the scores with ``gt_score`` (scale-free, so any
+  judge's scale works);
+* ``failure_rate``: share of scorings that gave no number (``None``, NaN, an exception);
+* ``latency_s``: wall seconds per item scored.
+
+Cost: ``len(items) × (1 + perturbations that apply)`` judge calls per run.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from groundrl.monitor import signals as sg
+
+ScoreFn = Callable[[list[dict[str, Any]]], Sequence[Any]]
+
+
+def load_probe(path: str | Path) -> list[dict[str, Any]]:
+    """The probe set: one JSON object with a ``completion`` per line."""
+    items = []
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(f"monitor.probe.path: no file at {str(p)!r}")
+    for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except ValueError as e:
+            raise ValueError(f"monitor.probe.path: line {n} of {p} is not JSON ({e})") from e
+        if not isinstance(obj, dict) or "completion" not in obj:
+            raise ValueError(f"monitor.probe.path: line {n} of {p} needs a 'completion' field")
+        items.append(obj)
+    if not items:
+        raise ValueError(f"monitor.probe.path: {p} holds no probe items")
+    return items
+
+
+def perturb(item: dict[str, Any], kind: str, rng: random.Random) -> dict[str, Any] | None:
+    """``item`` under one perturbation, or ``None`` when it does not apply (no frames, a
+    single reasoning step …) so an unchanged copy never counts as a drop of 0."""
+    from groundrl.augment import mask_patches, shuffle_frames, shuffle_reasoning
+
+    try:
+        if kind == "frames":
+            frames = item.get("frames")
+            if not isinstance(frames, (list, tuple)) or len(frames) < 2:
+                return None
+            new, perm = shuffle_frames(list(frames), rng)
+            return None if perm == sorted(perm) else {**item, "frames": new}
+        if kind == "patches":
+            if item.get("image") is not None and not isinstance(item["image"], str):
+                return {**item, "image": mask_patches(item["image"], rng)[0]}
+            frames = item.get("frames")
+            if isinstance(frames, (list, tuple)) and frames and not any(isinstance(f, str) for f in frames):
+                return {**item, "frames": [mask_patches(f, rng)[0] for f in frames]}
+            return None
+        if kind == "reasoning":
+            text = str(item.get("completion") or "")
+            new_text = shuffle_reasoning(text, rng)
+            return None if new_text == text else {**item, "completion": new_text}
+    except (ValueError, TypeError):  # an item the perturbation cannot read: not applicable
+        return None
+    raise ValueError(f"unknown perturbation {kind!r}")
+
+
+def _score(score_fn: ScoreFn, items: list[dict[str, Any]]) -> tuple[list[float | None], float]:
+    t0 = time.perf_counter()
+    try:
+        out = list(score_fn(items))
+        if len(out) != len(items):
+            out = [None] * len(items)
+    except Exception:  # a judge that fails counts as failures, it must not stop training
+        out = [None] * len(items)
+    return [sg.num(v) for v in out], time.perf_counter() - t0
+
+
+def run_probe(
+    items: list[dict[str, Any]], score_fn: ScoreFn, perturbations: Sequence[str], seed: int = 0
+) -> dict[str, Any]:
+    """Score the probe set and its perturbations once; see the module docstring."""
+    rng = random.Random(seed)
+    base, seconds = _score(score_fn, items)
+    scored, failed = len(items), sum(v is None for v in base)
+    out: dict[str, Any] = {"n": len(items), "score_mean": sg.mean(base)}
+    drops: list[float] = []
+    examples: list[dict[str, Any]] = []
+    for kind in perturbations:
+        variants = [(i, perturb(it, kind, rng)) for i, it in enumerate(items)]
+        variants = [(i, v) for i, v in variants if v is not None]
+        if not variants:
+            continue
+        scores, sec = _score(score_fn, [v for _, v in variants])
+        seconds += sec
+        scored += len(variants)
+        failed += sum(s is None for s in scores)
+        d = [
+            base[i] - s
+            for (i, _), s in zip(variants, scores, strict=True)
+            if base[i] is not None and s is not None
+        ]
+        if d:
+            out[f"drop/{kind}"] = sum(d) / len(d)
+            drops.extend(d)
+        for (i, v), s in zip(variants, scores, strict=True):  # the least sensitive items
+            if len(examples) < 3 and base[i] is not None and s is not None and s >= base[i]:
+                examples.append(
+                    {
+                        "kind": kind,
+                        "score": base[i],
+                        "perturbed_score": s,
+                        "completion": str(v.get("completion"))[:300],
+                    }
+                )
+    out["drop"] = sum(drops) / len(drops) if drops else None
+    out["failure_rate"] = failed / scored if scored else None
+    out["latency_s"] = seconds / scored if scored else None
+    gts = [it.get("gt_score") for it in items]
+    out["agreement"] = sg.spearman(base, gts) if any(sg.num(g) is not None for g in gts) else None
+    out["examples"] = examples
+    return out
