@@ -146,6 +146,7 @@ def test_eval_file_policy_hand_computed(tmp_path):
     assert m["by_subset"]["spatial"] == {
         "n_tasks": 1,
         "success_rate": 0.0,
+        "success_ci95": pytest.approx([0.0, 0.7935], abs=1e-4),  # Wilson, 0 of 1
         "progress_rate": 0.0,
         "env_steps": 1.0,
         "invalid_steps": 1.0,

@@ -265,6 +265,7 @@ def test_summarise_hand_values():
     assert m["by_subset"]["base"] == {
         "n_tasks": 2,
         "success_rate": 0.5,
+        "success_ci95": pytest.approx([0.0945, 0.9055], abs=1e-4),  # Wilson, 1 of 2
         "progress_rate": pytest.approx(2 / 3),
         "env_steps": 18.0,
         "invalid_steps": 1.0,

@@ -65,6 +65,9 @@ def test_eval_config_keeps_only_what_the_policy_uses():
     assert model == {
         **base, "judge_backend": "openai", "judge_model": "m", "image": True, "subsets": ["base"], "limit": 2,
     }  # fmt: skip
+    # the model's tokens per answer are recorded where the CLI resolved them
+    assert eval_config(policy="model", **common, max_tokens=256)["max_tokens"] == 256
+    assert "max_tokens" not in eval_config(policy="expert", **common, max_tokens=256)
 
 
 def test_export_record_has_a_gold_plan_per_vocabulary():

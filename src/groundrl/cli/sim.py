@@ -18,6 +18,10 @@ app = typer.Typer(
 )
 
 
+CPU_MAX_TOKENS = 256  # [ours: an EB-ALFRED JSON plan of ~10 steps fits; 1024 costs ~40 s a task on CPU]
+GPU_MAX_TOKENS = 1024  # [ours: room for reasoning before the plan where decoding is cheap]
+
+
 def _split(csv: str) -> list[str]:
     return [s.strip() for s in csv.split(",") if s.strip()]
 
@@ -93,20 +97,25 @@ def tasks_cmd(
 @app.command(
     "eval",
     help=(
-        "Run a policy on every task of --tasks with EB-ALFRED's loop (steps run until one fails, then "
+        "Run a policy on every task of INPUT with EB-ALFRED's loop (steps run until one fails, then "
         "the policy re-plans with the feedback; an episode ends on success, after --max-steps steps or "
         "--max-invalid invalid actions, or on an empty plan) and write metrics.json (n_tasks, "
-        "success_rate, progress_rate, env_steps overall, by_subset and by_task_type), results.jsonl, "
+        "success_rate with its Wilson 95% interval, progress_rate, env_steps overall, by_subset and "
+        "by_task_type), results.jsonl (each episode with its feedback and the policy's raw answers), "
         "report.md and success.png into -o DIR."
     ),
 )
 def eval_cmd(
-    tasks: Path = typer.Option(
-        ...,
-        "--tasks",
+    input_path: Path | None = typer.Argument(
+        None,
+        metavar="INPUT",
         exists=True,
+        show_default=False,
         help="Task source: an EB-ALFRED splits.json, a directory of ALFRED traj_data *.json files, "
         "or a JSONL written by `groundrl sim tasks`.",
+    ),
+    tasks_opt: Path | None = typer.Option(
+        None, "--tasks", exists=True, help="The same as INPUT (kept for older scripts)."
     ),
     policy: str = typer.Option(
         "expert",
@@ -150,7 +159,14 @@ def eval_cmd(
     image: bool = typer.Option(
         True, "--image/--no-image", help="model policy: send the rendered top-down image with each request."
     ),
-    max_tokens: int = typer.Option(1024, "--max-tokens", min=1, help="model policy: tokens per answer."),
+    max_tokens: int | None = typer.Option(
+        None,
+        "--max-tokens",
+        min=1,
+        show_default=False,
+        help=f"model policy: tokens per answer (default {GPU_MAX_TOKENS} on a server or GPU, "
+        f"{CPU_MAX_TOKENS} for --judge-backend transformers on CPU).",
+    ),
     batch_size: int = typer.Option(
         32, "--batch-size", min=1, help="model policy: episodes run in lockstep, one request batch per round."
     ),
@@ -164,6 +180,9 @@ def eval_cmd(
         raise typer.BadParameter(
             f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}", param_hint="--policy"
         )
+    tasks = _one_input(input_path, tasks_opt)
+    if max_tokens is None:
+        max_tokens = default_max_tokens(judge_backend)
     try:
         pol = make_policy(
             policy,
@@ -184,13 +203,13 @@ def eval_cmd(
     try:
         task_list = load_tasks(tasks)
     except (ValueError, OSError, KeyError) as e:
-        raise typer.BadParameter(f"cannot load tasks from {tasks}: {e}", param_hint="--tasks") from e
+        raise typer.BadParameter(f"cannot load tasks from {tasks}: {e}", param_hint="INPUT") from e
     keep = _split(subsets)
     task_list = select_tasks(task_list, keep, per_subset, limit)
     try:
         check_policy_tasks(policy, task_list, str(tasks))
     except ValueError as e:
-        raise typer.BadParameter(str(e), param_hint="--tasks" if not task_list else "--policy") from e
+        raise typer.BadParameter(str(e), param_hint="INPUT" if not task_list else "--policy") from e
     config = eval_config(
         tasks=str(tasks),
         policy=policy,
@@ -200,6 +219,7 @@ def eval_cmd(
         seed=seed,
         random_length=random_length,
         plans=str(plans),
+        max_tokens=max_tokens,
         judge_backend=judge_backend,
         judge_model=judge_model,
         image=image,
@@ -217,6 +237,29 @@ def eval_cmd(
     if missing:
         typer.echo(f"note: {missing} task(s) had no plan in {plans} (scored as empty plans)")
     typer.echo(f"wrote {output}/metrics.json, results.jsonl, report.md, success.png")
+
+
+def default_max_tokens(judge_backend: str | None) -> int:
+    """The model policy's tokens per answer when ``--max-tokens`` is not given: small for
+    a local model on CPU, where every token is slow; larger for a server or a GPU."""
+    if judge_backend != "transformers":
+        return GPU_MAX_TOKENS
+    try:
+        import torch
+
+        return GPU_MAX_TOKENS if torch.cuda.is_available() else CPU_MAX_TOKENS
+    except ImportError:
+        return CPU_MAX_TOKENS
+
+
+def _one_input(positional: Path | None, option: Path | None) -> Path:
+    if positional is None and option is None:
+        raise typer.BadParameter("give the task source as INPUT (or --tasks)", param_hint="INPUT")
+    if positional is not None and option is not None and positional != option:
+        raise typer.BadParameter(
+            f"two task sources given ({positional} and --tasks {option}); keep one", param_hint="INPUT"
+        )
+    return positional or option  # type: ignore[return-value]
 
 
 def _run_with_progress(task_list, pol, **kwargs):
@@ -270,3 +313,42 @@ def export_record(task) -> dict:
     from groundrl.sim.run import export_record as _export
 
     return _export(task)
+
+
+@app.command(
+    "compare",
+    help=(
+        "Compare two `sim eval` runs on the same tasks, paired per task: success of each with its "
+        "Wilson 95% interval, and B - A with a paired bootstrap 95% interval (tasks resampled with "
+        "both outcomes together), overall and per subset. Writes compare.json, compare.md and "
+        "compare.png into -o DIR and prints the overall difference."
+    ),
+)
+def compare_cmd(
+    run_a: Path = typer.Argument(
+        ..., metavar="RUN_A", exists=True, file_okay=False, help="A `sim eval -o` folder."
+    ),
+    run_b: Path = typer.Argument(
+        ..., metavar="RUN_B", exists=True, file_okay=False, help="The other folder."
+    ),
+    output: Path = typer.Option(
+        Path("runs/sim-compare"), "-o", "--output", help="Output directory (created when missing)."
+    ),
+    seed: int = typer.Option(0, "--seed", help="Bootstrap seed: the same seed gives the same interval."),
+    resamples: int = typer.Option(2000, "--resamples", min=100, help="Bootstrap resamples."),
+) -> None:
+    from groundrl.sim.compare import compare_runs, write_comparison
+
+    try:
+        c = compare_runs(run_a, run_b, seed=seed, n_boot=resamples)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="RUN_A/RUN_B") from e
+    paths = write_comparison(c, output)
+    lo, hi = c["b_minus_a_ci95"]
+    ci = "[—]" if lo is None else f"[{lo:+.3f}, {hi:+.3f}]"
+    typer.echo(
+        f"A {c['name_a']}: {c['success_a']:.3f}   B {c['name_b']}: {c['success_b']:.3f}   "
+        f"B - A: {c['b_minus_a']:+.3f} {ci} (paired bootstrap 95% CI, {c['n_tasks']} tasks; "
+        f"only A solved {c['only_a']}, only B {c['only_b']})"
+    )
+    typer.echo(f"wrote {paths['json']}, {paths['report'].name}, {paths['chart'].name}")

@@ -22,7 +22,9 @@ Metrics per group (:func:`summarise`), each a mean over its episodes:
 ``success_rate`` = mean [all goal conditions met]; ``progress_rate`` = mean
 (satisfied goal conditions / all goal conditions) (ALFRED's goal-condition success);
 ``env_steps`` = mean environment steps; ``invalid_steps`` = mean invalid actions
-(environment + unreadable answers); ``planner_calls`` = mean times the policy was asked.
+(environment + unreadable answers); ``planner_calls`` = mean times the policy was asked;
+``success_ci95`` = the Wilson score 95% interval of the success rate (a benchmark subset
+has ~50 episodes, so its rate is only known to about ±0.13).
 """
 
 from __future__ import annotations
@@ -33,6 +35,7 @@ from collections.abc import Callable, Generator, Iterable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from groundrl.benchmarks.stats import wilson_ci
 from groundrl.sim.goals import progress, satisfied
 from groundrl.sim.policies import Feedback, PlanRequest
 from groundrl.sim.render import render_scene
@@ -64,6 +67,9 @@ class EpisodeResult:
     end: str
     vocab: str | None = None
     history: list[Feedback] = field(default_factory=list)
+    # the policy's text answers as written (cut at ANSWER_CHARS), so that an "empty plan"
+    # or an unreadable answer of a model policy can be read afterwards
+    answers: list[str] = field(default_factory=list)
 
     def to_dict(self, history: bool = True) -> dict[str, Any]:
         d = asdict(self)
@@ -82,6 +88,8 @@ def _label(step: Any) -> str:
         return repr(step)[:200]
 
 
+ANSWER_CHARS = 4000  # [ours: a plan of 30 steps fits; a runaway answer stays bounded]
+
 Episode = Generator[PlanRequest, Any, EpisodeResult]
 
 
@@ -98,6 +106,7 @@ def episode(
     ``env`` must be fresh (``task.env(max_steps, max_invalid)``); ``vocab`` is the
     plans' vocabulary (or a callable read at every answer)."""
     history: list[Feedback] = []
+    answers: list[str] = []
     actions: dict[int, str] | None = None
     errors = calls = 0
     end = ""
@@ -119,6 +128,8 @@ def episode(
         image = render_scene(env) if needs_image else None
         plan = yield PlanRequest(task, task.instruction, env.observation(), image, tuple(history))
         calls += 1
+        if isinstance(plan, str):
+            answers.append(plan[:ANSWER_CHARS])
         if plan is None:
             end = "empty plan"
             break
@@ -161,6 +172,7 @@ def episode(
         end,
         found,
         history,
+        answers,
     )
 
 
@@ -298,9 +310,12 @@ def _agg(rows: Sequence[EpisodeResult]) -> dict[str, Any]:
     def mean(xs: Iterable[float]) -> float:
         return sum(xs) / n if n else 0.0
 
+    wins = sum(bool(r.success) for r in rows)
+    lo, hi = wilson_ci(wins, n)
     return {
         "n_tasks": n,
         "success_rate": mean(float(r.success) for r in rows),
+        "success_ci95": [lo, hi],
         "progress_rate": mean(r.progress for r in rows),
         "env_steps": mean(r.env_steps for r in rows),
         "invalid_steps": mean(r.invalid_steps for r in rows),

@@ -12,7 +12,10 @@ from typing import Any
 from groundrl.sim.evaluate import EpisodeResult
 
 METRIC_NOTES = [
-    "success rate: share of episodes whose goal conditions are all met;",
+    "success rate: share of episodes whose goal conditions are all met; the bracket is its "
+    "Wilson score 95% interval (with ~50 episodes per subset a rate is known to about ±0.13, "
+    "so two runs differ only where their intervals are far apart — `groundrl sim compare` "
+    "gives the paired interval of a difference);",
     "progress rate: mean share of goal conditions met (ALFRED goal-condition success);",
     "env steps: mean environment steps per episode; invalid: mean invalid actions "
     "(failed or unreadable steps, and answers no plan could be read from);",
@@ -20,18 +23,56 @@ METRIC_NOTES = [
 ]
 
 
+CHART_NOTE = (
+    "success.png: bars are the success rate (green, with its 95% Wilson interval as a whisker) "
+    "and progress rate (blue) per group; the dashed lines are the overall rates over all tasks, "
+    "for reading each group against the whole."
+)
+
+
+def _ci(m: dict[str, Any]) -> str:
+    lo, hi = m.get("success_ci95") or (None, None)
+    return "—" if lo is None or hi is None else f"[{lo:.3f}, {hi:.3f}]"
+
+
+def same_grouping(metrics: dict[str, Any]) -> bool:
+    """True when the by-subset and by-task-type groups are the same (ALFRED trajectory
+    folders use the task type as subset): then one table and one panel are enough."""
+    return list(metrics.get("by_subset", {})) == list(metrics.get("by_task_type", {}))
+
+
 def _table(title: str, groups: dict[str, dict[str, Any]], overall: dict[str, Any] | None) -> list[str]:
     lines = [
-        f"| {title} | n | success | progress | env steps | invalid | planner calls |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        f"| {title} | n | success | 95% CI | progress | env steps | invalid | planner calls |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     rows = list(groups.items()) + ([("**overall**", overall)] if overall is not None else [])
     for k, m in rows:
         lines.append(
-            f"| {k} | {m['n_tasks']} | {m['success_rate']:.3f} | {m['progress_rate']:.3f} | "
+            f"| {k} | {m['n_tasks']} | {m['success_rate']:.3f} | {_ci(m)} | {m['progress_rate']:.3f} | "
             f"{m['env_steps']:.1f} | {m['invalid_steps']:.2f} | {m['planner_calls']:.2f} |"
         )
     return lines
+
+
+def _group_tables(metrics: dict[str, Any]) -> list[str]:
+    if same_grouping(metrics):
+        return [
+            "## By subset (= task type)",
+            "",
+            *_table("subset", metrics["by_subset"], metrics),
+            "",
+        ]
+    return [
+        "## By subset",
+        "",
+        *_table("subset", metrics["by_subset"], metrics),
+        "",
+        "## By task type",
+        "",
+        *_table("task type", metrics["by_task_type"], None),
+        "",
+    ]
 
 
 def markdown(
@@ -44,18 +85,12 @@ def markdown(
     if cfg:
         lines += ["| setting | value |", "|---|---|", *[f"| {k} | `{v}` |" for k, v in cfg.items()], ""]
     lines += [
-        f"**{metrics['n_tasks']} tasks**: success rate **{metrics['success_rate']:.3f}**, "
+        f"**{metrics['n_tasks']} tasks**: success rate **{metrics['success_rate']:.3f}** "
+        f"(95% CI {_ci(metrics)}), "
         f"progress rate **{metrics['progress_rate']:.3f}**, {metrics['env_steps']:.1f} env steps per task"
         + (f", {metrics['wall_seconds']:.2f} s wall." if "wall_seconds" in metrics else "."),
         "",
-        "## By subset",
-        "",
-        *_table("subset", metrics["by_subset"], metrics),
-        "",
-        "## By task type",
-        "",
-        *_table("task type", metrics["by_task_type"], None),
-        "",
+        *_group_tables(metrics),
         "## How episodes ended",
         "",
         ", ".join(f"{k}: {v}" for k, v in metrics.get("episode_ends", {}).items()) or "(none)",
@@ -71,7 +106,7 @@ def markdown(
                 f"last feedback: {last}"
             )
         lines.append("")
-    lines += ["## Definitions", "", *[f"- {n}" for n in METRIC_NOTES], ""]
+    lines += ["## Definitions", "", *[f"- {n}" for n in METRIC_NOTES], f"- {CHART_NOTE}", ""]
     return "\n".join(lines)
 
 
@@ -86,44 +121,79 @@ _SHORT = {
 }
 
 
+SUCCESS_COLOR, PROGRESS_COLOR = "#2b8a3e", "#1971c2"
+
+
+def _ci_whiskers(groups: dict[str, Any], keys: list[str]) -> list[list[float]] | None:
+    """Matplotlib ``yerr`` (below, above) from each group's Wilson interval."""
+    lows, highs = [], []
+    for k in keys:
+        lo, hi = groups[k].get("success_ci95") or (None, None)
+        if lo is None or hi is None:
+            return None
+        v = groups[k]["success_rate"]
+        lows.append(max(0.0, v - lo))
+        highs.append(max(0.0, hi - v))
+    return [lows, highs]
+
+
+def _draw_groups(ax: Any, metrics: dict[str, Any], groups: dict[str, Any], name: str) -> None:
+    keys = list(groups)
+    xs = list(range(len(keys)))
+    for off, key, label, color in (
+        (-0.2, "success_rate", "success (bar: 95% Wilson CI)", SUCCESS_COLOR),
+        (0.2, "progress_rate", "progress (goal conditions met)", PROGRESS_COLOR),
+    ):
+        vals = [groups[k][key] for k in keys]
+        yerr = _ci_whiskers(groups, keys) if key == "success_rate" else None
+        bars = ax.bar(
+            [x + off for x in xs], vals, width=0.4, label=label, color=color,
+            yerr=yerr, capsize=3 if yerr else 0, error_kw={"elinewidth": 0.9, "ecolor": "#333333"},
+        )  # fmt: skip
+        ax.bar_label(bars, labels=[f"{v:.2f}" for v in vals], fontsize=7, padding=1, label_type="center",
+                     color="white")  # fmt: skip
+        ax.axhline(
+            metrics[key], color=color, linestyle="--", linewidth=0.8,
+            label=f"overall {label.split()[0]} ({metrics[key]:.2f}, all {metrics['n_tasks']} tasks)",
+        )  # fmt: skip
+    ax.set_xticks(
+        xs,
+        [f"{_SHORT.get(k, k)}\n(n={groups[k]['n_tasks']})" for k in keys],
+        rotation=30,
+        ha="right",
+        fontsize=8,
+    )
+    pad = max(0, 3 - len(keys)) / 2  # few groups keep a bar's width
+    ax.set_xlim(-0.6 - pad, len(keys) - 0.4 + pad)
+    ax.set_ylim(0, 1.05)
+    ax.set_ylabel("rate (share of episodes)", fontsize=8)
+    ax.set_title(f"by {name}", fontsize=10)
+
+
 def bar_chart(metrics: dict[str, Any], path: Path, title: str) -> None:
-    """Success and progress rate per subset (left) and per task type (right), the
-    overall rates as dashed lines. Matplotlib's Agg backend: no display needed."""
+    """Success rate (with its Wilson 95% interval) and progress rate per subset (left)
+    and per task type (right) — one panel when both groupings are the same — and the
+    overall rates as dashed lines, named in the legend. Matplotlib's Agg backend."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     panels = [("subset", metrics["by_subset"]), ("task type", metrics["by_task_type"])]
+    if same_grouping(metrics):
+        panels = [("subset (= task type)", metrics["by_subset"])]
     widths = [max(2, len(g)) for _, g in panels]
     fig, axes = plt.subplots(
-        1, 2, figsize=(max(8.0, 0.9 * sum(widths) + 2), 4.2), gridspec_kw={"width_ratios": widths}
-    )
-    for ax, (name, groups) in zip(axes, panels, strict=True):
-        keys = list(groups)
-        xs = list(range(len(keys)))
-        for off, key, label, color in (
-            (-0.2, "success_rate", "success", "#2b8a3e"),
-            (0.2, "progress_rate", "progress", "#1971c2"),
-        ):
-            vals = [groups[k][key] for k in keys]
-            bars = ax.bar([x + off for x in xs], vals, width=0.4, label=label, color=color)
-            ax.bar_label(bars, labels=[f"{v:.2f}" for v in vals], fontsize=7, padding=1)
-            ax.axhline(metrics[key], color=color, linestyle="--", linewidth=0.8)
-        ax.set_xticks(
-            xs,
-            [f"{_SHORT.get(k, k)}\n(n={groups[k]['n_tasks']})" for k in keys],
-            rotation=30,
-            ha="right",
-            fontsize=8,
-        )
-        ax.set_ylim(0, 1.12)
-        ax.set_title(f"by {name}", fontsize=10)
-    axes[0].set_ylabel("rate")
-    handles, labels = axes[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper right", ncol=2, fontsize=8, frameon=False)
+        1, len(panels), figsize=(max(7.0, 0.9 * sum(widths) + 2.5), 4.2), squeeze=False,
+        gridspec_kw={"width_ratios": widths},
+    )  # fmt: skip
+    for ax, (name, groups) in zip(axes[0], panels, strict=True):
+        _draw_groups(ax, metrics, groups, name)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, 0.95), ncol=2, fontsize=7.5,
+               frameon=False)  # fmt: skip
     fig.suptitle(title, fontsize=11, x=0.02, ha="left")
-    fig.tight_layout(rect=(0, 0, 1, 0.95))
+    fig.tight_layout(rect=(0, 0, 1, 0.89))
     fig.savefig(path, dpi=110)
     plt.close(fig)
 

@@ -118,6 +118,7 @@ def eval_config(
     random_length: int,
     plans: str | None,
     judge_backend: str | None,
+    max_tokens: int | None = None,
     judge_model: str | None,
     image: bool,
     keep: Sequence[str],
@@ -134,7 +135,12 @@ def eval_config(
         **({"seed": seed, "random_length": random_length} if policy == "random" else {}),
         **({"plans": plans} if policy == "file" else {}),
         **(
-            {"judge_backend": judge_backend, "judge_model": judge_model, "image": image}
+            {
+                "judge_backend": judge_backend,
+                "judge_model": judge_model,
+                "image": image,
+                **({"max_tokens": max_tokens} if max_tokens else {}),
+            }
             if policy == "model"
             else {}
         ),
