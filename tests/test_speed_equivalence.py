@@ -407,6 +407,8 @@ TAGGY = st.lists(
             "\n",
             "<rubric>",
             "</rubric>",
+            "<rubric_item>",
+            "<rubric id=1>",
             "<eval>",
             "</eval>",
             "<think>",
@@ -432,11 +434,13 @@ def ref_verdict(text):
 
 
 def ref_proxy_format(completion):
+    # the released verify_format: the rubric layout counts the prefix "<rubric"
     s = completion.replace("\n", "")
     for a, b, c in (("rubric", "eval", "answer"), ("think", "summary", "answer")):
+        first = "<rubric" if a == "rubric" else f"<{a}>"
         if (
             re.fullmatch(rf"<{a}>.*?</{a}><{b}>.*?</{b}><{c}>.*?</{c}>", s, re.DOTALL)
-            and s.count(f"<{a}>") == s.count(f"<{b}>") == s.count(f"<{c}>") == 1
+            and s.count(first) == s.count(f"<{b}>") == s.count(f"<{c}>") == 1
         ):
             return 1.0
     return 0.0

@@ -267,6 +267,14 @@ def embodied_format(
     Verbs match the atomic set exactly (case-sensitive, as in the released code), so
     ``'pick'`` or ``'Find'`` score 0. Passing a single string as ``atomic_actions`` is a
     configuration error (``ValueError``).
+
+    **Tuples differ from the released code** (our choice: the paper calls each action "a
+    binary or ternary tuple" [EmbodiedBrain §3.1]): an item written ``('Pick', 'Apple')``
+    scores like ``['Pick', 'Apple']``, and a top-level tuple (``(['Pick', 'Apple'],)``, or
+    items with no outer brackets) is read as the list of its items. The released
+    ``PlanningActionSetORM`` scores a tuple item 0 (it still counts in the mean) and a
+    top-level tuple as no actions (action part 0, count 0). tests/test_released_differences.py
+    shows both sides.
     """
     if isinstance(atomic_actions, str):
         raise ValueError("atomic_actions must be a collection of verbs, not one string")
@@ -450,7 +458,12 @@ def planning_scores(
     Our choices: a malformed predicted item (not a non-empty list of strings, e.g.
     ``['Pick', 1]`` or ``'Pick Apple'``) counts in ``|pred|`` and never matches, so
     junk lowers precision; malformed gold items are dropped. No predicted actions →
-    all 0. No gold actions → ``None`` (undefined).
+    all 0. No gold actions → ``None`` (undefined). **Tuples differ from the released
+    evaluation** (as in :func:`embodied_format`, the paper's actions are tuples
+    [EmbodiedBrain §3.1]): a tuple item is an action like a list, and a top-level tuple
+    is the list of its items; the released ``canonicalize_actions`` skips tuple items
+    (they count in neither |pred| nor |gold|) and ``extract_actions`` reads a top-level
+    tuple as no actions.
 
     **Cap** (our choice, to keep the cost bounded: the matrix is |pred|×|gold| matcher
     calls plus an O(|pred|·|gold|) LCS): more than :data:`MAX_PLAN_ACTIONS` canonical

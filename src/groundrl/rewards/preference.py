@@ -14,7 +14,13 @@ from groundrl.parse.scores import parse_pairwise_verdict, parse_preferred
 from groundrl.types import Score
 
 _LAYOUTS = (("rubric", "eval", "answer"), ("think", "summary", "answer"))
-_LAYOUT_OPENS = tuple((tags, tuple(f"<{t}>" for t in tags)) for tags in _LAYOUTS)
+# What each layout counts: the released verify_format counts the prefix "<rubric" (so
+# <rubric_item>, <rubrics>, <rubric id=…> count too) but whole "<eval>", "<answer>", "<think>"
+# and "<summary>" tags; the paper only says "matches the format" [Proxy-GRM Eq. 6].
+_LAYOUT_OPENS = (
+    (_LAYOUTS[0], ("<rubric", "<eval>", "<answer>")),
+    (_LAYOUTS[1], ("<think>", "<summary>", "<answer>")),
+)
 
 
 def _full_match(s: str, tags: tuple[str, str, str]) -> bool:
@@ -40,17 +46,21 @@ _PIECES: dict[tuple[str, str, str], tuple[str, str, str, str]] = {}
 
 
 def proxy_format(completion: Any) -> Score:
-    """Proxy-GRM format reward (0/1), the paper's check::
+    """Proxy-GRM format reward (0/1), the released code's check (the paper says only
+    "matches the format" [Proxy-GRM Eq. 6])::
 
         s = completion.replace("\n", "")
         1 if re.fullmatch(r"<rubric>.*?</rubric><eval>.*?</eval><answer>.*?</answer>", s)
-             and s.count("<rubric>") == s.count("<eval>") == s.count("<answer>") == 1
+             and s.count("<rubric") == s.count("<eval>") == s.count("<answer>") == 1
         else 0
 
     or the same with ``<think>…</think><summary>…</summary><answer>…</answer>``. So the text
     must start with the first opening tag and end with ``</answer>``, nothing (not even a
     space) may sit between a closing tag and the next opening tag, and line breaks are
-    ignored. Tags are case-sensitive, as in the paper's regex. Decided without a
+    ignored. Tags are case-sensitive, as in the paper's regex. As in the released
+    ``verify_format``, the rubric count is of the prefix ``<rubric``: a ``<rubric_item>``,
+    ``<rubrics>`` or ``<rubric id=…>`` anywhere is a second rubric tag and the format is 0
+    (the ``<think>`` layout counts whole tags). Decided without a
     backtracking regex (:func:`_full_match`), linear on adversarial megabytes.
     """
     if not isinstance(completion, str):
@@ -60,10 +70,10 @@ def proxy_format(completion: Any) -> Score:
         # the structure first (two finds), the counts only when it holds: same verdict
         if _full_match(s, tags) and all(s.count(o) == 1 for o in opens):
             return Score("format", 1.0)
-    counts = {t: s.count(f"<{t}>") for t in _LAYOUTS[0]}
-    repeated = [f"<{t}>" for t, k in counts.items() if k > 1]
+    repeated = [o for o in _LAYOUT_OPENS[0][1] if s.count(o) > 1]
     if repeated:
-        return Score("format", 0.0, f"opening tag {repeated[0]} occurs more than once")
+        tag = repeated[0] if repeated[0] != "<rubric" else "<rubric> (or another <rubric… tag)"
+        return Score("format", 0.0, f"opening tag {tag} occurs more than once")
     return Score("format", 0.0, "not exactly <rubric>…</rubric><eval>…</eval><answer>…</answer>")
 
 
