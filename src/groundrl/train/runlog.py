@@ -14,8 +14,9 @@
   any report is written;
 * ``report.md`` — per stage: steps, the first, last and mean value of each logged
   metric (``n/a`` when it never had a number), where the model is;
-* ``curves.png`` — one panel per metric (reward, parts, loss, the filter's pair …)
-  against the step; skipped with a warning when matplotlib is missing.
+* ``curves.png`` — a few labelled panels (reward, its parts, the method's mechanism,
+  loss / KL / grad norm / entropy), one colour per stage, a note on every flat line
+  (:mod:`groundrl.train.curves`); skipped with a warning when matplotlib is missing.
 
 Reports never raise: a failing plot or an odd value is logged and skipped, because the
 model is already saved.
@@ -166,39 +167,15 @@ def _curve_names(rows: list[Mapping[str, Any]], limit: int = 12) -> list[str]:
 
 
 def plot_curves(out_dir: Path) -> Path | None:
-    """``curves.png``: one panel per metric against the step (stages in one line each)."""
+    """``curves.png``: labelled panels (reward, its parts, the method's mechanism, loss,
+    KL, grad norm, entropy) with a colour per stage — :mod:`groundrl.train.curves`."""
     try:
         rows = read_log(out_dir / LOG_FILE)
-        names = _curve_names(rows)
-        if not names:
+        if not _curve_names(rows):
             return None
-        import matplotlib
+        from groundrl.train.curves import draw_curves
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        cols = min(3, len(names))
-        nrows = (len(names) + cols - 1) // cols
-        fig, axes = plt.subplots(nrows, cols, figsize=(4.2 * cols, 2.8 * nrows), squeeze=False)
-        stages = list(dict.fromkeys(r.get("stage") for r in rows))
-        for ax, name in zip(axes.flat, names, strict=False):
-            for st in stages:
-                pts = [(r.get("step"), _num(r.get(name))) for r in rows if r.get("stage") == st]
-                pts = [(x, y) for x, y in pts if y is not None and isinstance(x, (int, float))]
-                if pts:
-                    ax.plot([p[0] for p in pts], [p[1] for p in pts], marker=".", label=str(st))
-            ax.set_title(name, fontsize=8)
-            ax.set_xlabel("step", fontsize=7)
-            ax.tick_params(labelsize=7)
-            if len(stages) > 1:
-                ax.legend(fontsize=6)
-        for ax in list(axes.flat)[len(names) :]:
-            ax.axis("off")
-        fig.tight_layout()
-        path = out_dir / CURVES_FILE
-        fig.savefig(path, dpi=80)
-        plt.close(fig)
-        return path
+        return draw_curves(rows, out_dir / CURVES_FILE)
     except Exception as e:
         log.warning("curves.png not written: %s", e)
         return None
