@@ -17,7 +17,8 @@ app = typer.Typer(
         "reject-pass-rate, reject-label, rr-sft. "
         "Each reads INPUT (JSONL, one record per line) and appends one JSON line per record to the "
         "file -o/--output; a rerun skips the ids already there and retries the records that errored "
-        "(--no-retry-errors keeps them). A bad input line or a record that cannot be processed is "
+        "(--no-retry-errors keeps them). The parameters are kept in OUTPUT.params.json: a rerun with "
+        "other parameters is refused (--restart starts over). A bad input line or a record that cannot be processed is "
         "written as {id, line, error}; the exit status is then 1."
     ),
     no_args_is_help=True,
@@ -45,6 +46,30 @@ RETRY = typer.Option(
 LIMIT = typer.Option(None, "--limit", min=0, help="Process at most this many new records (for a quick look).")
 QUIET = typer.Option(False, "--quiet/--no-quiet", "-q", help="No progress bar.")
 SEED = typer.Option(0, "--seed", help="Seed of the random draws (each record's draw also depends on its id).")
+RESTART = typer.Option(
+    False,
+    "--restart",
+    help="Start over: delete OUTPUT and OUTPUT.params.json first (needed when the parameters change).",
+)
+
+
+def _guard(output: Path, command: str, params: dict[str, Any], restart: bool) -> None:
+    """Refuse to resume over an output made with other parameters (see run_params)."""
+    from groundrl.run_params import ParamsChanged, guard
+
+    try:
+        note = guard(output, command, params, restart)
+    except ParamsChanged as e:
+        raise typer.BadParameter(str(e), param_hint="-o/--output") from e
+    if note:
+        typer.echo(note, err=True)
+
+
+def _judge_params(judge: JudgeConfig | None) -> dict[str, Any]:
+    return {
+        "--judge-backend": judge.backend if judge else None,
+        "--judge-model": judge.model if judge else None,
+    }
 
 
 def _report(counts: Counter, output: Path, backend: Any = None) -> None:
@@ -115,12 +140,16 @@ def verifier_filter_cmd(
     retry_errors: bool = RETRY,
     limit: int | None = LIMIT,
     quiet: bool = QUIET,
+    restart: bool = RESTART,
     judge: JudgeConfig | None = None,
 ) -> None:
     from groundrl.curate.pipelines import run
     from groundrl.curate.verifier_filter import verifier_filter
     from groundrl.verify import AgenticVerifier
 
+    _guard(
+        output, "verifier-filter", {"--threshold": threshold, "--tau": tau, **_judge_params(judge)}, restart
+    )
     backend = judge_backend(judge, required=False)  # without one: rule tools only
     try:
         v = AgenticVerifier(backend, tau=tau)
@@ -155,12 +184,14 @@ def rejective_cmd(
     retry_errors: bool = RETRY,
     limit: int | None = LIMIT,
     quiet: bool = QUIET,
+    restart: bool = RESTART,
 ) -> None:
     from groundrl.curate import rejective_filter
     from groundrl.curate.pipelines import run
 
     if tau <= 0:
         raise typer.BadParameter("--tau must be > 0", param_hint="--tau")
+    _guard(output, "rejective", {"--tau": tau}, restart)
     _report(
         run(input, output, lambda r: rejective_filter(r, tau), "reason", not quiet, retry_errors, limit),
         output,
@@ -189,10 +220,12 @@ def consensus_cmd(
     retry_errors: bool = RETRY,
     limit: int | None = LIMIT,
     quiet: bool = QUIET,
+    restart: bool = RESTART,
 ) -> None:
     from groundrl.curate import consensus
     from groundrl.curate.pipelines import run
 
+    _guard(output, "consensus", {"--keep-a": keep_a, "--seed": seed}, restart)
     counts = run(
         input, output, lambda r: consensus(r, keep_a, seed), "category", not quiet, retry_errors, limit
     )
@@ -217,6 +250,7 @@ def mask_difficulty_cmd(
     retry_errors: bool = RETRY,
     limit: int | None = LIMIT,
     quiet: bool = QUIET,
+    restart: bool = RESTART,
     judge: JudgeConfig | None = None,
 ) -> None:
     from groundrl.curate import mask_difficulty
@@ -224,6 +258,7 @@ def mask_difficulty_cmd(
     from groundrl.judges import SamplingParams
     from groundrl.rewards.outcome import outcome
 
+    _guard(output, "mask-difficulty", {"--k": k, "--seed": seed, **_judge_params(judge)}, restart)
     backend = judge_backend(judge)
 
     def answer_fn(img, sample) -> bool:
@@ -270,11 +305,13 @@ def decompose_cmd(
     retry_errors: bool = RETRY,
     limit: int | None = LIMIT,
     quiet: bool = QUIET,
+    restart: bool = RESTART,
 ) -> None:
     from groundrl.curate import decompose
     from groundrl.curate.pipelines import run
 
     # run() resumes by input line and redoes a record cut mid-write whole
+    _guard(output, "decompose", {}, restart)
     _report(run(input, output, decompose, None, not quiet, retry_errors, limit), output)
 
 
@@ -293,10 +330,12 @@ def proxy_records_cmd(
     retry_errors: bool = RETRY,
     limit: int | None = LIMIT,
     quiet: bool = QUIET,
+    restart: bool = RESTART,
 ) -> None:
     from groundrl.curate.pipelines import run
     from groundrl.curate.proxy import proxy_record
 
+    _guard(output, "proxy-records", {}, restart)
     _report(run(input, output, proxy_record, "status", not quiet, retry_errors, limit), output)
 
 
@@ -320,11 +359,13 @@ def proxy_distill_cmd(
     retry_errors: bool = RETRY,
     limit: int | None = LIMIT,
     quiet: bool = QUIET,
+    restart: bool = RESTART,
     judge: JudgeConfig | None = None,
 ) -> None:
     from groundrl.curate.pipelines import run
     from groundrl.curate.proxy import distill_record, proxy_request
 
+    _guard(output, "proxy-distill", {"--samples": samples, **_judge_params(judge)}, restart)
     backend = judge_backend(judge, required=False)
 
     def fn(r):
@@ -350,7 +391,9 @@ def proxy_distill_cmd(
 
 
 KEPT = typer.Option(
-    None, "--kept", help="Also write the kept records (annotations removed) to this JSONL, ready for the next step."
+    None,
+    "--kept",
+    help="Also write the kept records (annotations removed) to this JSONL, ready for the next step.",
 )
 
 
@@ -378,12 +421,14 @@ def reject_pass_rate_cmd(
     retry_errors: bool = RETRY,
     limit: int | None = LIMIT,
     quiet: bool = QUIET,
+    restart: bool = RESTART,
 ) -> None:
     from groundrl.curate.pipelines import run
     from groundrl.curate.rejection import pass_rate_filter
 
     if min_rate >= max_rate:
         raise typer.BadParameter("--min-rate must be < --max-rate", param_hint="--min-rate")
+    _guard(output, "reject-pass-rate", {"--min-rate": min_rate, "--max-rate": max_rate}, restart)
     counts = run(
         input,
         output,
@@ -413,6 +458,7 @@ def reject_label_cmd(
     retry_errors: bool = RETRY,
     limit: int | None = LIMIT,
     quiet: bool = QUIET,
+    restart: bool = RESTART,
     judge: JudgeConfig | None = None,
 ) -> None:
     from groundrl.curate.pipelines import run
@@ -420,6 +466,7 @@ def reject_label_cmd(
     from groundrl.judges import SamplingParams
     from groundrl.parse.answers import extract_answer
 
+    _guard(output, "reject-label", _judge_params(judge), restart)
     backend = judge_backend(judge, required=False)
 
     def ask(rec: dict[str, Any]) -> Any:
