@@ -228,6 +228,7 @@ ASSISTANT_HEADERS: tuple[str, ...] = (
 )
 
 _VISION_RUN = None
+_VS, _VE, _VIDEO, _IMAGE = "<|vision_start|>", "<|vision_end|>", "<|video_pad|>", "<|image_pad|>"
 
 
 def collapse_vision(text: str) -> str:
@@ -235,7 +236,8 @@ def collapse_vision(text: str) -> str:
     and ``<|vision_end|>`` becomes one token, so a prompt written with one
     ``<|image_pad|>`` matches the decoded query where the processor expanded it into
     hundreds; bare runs of ``<|image_pad|>`` / ``<|video_pad|>`` (and Llama-style
-    ``<image>``) collapse to one.
+    ``<image>``) collapse to one. One pass of string search (issue 26: a regex over
+    spans rescanned to the end from every unclosed start, quadratic).
 
     >>> collapse_vision("a<|vision_start|><|image_pad|><|image_pad|><|vision_end|>b")
     'a<|vision_start|><|image_pad|><|vision_end|>b'
@@ -246,39 +248,44 @@ def collapse_vision(text: str) -> str:
     import re
 
     if _VISION_RUN is None:
-        _VISION_RUN = (
-            re.compile(r"<\|vision_start\|>(?:(?!<\|vision_end\|>).)*<\|vision_end\|>", re.S),
-            re.compile(r"(<\|image_pad\|>|<\|video_pad\|>|<image>)(?:\1)+"),
-        )
-    span, run = _VISION_RUN
-
-    def one(m: Any) -> str:
-        inner = m.group(0)
-        kind = "<|video_pad|>" if "<|video_pad|>" in inner else "<|image_pad|>"
-        return f"<|vision_start|>{kind}<|vision_end|>"
-
-    return run.sub(r"\1", span.sub(one, text))
+        _VISION_RUN = re.compile(r"(<\|image_pad\|>|<\|video_pad\|>|<image>)(?:\1)+")
+    out: list[str] = []
+    pos = 0
+    while True:
+        i = text.find(_VS, pos)
+        j = text.find(_VE, i + len(_VS)) if i >= 0 else -1
+        if j < 0:  # no end after this start: none after any later start either
+            break
+        kind = _VIDEO if text.find(_VIDEO, i, j) >= 0 else _IMAGE
+        out += (text[pos:i], _VS, kind, _VE)
+        pos = j + len(_VE)
+    out.append(text[pos:])
+    return _VISION_RUN.sub(r"\1", "".join(out))
 
 
 def strip_stop_tokens(text: str, stop_tokens: tuple[str, ...] | None = None) -> str:
     """``text`` without the end-of-sequence / end-of-turn / pad tokens that trail it (any
     number, in any order, with whitespace between them); text before them is kept as is.
+    One backward pass, one slice (issue 26: slicing per token was quadratic).
 
     >>> strip_stop_tokens('{"a": 1}<|im_end|>\\n<|endoftext|><|endoftext|>')
     '{"a": 1}'
     """
     tokens = DEFAULT_STOP_TOKENS if stop_tokens is None else stop_tokens
+    tokens = tuple(t for t in tokens if t)
     if not tokens:
         return text
-    out = text
+    end = len(text)  # the answer is text[:end]
     while True:
-        bare = out.rstrip()
+        bare = end
+        while bare > 0 and text[bare - 1].isspace():
+            bare -= 1
         for tok in tokens:
-            if tok and bare.endswith(tok):
-                out = bare[: -len(tok)]
+            if text.endswith(tok, 0, bare):
+                end = bare - len(tok)
                 break
         else:
-            return out
+            return text[:end] if end < len(text) else text
 
 
 def response_text(query: Any, prompt: Any, stop_tokens: tuple[str, ...] | None = None) -> str:

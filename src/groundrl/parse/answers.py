@@ -119,6 +119,41 @@ def extract_answer(text: Any) -> Parsed:
     return Parsed(inner)
 
 
+# --- tag blocks -------------------------------------------------------------
+
+_BLOCK_TAGS: dict[str, tuple[re.Pattern[str], re.Pattern[str]]] = {}
+
+
+def drop_tag_blocks(text: Any, tag: str) -> str:
+    """``text`` without its ``<tag>…</tag>`` blocks (tag name in any case, each block
+    ending at the first close after its open), stripped: what
+    ``re.sub(r"(?is)<tag>.*?</tag>", "", text).strip()`` gives, in one pass over the text
+    (that regex rescans to the end from every unclosed ``<tag>``: quadratic). After an
+    open with no close, no later open has one either, so the search stops there.
+
+    >>> drop_tag_blocks("<think>hmm</think> Yes <THINK>x</think>!", "think")
+    'Yes !'
+    >>> drop_tag_blocks("<answer>" * 3 + "left", "answer")
+    '<answer><answer><answer>left'
+    """
+    if not isinstance(text, str):
+        return ""
+    pats = _BLOCK_TAGS.get(tag)
+    if pats is None:
+        t = re.escape(tag)
+        pats = _BLOCK_TAGS.setdefault(tag, (re.compile(f"<{t}>", re.I), re.compile(f"</{t}>", re.I)))
+    open_, close = pats
+    out: list[str] = []
+    pos = 0
+    while (m := open_.search(text, pos)) and (c := close.search(text, m.end())):
+        out.append(text[pos : m.start()])
+        pos = c.end()
+    if not out:
+        return text.strip()
+    out.append(text[pos:])
+    return "".join(out).strip()
+
+
 # --- normalisation ----------------------------------------------------------
 
 _APOSTROPHES_RE = re.compile(r"['’‘`]")

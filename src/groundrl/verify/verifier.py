@@ -5,8 +5,12 @@ points, frame-level and segment-level mentions, reasoning text); each registered
 :class:`Tool` declares whether it applies (and why) from that parse and the sample's
 fields, and its cost. The applicable tools run once per batch on the samples they apply
 to — so judge calls are batched across samples — and the result is aggregated with the
-Argos gate: ``R = R_acc if R_acc < τ else Σ_k w_k R_k / Σ_k w_k`` over the applicable,
-scored parts (a tool that fails on a sample is left out, with its reason).
+Argos gate [Argos Eq. 9]: ``R = R_acc if R_acc < τ else (w_A R_acc + w_G G + w_R
+R_reasoning) / (w_A + w_G + w_R)`` over the terms that apply, where ``G`` is the one
+grounding term, the mean of the within-category means of the grounding tools that
+scored (``spatial``, ``frame_grounding``, ``segment_grounding``) [Argos App. D]; a tool
+that fails on a sample is left out, with its reason. Weights are given per term
+(``outcome``, ``grounding``, ``reasoning``; default 1 each [ours: the paper states none]).
 
 Default tools: ``outcome`` (exact / MCQ / numeric 5%, and the semantic judge for
 free-form answers when a judge is given), ``spatial`` (points in masks from a
@@ -16,14 +20,13 @@ free-form answers when a judge is given), ``spatial`` (points in masks from a
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from groundrl.parse.answers import extract_answer
+from groundrl.parse.answers import drop_tag_blocks, extract_answer
 from groundrl.parse.grounding import Point, extract_points, extract_temporal_mentions
-from groundrl.rewards.grounding import spatial
+from groundrl.rewards.grounding import GROUNDING_CATEGORIES, grounding_term, spatial
 from groundrl.rewards.outcome import answer_type, outcome
 from groundrl.rubric import Part
 from groundrl.types import Score
@@ -43,9 +46,11 @@ class ParsedResponse:
         t = text if isinstance(text, str) else ""
         ans = extract_answer(t)
         frames, segments = extract_temporal_mentions(t)
-        reasoning = re.sub(r"(?is)<answer>.*?</answer>", "", t).strip()
+        reasoning = drop_tag_blocks(t, "answer")  # linear (issue 26)
         return cls(ans.value if ans.ok else None, extract_points(t), frames, segments, reasoning)
 
+
+TERMS = ("outcome", "grounding", "reasoning")  # the weighted terms of Argos Eq. 9
 
 Applies = Callable[[ParsedResponse, dict[str, Any]], "tuple[bool, str]"]
 Run = Callable[[list[str], list[dict[str, Any]], list[ParsedResponse]], list[Score]]
@@ -183,8 +188,15 @@ class AgenticVerifier:
             if "outcome" not in tools:
                 raise ValueError("the outcome tool is the gate and cannot be left out")
             registry = [t for t in registry if t.name in tools]
+        unknown = set(weights or {}) - set(TERMS)
+        if unknown:
+            raise ValueError(
+                f"verifier weights: unknown term(s) {sorted(unknown)}; Argos weighs {', '.join(TERMS)} "
+                "(the grounding tools are averaged into one `grounding` term, Argos Eq. 9 / App. D)"
+            )
+        self.weights = {k: 1.0 for k in TERMS} | {k: float(v) for k, v in (weights or {}).items()}
         for t in registry:
-            t.weight = float((weights or {}).get(t.name, 1.0))
+            t.weight = self.weights.get(t.name, self.weights["grounding"])
         self.tools = registry
         self.tau = tau
 
@@ -211,20 +223,24 @@ class AgenticVerifier:
                 scores = [Score(tool.name, None, f"tool failed: {type(e).__name__}: {e}") for _ in idx]
             for i, sc in zip(idx, scores, strict=True):
                 parts[i][tool.name] = Score(tool.name, sc.value, sc.reason)
-        weights = {t.name: t.weight for t in self.tools}
         out = []
         for i in range(len(texts)):
-            acc = parts[i].get("outcome")
-            scored = {k: v for k, v in parts[i].items() if v.value is not None}
-            if acc is None or acc.value is None:
-                total = 0.0
-            elif acc.value < self.tau:
-                total = acc.value
-            else:
-                wsum = sum(weights[k] for k in scored)
-                total = sum(weights[k] * v.value for k, v in scored.items()) / wsum if wsum else 0.0
-            out.append(VerifierResult(total, parts[i], chosen[i], skipped[i]))
+            ground = [k for k in GROUNDING_CATEGORIES if k in parts[i]]
+            if ground:
+                parts[i]["grounding"] = grounding_term({k: parts[i][k] for k in ground})
+            out.append(VerifierResult(self._gate(parts[i]), parts[i], chosen[i], skipped[i]))
         return out
+
+    def _gate(self, parts: dict[str, Score]) -> float:
+        """Eq. 9 over the outcome, grounding and reasoning terms that scored."""
+        acc = parts.get("outcome")
+        if acc is None or acc.value is None:
+            return 0.0
+        if acc.value < self.tau:
+            return float(acc.value)
+        terms = {k: parts[k].value for k in TERMS if k in parts and parts[k].value is not None}
+        wsum = sum(self.weights[k] for k in terms)
+        return sum(self.weights[k] * float(v) for k, v in terms.items()) / wsum if wsum else 0.0  # type: ignore[arg-type]
 
     def as_part(self, name: str = "verifier", weight: float = 1.0) -> Part:
         """The verifier's gated score as one batched rubric part (for RL rewards)."""

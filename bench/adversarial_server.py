@@ -1,0 +1,86 @@
+"""Hostile inputs for the reward server's own code paths (issue 26): growth of the text
+transforms and judge-answer parsers that were super-linear, one core.
+
+Run: ``.venv/bin/python bench/adversarial_server.py [--repeat 3] [--cap 20]``.
+Prints, per shape, seconds at 10 KB / 100 KB / 1 MB and the worst ×10 growth over its
+budget (10× input → at most 15× time; ratio ≤ 1 meets it), the gate of issue 26; and,
+for information, seconds per MB over bench/adversarial.py's 0.2 s/MB part budget. ``--cap`` seconds: a size that takes longer stops its shape (a quadratic shape at
+1 MB would take minutes), reported as ``>cap``. Exits 1 when a shape is over budget.
+Never run under ``make test``: timings are the bench's job, tests assert behaviour.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Callable
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")
+
+from adversarial import GROWTH_BUDGET, GROWTH_FLOOR_S, PER_MB_BUDGET, SIZES, _fill, _time  # noqa: E402
+
+VS, VE, PAD = "<|vision_start|>", "<|vision_end|>", "<|image_pad|>"
+
+
+def _shapes() -> list[tuple[str, Callable[[int], object], Callable[[object], object]]]:
+    from groundrl.integrations.common import collapse_vision, response_text, strip_stop_tokens
+    from groundrl.judges.papers import _strip_answer, parse_yes_no
+    from groundrl.verify.verifier import ParsedResponse
+
+    return [
+        ("collapse_vision: <|vision_start|> without end", lambda n: _fill(VS, n), collapse_vision),
+        ("collapse_vision: starts and pads, one end", lambda n: _fill(VS + PAD, n, "", VE), collapse_vision),
+        ("collapse_vision: closed spans", lambda n: _fill(VS + PAD * 3 + VE + "x", n), collapse_vision),
+        ("collapse_vision: pad runs", lambda n: _fill(PAD, n), collapse_vision),
+        ("response_text: starts in the query", lambda n: _fill(VS, n, "prompt"), lambda q: response_text(q, "prompt")),
+        ("strip_stop_tokens: <|endoftext|> run", lambda n: _fill("<|endoftext|>", n, "answer"), strip_stop_tokens),
+        ("strip_stop_tokens: tokens and spaces", lambda n: _fill("<|im_end|> \n", n, "answer"), strip_stop_tokens),
+        ("verifier response: <answer> unclosed", lambda n: _fill("<answer>", n), ParsedResponse.of),
+        ("verifier response: <answer>x</answer prefixes", lambda n: _fill("<answer>x</answer", n), ParsedResponse.of),
+        ("judge yes/no: <think> unclosed", lambda n: _fill("<think>", n, "", "yes"), parse_yes_no),
+        ("judge yes/no: <THINK> mixed case", lambda n: _fill("<ThInK>a", n, "", "no"), parse_yes_no),
+        ("Argos answer strip: <answer> unclosed", lambda n: _fill("<answer>", n), _strip_answer),
+    ]  # fmt: skip
+
+
+def run(repeat: int, cap: float) -> int:
+    print(
+        f"{'shape (growth)':<52} {'10 KB':>8} {'100 KB':>8} {'1 MB':>8} {'growth/budget':>14} {'s/MB/budget':>12}"
+    )
+    over = 0
+    for label, make, fn in _shapes():
+        fn(make(1_000))  # warm-up: lazy imports out of the timing
+        ts: list[float] = []
+        for size in SIZES:
+            if ts and ts[-1] > cap:
+                break
+            ts.append(_time(lambda t=make(size), f=fn: f(t), repeat if not ts or ts[-1] < 1 else 1))
+        if len(ts) < len(SIZES):
+            cols = " ".join(f"{t:8.4f}" for t in ts) + f" {'>' + format(cap, 'g'):>8}" * (
+                len(SIZES) - len(ts)
+            )
+            print(f"{label:<52} {cols} {'—':>14} {'—':>12}  OVER")
+            over += 1
+            continue
+        fl = [max(t, GROWTH_FLOOR_S) for t in ts]
+        growth = max(fl[1] / fl[0], fl[2] / fl[1]) / GROWTH_BUDGET
+        per_mb = ts[2] / (SIZES[2] / 1e6) / PER_MB_BUDGET
+        bad = growth > 1
+        over += bad
+        cols = " ".join(f"{t:8.4f}" for t in ts)
+        print(f"{label:<52} {cols} {growth:14.2f} {per_mb:12.2f}{'  OVER' if bad else ''}")
+    print(f"{over} shape(s) over the growth budget (target: growth ratio ≤ 1.00 on an idle core)")
+    return over
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--repeat", type=int, default=3, help="timings per size; the best is reported")
+    ap.add_argument("--cap", type=float, default=20.0, help="seconds after which a shape stops growing")
+    args = ap.parse_args(argv)
+    return 1 if run(args.repeat, args.cap) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
