@@ -81,7 +81,7 @@ def test_calculate_rewards_eqa_rm(tiny_lm, tmp_path):
 
 def test_calculate_rewards_gated_argos_and_none_parts(tiny_lm, tmp_path):
     trainer = make_trainer(tiny_lm, tmp_path, "argos", {"answer": "B"})
-    assert trainer.reward_func_names == ["reward", "outcome", "spatial"]
+    assert trainer.reward_func_names == ["reward", "outcome", "grounding"]
     assert trainer.reward_weights.tolist() == [1.0, 0.0, 0.0]
     inputs = [{"prompt": "Question:", "answer": "B"}] * 2
     rewards = trainer._calculate_rewards(
@@ -89,7 +89,7 @@ def test_calculate_rewards_gated_argos_and_none_parts(tiny_lm, tmp_path):
     )
     r = rewards.tolist()
     assert r[0][:2] == [1.0, 1.0] and r[1][:2] == [0.0, 0.0]
-    # spatial does not apply (no points): None → NaN, ignored by nansum
+    # grounding does not apply (no points, no frames): None → NaN, ignored by nansum
     assert all(v != v for v in (r[0][2], r[1][2]))
 
 

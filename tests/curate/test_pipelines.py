@@ -36,10 +36,10 @@ def test_tool_selection_points_without_frames():
 
 
 def test_gate_and_weights():
-    v = AgenticVerifier(weights={"spatial": 3.0}, tau=0.5)
+    v = AgenticVerifier(weights={"grounding": 3.0}, tau=0.5)
     text = 'See <points x1="9" y1="9">cup</points> <answer>cup</answer>'
     s = {"answer": "cup", "boxes": {"cup": [[0, 0, 5, 5]]}}
-    # outcome 1 ≥ τ: (1·1 + 3·0) / 4
+    # outcome 1 ≥ τ: (1·1 + 3·G) / 4 with G = spatial = 0 (the only grounding category)
     assert v.verify([text], [s])[0].total == 0.25
     # wrong answer: gate closed, R = R_acc = 0 whatever the grounding
     assert v.verify([text.replace("<answer>cup", "<answer>mug")], [s])[0].total == 0.0

@@ -131,29 +131,30 @@ def test_argos_teachers(chat_server):
     chat_server.responder = responder
     teachers = ArgosTeachers(backend(chat_server))
     rubric = get_recipe("argos").rubric(judge=teachers)
-    assert rubric.names == ["outcome", "spatial", "frame_grounding", "segment_grounding", "reasoning"]
+    assert rubric.names == ["outcome", "grounding", "reasoning"]
     # frames are 1-based as in Argos' traces ("frame 1 at 0.00 seconds")
     completion = "In frame 1 a red cup is visible. In frame 2 a green cup. Frames 1 to 2 show red things. <answer>the cooking room</answer>"
     v = rubric.score(completion, answer="kitchen", frames=[red, blue], question="Where?")
     assert v.parts["outcome"].value == 1.0 and "semantic" in v.parts["outcome"].reason
-    assert v.parts["frame_grounding"].value == 0.5
-    assert v.parts["segment_grounding"].value == 1.0
+    # one grounding term: frames 1/2 = 0.5, segment 1/1 = 1 (no points) -> G = 0.75 [Argos App. D]
+    assert v.parts["grounding"].value == 0.75
+    assert "frame_grounding=0.5" in v.parts["grounding"].reason
     r = v.parts["reasoning"].value
     assert 0 < r <= 1
-    # gate open: mean of outcome, frame, segment, reasoning (spatial not applicable)
-    assert v.total == pytest.approx((1 + 0.5 + 1 + r) / 4)
+    # gate open: (outcome + G + reasoning) / 3 [Argos Eq. 9]
+    assert v.total == pytest.approx((1 + 0.75 + r) / 3)
     # out-of-range frame reference is wrong, not skipped
     v2 = rubric.score("frame 7 shows red. <answer>kitchen</answer>", answer="kitchen", frames=[red])
-    assert v2.parts["frame_grounding"].value == 0.0
+    assert v2.parts["grounding"].value == 0.0
     v3 = rubric.score("frame 0 shows red. <answer>kitchen</answer>", answer="kitchen", frames=[red])
-    assert v3.parts["frame_grounding"].value == 0.0  # there is no frame 0
+    assert v3.parts["grounding"].value == 0.0  # there is no frame 0
     # a mention in seconds maps through fps (frame 1 at 0.00 s): 0.5 s at 2 fps is frame 2
     seen = []
     chat_server.responder = lambda msgs, body: seen.append(body) or "yes"
     v4 = rubric.score(
         "At 0.5 seconds it is red. <answer>kitchen</answer>", answer="kitchen", frames=[red, blue], fps=2
     )
-    assert v4.parts["frame_grounding"].value == 1.0
+    assert v4.parts["grounding"].value == 1.0
     sent = [
         p
         for b in seen

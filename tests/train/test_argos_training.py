@@ -41,8 +41,9 @@ def test_spatial_part_applies_with_masks_from_the_data(tmp_path, tiny_vlm_dir, c
     trainer = build_trainer("argos", _cfg(tmp_path, tiny_vlm_dir))
     trainer.train()
     h = next(h for h in trainer.state.log_history if "reward" in h)
-    # hand-worked: spatial 1/2 points inside; outcome A = A -> 1 ≥ tau, total mean(1, 0.5)
-    assert h["rewards/spatial/mean"] == pytest.approx(0.5)
+    # hand-worked: spatial 1/2 points inside, the only grounding category -> G = 0.5;
+    # outcome A = A -> 1 ≥ tau, total mean(1, 0.5)
+    assert h["rewards/grounding/mean"] == pytest.approx(0.5)
     assert h["rewards/outcome/mean"] == 1.0 and h["reward"] == pytest.approx(0.75)
 
 
@@ -64,6 +65,33 @@ def test_verifier_block_is_checked():
         make_verifier({"gate": 0.5})
     with pytest.raises(ValueError, match="outcome tool is the gate"):
         make_verifier({"tools": ["spatial"]})
+    with pytest.raises(ValueError, match="unknown term"):
+        make_verifier({"weights": {"spatial": 2.0}})
+
+
+def test_mask_providers_selectable_in_yaml(tmp_path):
+    from groundrl.train.grpo import make_verifier
+    from groundrl.verify.masks import BoxMaskProvider, DetectorSegmenterMasks
+
+    assert isinstance(make_verifier({}).tools[1].run.__closure__, tuple)  # spatial tool built
+    v = make_verifier({"masks": {"provider": "detector_segmenter", "detector": "d/", "segmenter": "s/"}})
+    provider = _spatial_provider(v)
+    assert isinstance(provider, DetectorSegmenterMasks) and provider.threshold == 0.2
+    assert (provider.detector_path, provider.segmenter_path) == ("d/", "s/")
+    assert isinstance(_spatial_provider(make_verifier({"masks": "boxes"})), BoxMaskProvider)
+    with pytest.raises(ValueError, match="needs segmenter"):
+        make_verifier({"masks": {"provider": "detector_segmenter", "detector": "d/"}})
+    with pytest.raises(ValueError, match="provider must be one of boxes, detector_segmenter"):
+        make_verifier({"masks": "sam"})
+    with pytest.raises(ValueError, match="threshold"):
+        make_verifier(
+            {"masks": {"provider": "detector_segmenter", "detector": "d", "segmenter": "s", "threshold": 2}}
+        )
+
+
+def _spatial_provider(verifier):
+    tool = next(t for t in verifier.tools if t.name == "spatial")
+    return next(c.cell_contents for c in tool.run.__closure__ if callable(c.cell_contents))
 
 
 def test_verifier_teachers_come_from_the_judge_config(chat_server):
@@ -71,7 +99,7 @@ def test_verifier_teachers_come_from_the_judge_config(chat_server):
     from groundrl.train.grpo import make_verifier
 
     judge = JudgeConfig.from_mapping({"backend": "openai", "model": "teacher", "url": chat_server.base_url})
-    v = make_verifier({"weights": {"spatial": 2.0}}, judge)
+    v = make_verifier({"weights": {"grounding": 2.0}}, judge)
     assert [t.name for t in v.tools] == [
         "outcome",
         "spatial",
@@ -79,6 +107,6 @@ def test_verifier_teachers_come_from_the_judge_config(chat_server):
         "segment_grounding",
         "reasoning",
     ]
-    assert {t.name: t.weight for t in v.tools}["spatial"] == 2.0
+    assert v.weights == {"outcome": 1.0, "grounding": 2.0, "reasoning": 1.0}
     rule_only = make_verifier({"tools": ["outcome", "spatial"]})
     assert [t.name for t in rule_only.tools] == ["outcome", "spatial"]

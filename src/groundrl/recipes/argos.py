@@ -1,12 +1,16 @@
-"""Argos: outcome accuracy gating grounded parts.
+"""Argos: outcome accuracy gating grounded parts [Argos §3.1, Eq. 9].
 
-Parts: ``outcome`` (exact / MCQ / numeric 5% / semantic hook) and ``spatial`` (points
-inside the caller's masks; not applicable without points). Aggregation is the Argos gate
-``R = R_acc if R_acc < τ else Σ w_k R_k / Σ w_k`` over the applicable parts, with
-``R_acc`` = outcome. Defaults (the paper gives no numbers we could verify): all weights
-1 and ``τ = 0.5``; with a binary outcome any τ in (0, 1] behaves the same.
-Judge-backed parts (``semantic``, ``frame_grounding``, ``segment_grounding``,
-``reasoning``) join when a judge is configured.
+Parts: ``outcome`` (exact / MCQ / numeric 5% / semantic hook), ``grounding`` — the one
+visual-grounding term: the mean of the within-category means of points in masks
+(``spatial``), frame-level and segment-level mentions confirmed by the teacher
+(:func:`groundrl.rewards.grounding.grounding_term`, [Argos App. D]); not applicable when
+no category applies — and, with a judge, ``reasoning`` (P(answer | q, r, v), Eq. 5).
+
+Aggregation is Eq. 9's gate ``R = R_acc if R_acc < τ else (w_A R_acc + w_G G + w_R
+R_reasoning) / (w_A + w_G + w_R)`` over the parts that apply, ``R_acc`` = outcome.
+Defaults [ours: the paper states no values]: weights 1 and ``τ = 0.5``; with a binary
+outcome any τ in (0, 1] behaves the same. Weight keys: ``outcome``, ``grounding``,
+``reasoning``.
 """
 
 from __future__ import annotations
@@ -15,9 +19,10 @@ from typing import Any
 
 from groundrl.recipes.base import Recipe
 from groundrl.recipes.options import Option
-from groundrl.rewards.grounding import spatial
+from groundrl.rewards.grounding import grounding_term, spatial
 from groundrl.rewards.outcome import outcome
 from groundrl.rubric import Part, Rubric
+from groundrl.types import Score
 
 
 def _judge(backend: Any, sampling: Any) -> Any:
@@ -39,44 +44,74 @@ def build(
         raise ValueError(
             f'weights must be a mapping {{part: number}}, e.g. {{"spatial": 0.5}}; got {weights!r}'
         )
-    w = {"outcome": 1.0, "spatial": 1.0, **(weights or {})}
+    unknown = set(weights or {}) - set(WEIGHT_KEYS)
+    if unknown:
+        raise ValueError(
+            f"weights: unknown part(s) {sorted(unknown)}; Argos weighs {', '.join(WEIGHT_KEYS)} "
+            "(points, frame and segment grounding are averaged into `grounding`, Argos Eq. 9 / App. D)"
+        )
+    w = {k: 1.0 for k in WEIGHT_KEYS} | dict(weights or {})
     semantic = getattr(judge, "semantic", None) if judge is not None else None
 
     def outcome_part(completion, answer):
         return outcome(completion, answer, semantic=semantic)
 
-    def spatial_part(completion, points_masks=None):
-        return spatial(completion, points_masks)
-
     parts = [
         Part("outcome", outcome_part, weight=w["outcome"], value_range=(0.0, 1.0)),
-        Part("spatial", spatial_part, weight=w["spatial"], fallback=None, value_range=(0.0, 1.0)),
+        Part(
+            "grounding",
+            grounding_batch(judge),
+            weight=w["grounding"],
+            batched=True,
+            fallback=None,
+            value_range=(0.0, 1.0),
+        ),
     ]
     if judge is not None and hasattr(judge, "argos_parts"):
-        parts.extend(judge.argos_parts(w))
+        parts.extend(p for p in judge.argos_parts(w) if p.name == "reasoning")
     return Rubric(parts, aggregate="gated_mean", gate="outcome", tau=tau, name="argos")
+
+
+WEIGHT_KEYS = ("outcome", "grounding", "reasoning")
+
+
+def grounding_batch(judge: Any = None) -> Any:
+    """``fn(completions, samples)``: per sample the one grounding term of points
+    (``points_masks``) and, with teacher judges, frame and segment mentions (batched)."""
+
+    def run(completions: list[Any], samples: list[dict[str, Any]]) -> list[Score]:
+        cats: list[dict[str, Score | None]] = [
+            {"spatial": spatial(c, s.get("points_masks"))} for c, s in zip(completions, samples, strict=True)
+        ]
+        if judge is not None and hasattr(judge, "frame_grounding"):
+            for name in ("frame_grounding", "segment_grounding"):
+                for cat, sc in zip(cats, getattr(judge, name)(completions, samples), strict=True):
+                    cat[name] = sc
+        return [grounding_term(c) for c in cats]
+
+    return run
 
 
 RECIPE = Recipe(
     name="argos",
     paper="Argos",
-    summary="gated: outcome < tau ? outcome : weighted mean of outcome, spatial (and judge parts)",
+    summary="gated: outcome < tau ? outcome : weighted mean of outcome, grounding (and reasoning)",
     build=build,
     required=("answer",),
     optional=("points_masks",),
     label_field="answer",
     options=(
         Option("tau", "float", 0.5, "accuracy gate: below it the total is the outcome alone"),
-        Option("weights", "json", None, 'part weights, e.g. {"outcome": 1, "spatial": 1}'),
+        Option("weights", "json", None, 'part weights, e.g. {"outcome": 1, "grounding": 1, "reasoning": 1}'),
         Option(
             "judge",
             "judge",
             None,
-            "teacher judges: adds semantic answer matching and parts frame_grounding, "
-            "segment_grounding, reasoning",
+            "teacher judges: semantic answer matching, frame/segment mentions in the grounding "
+            "term, and the reasoning part",
         ),
         Option("verifier", "object", None, "an AgenticVerifier used as the one part (Python only)"),
     ),
     judge_factory=_judge,
-    judge_parts=("frame_grounding", "segment_grounding", "reasoning"),
+    judge_parts=("grounding", "reasoning"),
 )

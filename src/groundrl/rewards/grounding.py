@@ -1,4 +1,5 @@
-"""Argos spatial grounding: do the points a response cites land on the object it names?
+"""Argos grounding: do the points a response cites land on the object it names
+(:func:`spatial`), and the one grounding term of Eq. 9 (:func:`grounding_term`)?
 
 ``R_spatial = (1 / |P|) Σ_{p ∈ P} 1[mask(label_p)(x_p, y_p)]`` over the points ``P`` of
 :func:`~groundrl.parse.grounding.extract_points`; **not applicable** (``None``) when the
@@ -214,3 +215,30 @@ def spatial(completion: Any, points_masks: Any = None, coord_scale: float | None
     if unusable:
         reason += "; unusable mask for " + ", ".join(f"{k!r} ({v})" for k, v in unusable.items())
     return Score("spatial", hits / len(points), reason)
+
+
+GROUNDING_CATEGORIES = ("spatial", "frame_grounding", "segment_grounding")
+
+
+def grounding_term(categories: Mapping[str, Score | None]) -> Score:
+    """Argos' one visual-grounding term: the unweighted mean of the within-category means
+    [Argos §3.1 "Temporal rewards", App. D: "first averaging the scores within each
+    category before averaging over them"]. ``categories`` maps ``spatial`` (mean over
+    cited points), ``frame_grounding`` (mean over frame-level mentions) and
+    ``segment_grounding`` (mean over segment-level mentions) to their Scores; a category
+    that is absent or not applicable (``value`` ``None``) is left out of the mean. ``None``
+    when no category applies. This term enters Eq. 9 once, with weight ``w_G``.
+
+    >>> grounding_term({"spatial": Score("spatial", 1.0), "frame_grounding": Score("f", 0.0),
+    ...                 "segment_grounding": Score("s", 0.0)}).value
+    0.3333333333333333
+    """
+    used = {k: s for k, s in categories.items() if s is not None and s.value is not None}
+    skipped = [k for k in categories if k not in used]
+    if not used:
+        return Score("grounding", None, "no grounding category applies")
+    value = sum(float(s.value) for s in used.values()) / len(used)  # type: ignore[arg-type]
+    why = "mean of " + ", ".join(f"{k}={float(s.value):.3g}" for k, s in used.items())  # type: ignore[arg-type]
+    if skipped:
+        why += "; not applicable: " + ", ".join(skipped)
+    return Score("grounding", value, why)

@@ -69,3 +69,43 @@ class DetectorSegmenterMasks:
                 s_out.pred_masks, s_in["original_sizes"], s_in["reshaped_input_sizes"]
             )[0]
         return masks.any(dim=0).any(dim=0).numpy()
+
+
+MASK_PROVIDERS = {"boxes": BoxMaskProvider, "detector_segmenter": DetectorSegmenterMasks}
+
+
+def mask_provider_from_spec(spec: Any) -> Any:
+    """A mask provider from a config's ``verifier.masks``: ``boxes`` (ground truth in the
+    sample, the default) or ``{provider: detector_segmenter, detector: PATH, segmenter:
+    PATH, threshold: 0.2}`` — the paper's open-vocabulary detector g_θ then segmenter h_φ
+    [Argos §3.1, Eq. 1] from local checkpoints (OWLv2 + SAM here; the paper's own teacher
+    models differ). Raises ``ValueError`` naming the key to fix; loads nothing yet."""
+    if spec is None or spec == "boxes":
+        return BoxMaskProvider()
+    if isinstance(spec, str):
+        spec = {"provider": spec}
+    if not isinstance(spec, dict):
+        raise ValueError(f"verifier.masks must be `boxes` or a mapping {{provider: ...}}, got {spec!r}")
+    kind = spec.get("provider")
+    if kind not in MASK_PROVIDERS:
+        raise ValueError(f"verifier.masks.provider must be one of {', '.join(MASK_PROVIDERS)}, got {kind!r}")
+    if kind == "boxes":
+        if set(spec) - {"provider"}:
+            raise ValueError("verifier.masks: provider `boxes` takes no other keys")
+        return BoxMaskProvider()
+    allowed = {"provider", "detector", "segmenter", "threshold"}
+    unknown = set(spec) - allowed
+    if unknown:
+        raise ValueError(
+            f"verifier.masks: unknown key(s) {sorted(unknown)}; allowed: {', '.join(sorted(allowed))}"
+        )
+    missing = [k for k in ("detector", "segmenter") if not isinstance(spec.get(k), str) or not spec.get(k)]
+    if missing:
+        raise ValueError(
+            f"verifier.masks: provider detector_segmenter needs {', '.join(missing)}: the local checkpoint "
+            "directory of the detector (OWLv2) and of the segmenter (SAM)"
+        )
+    threshold = spec.get("threshold", 0.2)  # [ours: OWLv2's usual detection threshold]
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not 0 <= threshold <= 1:
+        raise ValueError(f"verifier.masks.threshold must be a number in [0, 1], got {threshold!r}")
+    return DetectorSegmenterMasks(spec["detector"], spec["segmenter"], float(threshold))
