@@ -8,7 +8,7 @@ from __future__ import annotations
 import sys
 
 import pytest
-from cluster_support import ROOT, drive, needs_cluster_env
+from cluster_support import PY, ROOT, drive, needs_cluster_env
 
 pytestmark = needs_cluster_env
 
@@ -72,14 +72,48 @@ def test_score_cli_on_ray_keeps_order_and_error_lines():
     assert [r["reward"] for r in scored[:2]] == [2.0, 0.75]  # 1 + 1; (1 - 0.25) + 0
 
 
-def test_examples_verl_scripts_compose_with_verl_and_score():
-    """examples/verl/<recipe>.sh (dry run): the overrides compose with verl 0.8's own
-    ppo_trainer config, verl's get_custom_reward_fn loads groundrl's compute_score from it
-    with the script's reward_kwargs, and it scores each recipe's sample as worked by hand."""
+def test_examples_verl_scripts_pass_verl_startup_and_score():
+    """examples/verl/*.sh (dry run, all six): the overrides compose with verl 0.8's own
+    ppo_trainer config and pass the checks main_ppo and main_ppo_sync run before training
+    (legacy-reward migration, resolve, validate_config) at 1 node x 8 GPUs (and argos at
+    the header's 1-GPU and 2-node geometries); with the actor micro-batch unset verl's
+    check fails (the checks are live). verl's get_custom_reward_fn loads groundrl's
+    compute_score with each recipe script's reward_kwargs and scores the recipe's sample
+    as worked by hand."""
     out = drive("verl_examples.py", str(ROOT))
-    assert set(out) == {"eqa_rm", "argos", "reinforced_planning", "embodied_brain", "proxy_grm"}
-    for recipe, r in out.items():
+    scripts = out["scripts"]
+    assert set(scripts) == {
+        "eqa_rm",
+        "argos",
+        "reinforced_planning",
+        "embodied_brain",
+        "proxy_grm",
+        "household_multiturn",
+    }
+    ok = {"main_ppo": "ok", "main_ppo_sync": "ok"}
+    for script, r in scripts.items():
+        assert r["checks"]["1x8"] == ok, (script, r["checks"])
+        assert r["real_batch"] == 32 * 8 and r["n_gpus"] == 8
+    assert scripts["argos"]["checks"] == {"1x8": ok, "1x1": ok, "2x8": ok}
+    for entry in ("main_ppo", "main_ppo_sync"):
+        assert "ppo_micro_batch_size_per_gpu" in out["control"][entry]
+    for recipe, r in scripts.items():
+        if recipe == "household_multiturn":
+            continue
         assert r["path"].endswith("groundrl/integrations/verl.py") and r["kwargs"]["recipe"] == recipe
         if r["want"] is not None:
             assert r["score"] == r["want"], (recipe, r)
-    assert "judge" in out["proxy_grm"]["kwargs"] and "tau" in out["argos"]["kwargs"]["recipe_options"]
+    assert "judge" in scripts["proxy_grm"]["kwargs"] and "tau" in scripts["argos"]["kwargs"]["recipe_options"]
+
+
+def test_examples_verl_geometry_refuses_before_launch():
+    """A geometry verl would reject (MICRO not dividing the per-GPU mini-batch) stops the
+    script before it launches, naming the setting."""
+    import os
+    import subprocess
+
+    env = {**os.environ, "GROUNDRL_DRY_RUN": "1", "MICRO": "3", "PATH": f"{PY.parent}:{os.environ['PATH']}"}
+    r = subprocess.run(
+        ["bash", str(ROOT / "examples" / "verl" / "eqa_rm.sh")], capture_output=True, text=True, env=env
+    )
+    assert r.returncode == 2 and "MICRO (3) must divide" in r.stderr and not r.stdout

@@ -148,4 +148,4 @@ def test_example_script_overrides_compose_with_verls_config(out):
     assert ex["agent_loop_config_path"] == str(ROOT / "examples" / "verl" / "household_multiturn.yaml")
     assert ex["default_agent_loop"] == "groundrl_household"
     assert ex["adv_estimator"] == "grpo" and ex["custom_reward_path"] is None
-    assert ex["n_overrides"] == 18
+    assert ex["n_overrides"] == 23  # 14 of the loop + 9 of the batch geometry (common.sh)
