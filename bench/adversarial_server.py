@@ -78,9 +78,85 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--repeat", type=int, default=3, help="timings per size; the best is reported")
     ap.add_argument("--cap", type=float, default=20.0, help="seconds after which a shape stops growing")
+    ap.add_argument(
+        "--server", action="store_true", help="also time /health during a 1 MB hostile /get_reward"
+    )
     args = ap.parse_args(argv)
-    return 1 if run(args.repeat, args.cap) else 0
+    over = run(args.repeat, args.cap)
+    if args.server:
+        idle, med, worst, took = health_while_hostile()
+        print(
+            f"\n/health while a 1 MB hostile /get_reward is scored ({took:.2f} s): median {med * 1e3:.1f} ms, "
+            f"max {worst * 1e3:.1f} ms; idle median {idle * 1e3:.1f} ms; max/idle {worst / idle:.0f}x"
+        )
+    return 1 if over else 0
 
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+# ------------------------------------------------------------------ the event loop
+
+
+def _serve(port: int):
+    """``groundrl serve``'s app for eqa_rm in a child process (its own GIL, as in production)."""
+    import subprocess
+
+    code = (
+        "import uvicorn; from groundrl.serve.app import create_app; "
+        f"uvicorn.run(create_app('eqa_rm'), host='127.0.0.1', port={port}, log_level='error')"
+    )
+    return subprocess.Popen([sys.executable, "-c", code])
+
+
+def health_while_hostile(size: int = 1_000_000, timeout: float = 600.0) -> tuple[float, float, float, float]:
+    """(idle /health median s, /health median and max s while a hostile ``/get_reward`` of
+    ``size`` characters is scored, that request's seconds). The hostile query is a run of
+    ``<|vision_start|>`` with no end tag (the collapse was quadratic on it)."""
+    import socket
+    import statistics
+    import threading
+    import time
+
+    import httpx
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = _serve(port)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(600):
+            try:
+                httpx.get(url + "/health", timeout=1)
+                break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        with httpx.Client(timeout=timeout) as c:
+
+            def lat() -> float:
+                t = time.perf_counter()
+                c.get(url + "/health")
+                return time.perf_counter() - t
+
+            idle = [lat() for _ in range(30)]
+            done: list[float] = []
+            body = {"query": ["q" + VS * (size // len(VS))], "prompts": ["q"], "labels": [None]}
+
+            def hostile() -> None:
+                t = time.perf_counter()
+                httpx.post(url + "/get_reward", json=body, timeout=timeout)
+                done.append(time.perf_counter() - t)
+
+            th = threading.Thread(target=hostile)
+            th.start()
+            time.sleep(0.05)
+            busy = []
+            while not done and len(busy) < 10_000:
+                busy.append(lat())
+            th.join()
+        return statistics.median(idle), statistics.median(busy), max(busy), done[0]
+    finally:
+        proc.terminate()
+        proc.wait(30)
