@@ -101,7 +101,8 @@ def test_trl_verl_openrlhf_adapters(proxy_server, monkeypatch):
 def test_train_yaml_judge_block(proxy_server, tmp_path, tiny_vlm_dir):
     import yaml
 
-    from groundrl.train.grpo import build_trainer, load_config
+    from groundrl.train.config import load_train_config
+    from groundrl.train.grpo import build_trainer
 
     data = tmp_path / "d.jsonl"
     rec = {k: v for k, v in SAMPLE.items() if k not in ("completion", "id")}
@@ -110,7 +111,8 @@ def test_train_yaml_judge_block(proxy_server, tmp_path, tiny_vlm_dir):
     cfg_file.write_text(
         yaml.safe_dump({"model": str(tiny_vlm_dir), "data": str(data), "judge": _judge(proxy_server)})
     )
-    trainer = build_trainer("proxy_grm", {**load_config(cfg_file), "output_dir": str(tmp_path / "o")})
+    settings = load_train_config(cfg_file, "proxy_grm").stages[0].settings
+    trainer = build_trainer("proxy_grm", {**settings, "output_dir": str(tmp_path / "o")})
     names = [getattr(f, "__name__", "") for f in trainer.reward_funcs]
     assert names == ["accuracy", "format", "proxy"]
     bad = tmp_path / "bad.yaml"
@@ -118,4 +120,4 @@ def test_train_yaml_judge_block(proxy_server, tmp_path, tiny_vlm_dir):
         yaml.safe_dump({"data": str(data), "judge": {"backend": "openai", "model": "m", "colour": 1}})
     )
     with pytest.raises(ValueError, match="unknown judge setting 'colour'"):
-        load_config(bad)
+        load_train_config(bad, "proxy_grm")

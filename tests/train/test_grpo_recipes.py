@@ -90,7 +90,12 @@ def test_train_cli_with_bundled_cpu_config(tmp_path):
     f.write_text(yaml.safe_dump(cfg))
     r = CliRunner().invoke(app, ["train", "reinforced_planning", "--config", str(f)])
     assert r.exit_code == 0, r.output
-    assert "[grpo] step 2: reward" in r.output and (tmp_path / "out" / "final").is_dir()
+    assert "[grpo] step 2/2 (100%)" in r.output and (tmp_path / "out" / "final").is_dir()
+    # a random model never passes the online filter: said on the console and first in the report
+    assert "[grpo] NO LEARNING SIGNAL: all 2 steps had zero gradient" in r.output
+    assert "no prompt group" in r.output and "tiny random model" in r.output
+    report = (tmp_path / "out" / "report.md").read_text().splitlines()
+    assert report[2].startswith("> **No learning signal** in stage `grpo`")
     assert (tmp_path / "out" / "sft" / "final").is_dir()  # SFT -> GRPO from the one preset
     rows = [json.loads(line) for line in (tmp_path / "out" / "log.jsonl").read_text().splitlines()]
     logged = {k for row in rows for k in row}

@@ -35,7 +35,7 @@ def _cfg(tmp_path, tiny_vlm_dir, **extra):
 
 
 def test_block_validation():
-    from groundrl.train.grpo import validate_config
+    from groundrl.train.config import build_train_config
 
     for bad, match in [
         ({"peft": {"rank": 8}}, "unknown key"),
@@ -44,7 +44,7 @@ def test_block_validation():
         ({"step_grpo": {"p": 2}}, r"\[0, 1\]"),
     ]:
         with pytest.raises(ValueError, match=match):
-            validate_config(dict(bad))
+            build_train_config(dict(bad), "argos")
 
 
 @pytest.mark.slow
@@ -88,15 +88,15 @@ def test_paper_presets_load_and_cite():
     """configs/papers/*.yaml pass the config checks; every setting line says where it comes from."""
     from pathlib import Path
 
-    from groundrl.train.grpo import load_config
+    from groundrl.train.config import load_train_config
 
     root = Path(__file__).resolve().parents[2] / "configs" / "papers"
     for name in ("reinforced_planning", "embodied_brain", "argos"):
-        cfg = load_config(root / f"{name}.yaml")
+        cfg = load_train_config(root / f"{name}.yaml", name).raw
         assert cfg["stages"][-1]["kind"] == "grpo"
         text = (root / f"{name}.yaml").read_text()
-        assert "[paper]" in text and "[ours]" in text
-    rr = load_config(root / "reinforced_planning.yaml")
+        assert "[paper " in text and "[ours: " in text  # cited per value: tests/train/test_paper_presets.py
+    rr = load_train_config(root / "reinforced_planning.yaml", "reinforced_planning").raw
     grpo = rr["stages"][-1]["grpo"]
     assert (grpo["num_generations"], grpo["learning_rate"], grpo["beta"], grpo["temperature"]) == (
         8,

@@ -51,7 +51,7 @@ def test_rft_config_is_typed():
         RFTConfig.from_mapping({"K": 4})
     with pytest.raises(ValueError, match="tau"):
         RFTConfig.from_mapping({"tau": 0})
-    assert RFTConfig.from_mapping({}).tau == 2.0
+    assert RFTConfig.from_mapping({"sampler": "policy"}).tau == 2.0
 
 
 SCORES = [8, 8, 1, 5]  # the server's score for sample i of every request
@@ -130,28 +130,28 @@ def test_keyframes_and_pixel_bounds():
     ],
 )
 def test_presets_validate(path, recipe):
+    """Every block of every stage is parsed at load (typed), before any model loads."""
     from groundrl.train.cgrpo import CGRPOConfig
-    from groundrl.train.grpo import check_recipe_options, load_config
-    from groundrl.train.proxy_reward import proxy_options
+    from groundrl.train.config import load_train_config
     from groundrl.train.rft import RFTConfig
     from groundrl.train.rm_data import RMInputConfig
 
-    cfg = load_config(ROOT / path)
-    check_recipe_options(recipe, cfg)
-    for st in cfg["stages"]:
-        RMInputConfig.from_mapping(st.get("inputs"))
-        if st["kind"] == "rft":
-            RFTConfig.from_mapping(st.get("rft"))
-        if st["kind"] == "cgrpo":
-            CGRPOConfig.from_mapping(st.get("cgrpo"))
-        if st["kind"] == "proxy_grpo":
-            proxy_options(st.get("proxy"))
+    cfg = load_train_config(ROOT / path, recipe)
+    for st in cfg.stages:
+        if st.kind.name in ("rft", "cgrpo"):
+            assert isinstance(st.blocks["inputs"], RMInputConfig)
+        if st.kind.name == "rft":
+            assert isinstance(st.blocks["rft"], RFTConfig)
+        if st.kind.name == "cgrpo":
+            assert isinstance(st.blocks["cgrpo"], CGRPOConfig)
+        if st.kind.name == "proxy_grpo" and "proxy" in st.blocks:
+            assert set(st.blocks["proxy"]) == {"unparseable", "weight"}
 
 
 def test_misspelt_stage_key_is_refused():
-    from groundrl.train.grpo import validate_config
+    from groundrl.train.config import build_train_config
 
-    with pytest.raises(ValueError, match="unknown key"):
-        validate_config({"stages": [{"kind": "cgrpo", "cgrpoo": {}}]})
+    with pytest.raises(ValueError, match="unknown key 'cgrpoo'; did you mean 'cgrpo'"):
+        build_train_config({"stages": [{"kind": "cgrpo", "cgrpoo": {}}]}, "eqa_rm")
     with pytest.raises(ValueError, match="cgrpo"):
-        validate_config({"stages": [{"kind": "cgrpi"}]})
+        build_train_config({"stages": [{"kind": "cgrpi"}]}, "eqa_rm")

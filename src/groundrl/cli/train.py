@@ -1,8 +1,10 @@
-"""``groundrl train RECIPE --config FILE.yaml``: GRPO on TRL with a recipe's rubric."""
+"""``groundrl train [RECIPE] --config FILE.yaml``: GRPO on TRL with a recipe's rubric, or a
+staged pipeline; ``--print-config`` / ``--dry-run`` show what would run."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, NoReturn
 
 import typer
 
@@ -10,51 +12,111 @@ from groundrl.cli.recipe_options import RecipeArgs, recipe_by_name, recipe_comma
 from groundrl.recipes import recipe_names
 
 
+def _fail(msg: str) -> NoReturn:
+    typer.echo(f"Error: {msg}", err=True)
+    raise typer.Exit(2)
+
+
+def _overrides(
+    raw: Any, recipe: str | None, recipe_args: RecipeArgs, output: Path | None, seed: int | None
+) -> dict:
+    """The top-level keys the flags replace (``-O`` merges into ``recipe_options``)."""
+    over: dict[str, Any] = {}
+    name = recipe or (raw.get("recipe") if isinstance(raw, dict) else None)
+    if name and isinstance(name, str):
+        options = recipe_args.options(recipe_by_name(name))  # typed; the judge comes separately
+        judge = options.pop("judge", None)
+        if options:
+            base = raw.get("recipe_options") if isinstance(raw.get("recipe_options"), dict) else {}
+            over["recipe_options"] = {**base, **options}
+        if judge is not None:
+            over["judge"] = judge
+    if output is not None:
+        over["output_dir"] = str(output)
+    if seed is not None:
+        over["seed"] = seed
+    return over
+
+
 @recipe_command
 def command(
-    recipe: str = typer.Argument(..., help=f"Recipe: {', '.join(recipe_names())}."),
+    recipe: str | None = typer.Argument(
+        None,
+        help=f"Recipe: {', '.join(recipe_names())}. Optional when the config names it (`recipe:`); "
+        "when both are given they must agree.",
+    ),
     config: Path = typer.Option(
         ...,
         "--config",
-        exists=True,
-        dir_okay=False,
-        help="YAML: model, data, output_dir, recipe_options, judge, grpo/sft, step_grpo, online_filter, verifier, "
-        "peft, freeze, image, stages (see docs/training.md and configs/).",
+        "-c",
+        help="YAML: recipe, model, data, output_dir, recipe_options, judge, grpo/sft, step_grpo, online_filter, "
+        "verifier, peft, freeze, image, monitor, stages (see docs/training.md and configs/).",
     ),
+    output: Path | None = typer.Option(
+        None, "-o", "--output", help="Run folder (created); replaces the config's output_dir."
+    ),
+    seed: int | None = typer.Option(
+        None,
+        "--seed",
+        help="Seed of the tiny model's weights and of TRL's `seed` (replaces the config's seed).",
+    ),
+    print_config: bool = typer.Option(
+        False,
+        "--print-config",
+        help="Print what each stage would run (every TRL field after defaults and merges, the blocks) as YAML "
+        "and exit; loads no model.",
+    ),
+    dry_run: bool = typer.Option(
+        False,
+        "--dry-run",
+        help="Check everything a run needs (config, TRL's own checks, data files, the model folder) and exit.",
+    ),
+    verbose: bool = typer.Option(False, "--verbose", help="Also print TRL's raw log dicts."),
     recipe_args: RecipeArgs = None,  # type: ignore[assignment]
 ) -> None:
     """Train a policy with GRPO (TRL) on a recipe's rubric — or run a staged pipeline (SFT → GRPO,
-    verifier-filtered SFT → SFT → GRPO) from the config's `stages:`; see configs/ and docs/training.md.
-    -O KEY=VALUE overrides the YAML's recipe_options, --judge-* flags its judge block.
+    RFT → C-GRPO, verifier-filtered SFT → GRPO) from the config's `stages:`; see configs/ and
+    docs/training.md. The config is checked whole before any model loads; a bad key, type or range
+    exits 2 naming it. -O KEY=VALUE overrides the YAML's recipe_options, --judge-* flags its judge block.
+    CPU smoke defaults (2 steps, lr 1e-3) apply only to `model: tiny`.
     Writes OUTPUT_DIR/final (the model, saved first), log.jsonl, report.md, curves.png, config.yaml."""
-    from groundrl.train.grpo import check_recipe_options, load_config
-    from groundrl.train.runlog import LOG_FILE, fmt, read_log
+    from groundrl.train.config import (
+        ConfigError,
+        build_train_config,
+        check_paths,
+        dump_yaml,
+        effective_config,
+        read_yaml,
+    )
+
+    try:
+        raw = read_yaml(config)
+        over = _overrides(raw, recipe, recipe_args, output, seed)
+        cfg = build_train_config(
+            {**raw, **over} if isinstance(raw, dict) else raw, recipe, source=str(config)
+        )
+        if print_config or dry_run:
+            if dry_run:
+                check_paths(cfg)
+            typer.echo(dump_yaml(effective_config(cfg)), nl=False)
+            if dry_run:
+                typer.echo(f"# dry run: {len(cfg.stages)} stage(s) would run; nothing was trained", err=True)
+            return
+    except ConfigError as e:
+        _fail(f"{config}: {e}")
+    _run(cfg, verbose)
+
+
+def _run(cfg: Any, verbose: bool) -> None:
+    from groundrl.train.config import ConfigError
+    from groundrl.train.runlog import LOG_FILE
     from groundrl.train.stages import run_config
 
-    rec = recipe_by_name(recipe)
     try:
-        cfg = load_config(config)
-        overrides = recipe_args.options(rec)  # typed, validated; the judge comes separately
-        judge = overrides.pop("judge", None)
-        cfg["recipe_options"] = {**(cfg.get("recipe_options") or {}), **overrides}
-        if judge is not None:
-            cfg["judge"] = judge
-        check_recipe_options(recipe, cfg)
-    except (ValueError, FileNotFoundError) as e:
-        raise typer.BadParameter(str(e)) from e
-    try:
-        result = run_config(recipe, cfg, echo=typer.echo)
-    except (ValueError, FileNotFoundError) as e:
-        raise typer.BadParameter(str(e)) from e
+        result = run_config(None, cfg, echo=typer.echo, verbose=verbose)
+    except (ConfigError, ValueError, FileNotFoundError) as e:
+        _fail(str(e))
     out = Path(result["output_dir"])
-    for h in read_log(out / LOG_FILE):
-        if "reward" in h:
-            parts = ", ".join(
-                f"{k.split('/')[1]} {fmt(v)}"
-                for k, v in h.items()
-                if k.startswith("rewards/") and k.endswith("/mean")
-            )
-            typer.echo(f"[{h.get('stage')}] step {h.get('step')}: reward {fmt(h['reward'])} ({parts})")
     if result["final"] is not None:
         typer.echo(f"saved to {result['final']}")
     typer.echo(f"log {out / LOG_FILE}, report {out / 'report.md'}")

@@ -17,6 +17,7 @@ model as text-only.
 
 from __future__ import annotations
 
+import json
 import random
 from collections.abc import Iterable
 from pathlib import Path
@@ -261,6 +262,9 @@ def tiny_config(tokenizer: Any, hidden: int = 64, layers: int = 2) -> Any:
     )
 
 
+TINY_MARKER = "groundrl_tiny.json"
+
+
 def build_tiny_vlm(
     out_dir: str | Path,
     seed: int = 0,
@@ -283,6 +287,8 @@ def build_tiny_vlm(
     model.generation_config.eos_token_id = processor.tokenizer.eos_token_id
     model.save_pretrained(out)
     processor.save_pretrained(out)
+    # the mark groundrl.train.config.is_tiny_model reads: CPU smoke defaults apply to this model
+    (out / TINY_MARKER).write_text(json.dumps({"seed": seed, "hidden": hidden, "layers": layers}) + "\n")
     return out
 
 

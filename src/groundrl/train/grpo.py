@@ -10,7 +10,8 @@ YAML keys: ``model`` (a local path, or ``tiny`` to build the tiny random Qwen2.5
 ``action_map``; ``groundrl recipes`` lists them), ``judge`` (a
 :class:`~groundrl.judges.config.JudgeConfig` block for the recipe's model-based parts,
 e.g. ``{backend: openai, model: judge, url: "http://127.0.0.1:8000/v1"}``), ``output_dir``,
-``grpo`` (any ``GRPOConfig`` field), ``step_grpo`` (``{p: 0.5, seed: 0}``: EmbodiedBrain's
+``grpo`` (any ``GRPOConfig`` field, merged with the defaults by
+:func:`groundrl.train.config.trainer_args`), ``step_grpo`` (``{p: 0.5, seed: 0}``: EmbodiedBrain's
 Step-GRPO guided precursors, see :func:`apply_step_hints`). The same file with a real checkpoint path and GPU
 settings runs unchanged on a GPU (see ``configs/``).
 """
@@ -28,95 +29,6 @@ from groundrl.integrations.trl import reward_funcs
 from groundrl.recipes import get_recipe
 from groundrl.train.online_filter import OnlineFilterConfig, recorder_for
 from groundrl.train.step_grpo import StepGRPOConfig, StepHinter, hint_record
-
-CPU_DEFAULTS: dict[str, Any] = {
-    "use_cpu": True,
-    "bf16": False,
-    "gradient_checkpointing": False,
-    "num_generations": 4,
-    "per_device_train_batch_size": 4,
-    "max_completion_length": 24,
-    "report_to": [],
-    "save_strategy": "no",
-    "logging_steps": 1,
-    "max_steps": 2,
-    "learning_rate": 1e-3,
-    "beta": 0.0,
-    "disable_tqdm": True,
-}
-
-
-CONFIG_KEYS = (
-    "model",
-    "data",
-    "recipe",
-    "recipe_options",
-    "judge",
-    "output_dir",
-    "grpo",
-    "step_grpo",
-    "online_filter",
-    "peft",
-    "freeze",
-    "image",
-    "model_kwargs",
-    "stages",
-    "sft",
-    "curate",
-    "verifier",
-    "seed",
-)
-
-
-def load_config(path: str | Path) -> dict[str, Any]:
-    import yaml
-
-    p = Path(path)
-    if not p.is_file():
-        raise FileNotFoundError(f"config not found: {p}")
-    cfg = yaml.safe_load(p.read_text()) or {}
-    if not isinstance(cfg, dict):
-        raise ValueError(f"{p}: the config must be a YAML mapping")
-    try:
-        return validate_config(cfg)
-    except ValueError as e:
-        raise ValueError(f"{p}: {e}") from None
-
-
-def validate_config(cfg: dict[str, Any]) -> dict[str, Any]:
-    """Check the keys and the typed blocks of a train config (in place; returns it)."""
-    unknown = set(cfg) - set(CONFIG_KEYS)
-    if unknown:
-        raise ValueError(f"unknown key(s) {sorted(unknown)}; allowed: {', '.join(CONFIG_KEYS)}")
-    if cfg.get("recipe_options") is not None and not isinstance(cfg["recipe_options"], dict):
-        raise ValueError("recipe_options must be a mapping {option: value}")
-    if cfg.get("judge") is not None:
-        from groundrl.judges.config import JudgeConfig
-
-        if not isinstance(cfg["judge"], JudgeConfig):
-            try:
-                cfg["judge"] = JudgeConfig.from_mapping(cfg["judge"])
-            except ValueError as e:
-                raise ValueError(f"judge: {e}") from None
-    StepGRPOConfig.from_mapping(cfg.get("step_grpo"))
-    OnlineFilterConfig.from_mapping(cfg.get("online_filter"))
-    from groundrl.train.hardware import check_hardware_blocks
-
-    check_hardware_blocks(cfg)
-    if cfg.get("stages") is not None:
-        from groundrl.train.stages import check_stages
-
-        check_stages(cfg)
-    return cfg
-
-
-def check_recipe_options(recipe: str, cfg: dict[str, Any]) -> None:
-    """Unknown or badly typed ``recipe_options`` (and a judge for a recipe without
-    model-based parts) fail here, before any model is loaded."""
-    rec = get_recipe(recipe)
-    rec.resolve_options(cfg.get("recipe_options") or {})
-    if cfg.get("judge") is not None and rec.judge_factory is None:
-        raise ValueError(f"recipe {recipe!r} has no model-based parts; drop the judge block")
 
 
 def apply_step_hints(records: list[dict[str, Any]], p: float = 0.5, seed: int = 0) -> list[dict[str, Any]]:
@@ -287,23 +199,22 @@ VERIFIER_KEYS = ("tools", "tau", "weights", "masks")
 def make_verifier(spec: dict[str, Any], judge: Any = None) -> Any:
     """An :class:`~groundrl.verify.AgenticVerifier` from a config's ``verifier:`` block
     (``tools``, ``tau``, ``weights``, ``masks``: ``boxes`` — masks from the sample's
-    ``boxes``/``points_masks`` fields, the default) with the teachers of the ``judge:``
+    ``boxes``/``points_masks`` fields, the default — or ``{provider: detector_segmenter,
+    detector: PATH, segmenter: PATH}``) with the teachers of the ``judge:``
     block (a :class:`~groundrl.judges.config.JudgeConfig`)."""
     from groundrl.verify import AgenticVerifier
-    from groundrl.verify.masks import BoxMaskProvider
+    from groundrl.verify.masks import mask_provider_from_spec
 
     if not isinstance(spec, dict):
         raise ValueError("verifier must be a mapping {tools, tau, weights, masks}")
     unknown = set(spec) - set(VERIFIER_KEYS)
     if unknown:
         raise ValueError(f"verifier: unknown key(s) {sorted(unknown)}; allowed: {', '.join(VERIFIER_KEYS)}")
-    masks = spec.get("masks", "boxes")
-    if masks != "boxes":
-        raise ValueError("verifier.masks: only `boxes` (BoxMaskProvider) is configurable from YAML")
+    masks = mask_provider_from_spec(spec.get("masks", "boxes"))
     backend = judge.make_backend() if judge is not None and hasattr(judge, "make_backend") else judge
     return AgenticVerifier(
         backend,
-        mask_provider=BoxMaskProvider(),
+        mask_provider=masks,
         weights=spec.get("weights"),
         tau=float(spec.get("tau", 0.5)),
         tools=spec.get("tools"),
@@ -317,20 +228,22 @@ def build_trainer(
     extra_weights: Sequence[float] = (),
 ) -> Any:
     """A ready ``GRPOTrainer`` (a :class:`~groundrl.train.trainer.GroundGRPOTrainer`;
-    call ``.train()``)."""
+    call ``.train()``). ``cfg`` is one stage's settings as :mod:`groundrl.train.config`
+    validated them (``groundrl train`` and :func:`~groundrl.train.stages.run_config` check
+    the file once, before anything loads); the GRPO arguments are the stage's effective ones
+    (:func:`~groundrl.train.config.trainer_args`: the CPU smoke defaults only for ``tiny``)."""
     import torch
     from datasets import Dataset
     from trl import GRPOConfig
 
     from groundrl.integrations.common import resolve_rubric
     from groundrl.testing.tiny_vlm import build_tiny_vlm
+    from groundrl.train.config import is_tiny_model, machine_defaults, trainer_args
     from groundrl.train.hardware import load_policy, peft_config
     from groundrl.train.trainer import ground_grpo_trainer_class
 
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")) if torch.cuda.is_available() else 1)
-    validate_config(cfg)
     rec = get_recipe(recipe)
-    check_recipe_options(recipe, cfg)
     out = Path(cfg.get("output_dir", f"runs/train-{recipe}"))
     out.mkdir(parents=True, exist_ok=True)
     if "data" not in cfg:
@@ -372,11 +285,14 @@ def build_trainer(
         i = names.index(filt.reward)
         recorder = funcs[i] = recorder_for(funcs[i])
     model_path = cfg.get("model", "tiny")
+    grpo = {
+        **machine_defaults(),
+        **trainer_args("grpo", cfg.get("grpo"), is_tiny_model(model_path), cfg.get("seed")),
+    }
     if model_path == "tiny":
         model_path = str(build_tiny_vlm(out / "tiny-model", seed=int(cfg.get("seed", 0))))
-    grpo = {**CPU_DEFAULTS, **(cfg.get("grpo") or {})}
-    model, processor = load_policy(model_path, cfg, bf16=bool(grpo.get("bf16")))
-    args = GRPOConfig(output_dir=str(out), reward_weights=weights, **grpo)
+    args = GRPOConfig(output_dir=str(out), reward_weights=weights, **grpo)  # TRL's checks before the load
+    model, processor = load_policy(model_path, cfg, bf16=bool(args.bf16))
     hint_cfg = StepGRPOConfig.from_mapping(cfg.get("step_grpo"))
     cls = ground_grpo_trainer_class()
     return cls(

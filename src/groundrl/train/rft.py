@@ -167,13 +167,14 @@ def build_sft_on_rows(
     from datasets import Dataset
     from trl import SFTConfig, SFTTrainer
 
+    from groundrl.train.config import is_tiny_model, machine_defaults, trainer_args
     from groundrl.train.hardware import load_policy, peft_config
     from groundrl.train.rm_train import set_threads
-    from groundrl.train.sft import SFT_CPU_DEFAULTS
 
     set_threads()
-    policy, processor = load_policy(model, hw, bf16=bool(config.get("bf16")))
-    args = SFTConfig(output_dir=str(out), **{**SFT_CPU_DEFAULTS, **config})
+    tiny = is_tiny_model(hw.get("model", "tiny")) or is_tiny_model(model)
+    args = SFTConfig(output_dir=str(out), **{**machine_defaults(), **trainer_args("sft", config, tiny=tiny)})
+    policy, processor = load_policy(model, hw, bf16=bool(args.bf16))
     return SFTTrainer(
         model=policy,
         args=args,

@@ -1,8 +1,8 @@
 """Reward-model stage kinds for staged train configs (:mod:`groundrl.train.stages`):
 ``rft``, ``cgrpo`` (EQA-RM), ``proxy_grpo``, ``proxy_sft`` and ``proxy_rl`` (Proxy-GRM).
 
-Registered with :func:`groundrl.train.stages.register_stage_kind` when imported; the
-runners import torch/TRL only when a stage runs.
+Their runners and block parsers, registered in :mod:`groundrl.train.stage_kinds` by
+name; the runners import torch/TRL only when a stage runs.
 """
 
 from __future__ import annotations
@@ -10,11 +10,23 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from groundrl.train.stages import STAGE_ONLY, register_stage_kind
+
+def parse_inputs(raw: Any) -> Any:
+    from groundrl.train.rm_data import RMInputConfig
+
+    return RMInputConfig.from_mapping(raw)
 
 
-def _drop_stage_only(st: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in st.items() if k not in STAGE_ONLY}
+def parse_cgrpo(raw: Any) -> Any:
+    from groundrl.train.cgrpo import CGRPOConfig
+
+    return CGRPOConfig.from_mapping(raw)
+
+
+def parse_proxy(raw: Any) -> Any:
+    from groundrl.train.proxy_reward import proxy_options
+
+    return proxy_options(raw)
 
 
 def run_cgrpo(recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, **_: Any) -> dict[str, Any]:
@@ -38,7 +50,7 @@ def run_cgrpo(recipe: str, st: dict[str, Any], out: Path, prev_data: str | None,
     funcs, weights = reward_funcs(resolve_rubric("eqa_rm", st.get("recipe_options")))
     contrast = contrastive_reward(cg.delta, cg.mu, cg.min_acc)
     trainer = build_grpo_on_rows(
-        _drop_stage_only(st), rows, [*funcs, contrast], [*weights, 1.0], cgrpo_trainer_class(), cgrpo=cg
+        st, rows, [*funcs, contrast], [*weights, 1.0], cgrpo_trainer_class(), cgrpo=cg
     )
     trainer.contrastive = contrast
     notes = {
@@ -59,7 +71,7 @@ def run_proxy_grpo(
 
     if recipe != "proxy_grm":
         raise ValueError(f"a proxy_grpo stage trains a Proxy-GRM policy (recipe proxy_grm), not {recipe!r}")
-    st = _drop_stage_only(st)
+    st = dict(st)
     judge = st.pop("judge", None)
     if judge is None:
         raise ValueError(
@@ -158,18 +170,11 @@ def run_proxy_rl(
     for r in rows:
         r.pop("target", None)
     funcs, weights = reward_funcs(Rubric([Part("accuracy", proxy_accuracy)], name="proxy_agent"))
-    trainer = build_grpo_on_rows(_drop_stage_only(st), rows, funcs, weights)
+    trainer = build_grpo_on_rows(st, rows, funcs, weights)
     return {"trainer": trainer, "notes": {"records": len(rows), "reward": "accuracy ±1"}}
 
 
-def _rft(*a: Any, **k: Any) -> dict[str, Any]:
+def run_rft_stage(*a: Any, **k: Any) -> dict[str, Any]:
     from groundrl.train.rft import run_rft
 
     return run_rft(*a, **k)
-
-
-register_stage_kind("rft", _rft, keys=("rft", "inputs"))
-register_stage_kind("cgrpo", run_cgrpo, keys=("cgrpo", "inputs"))
-register_stage_kind("proxy_grpo", run_proxy_grpo, keys=("proxy",))
-register_stage_kind("proxy_sft", run_proxy_sft)
-register_stage_kind("proxy_rl", run_proxy_rl)

@@ -2,8 +2,8 @@
 read by :func:`groundrl.train.grpo.load_rows`), with reward functions given directly.
 
 The model, processor, PEFT and freezing come from the same helpers as ``grpo`` stages
-(:mod:`groundrl.train.hardware`), the ``GRPOConfig`` from the same CPU-safe defaults
-overlaid with the stage's ``grpo:`` block.
+(:mod:`groundrl.train.hardware`), the ``GRPOConfig`` from the stage's effective ``grpo:`` block
+(:func:`groundrl.train.config.trainer_args`).
 """
 
 from __future__ import annotations
@@ -42,16 +42,17 @@ def build_grpo_on_rows(
     from datasets import Dataset
     from trl import GRPOConfig
 
-    from groundrl.train.grpo import CPU_DEFAULTS
+    from groundrl.train.config import is_tiny_model, machine_defaults, trainer_args
     from groundrl.train.hardware import load_policy, peft_config
     from groundrl.train.trainer import ground_grpo_trainer_class
 
     set_threads()
     out = Path(cfg.get("output_dir", "runs/train"))
     out.mkdir(parents=True, exist_ok=True)
-    grpo = {**CPU_DEFAULTS, **(cfg.get("grpo") or {})}
-    model, processor = load_policy(model_path(cfg, out), cfg, bf16=bool(grpo.get("bf16")))
-    args = GRPOConfig(output_dir=str(out), reward_weights=list(weights), **grpo)
+    tiny = is_tiny_model(cfg.get("model", "tiny"))
+    grpo = {**machine_defaults(), **trainer_args("grpo", cfg.get("grpo"), tiny, cfg.get("seed"))}
+    args = GRPOConfig(output_dir=str(out), reward_weights=list(weights), **grpo)  # TRL's checks first
+    model, processor = load_policy(model_path(cfg, out), cfg, bf16=bool(args.bf16))
     cls = trainer_cls or ground_grpo_trainer_class()
     return cls(
         model=model,

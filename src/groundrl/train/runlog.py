@@ -130,7 +130,7 @@ def write_report(
     """``report.md`` from ``log.jsonl``; ``stages`` lists ``{"name", "kind", "model"}``."""
     try:
         rows = read_log(out_dir / LOG_FILE)
-        lines = [f"# {title}", ""]
+        lines = [f"# {title}", "", *alarm_lines(stages)]
         for st in stages:
             srows = [r for r in rows if r.get("stage") == st["name"]]
             steps = max((r.get("step") or 0 for r in srows), default=0)
@@ -150,6 +150,17 @@ def write_report(
     except Exception as e:  # the model is saved; a report must not fail the run
         log.warning("report.md not written: %s", e)
         return None
+
+
+def alarm_lines(stages: list[Mapping[str, Any]]) -> list[str]:
+    """The report's first lines: every stage in which nothing was learned, with the likely
+    cause (:mod:`groundrl.train.progress` puts it in the stage's notes)."""
+    lines = []
+    for st in stages:
+        msg = (st.get("notes") or {}).get("no learning signal")
+        if msg:
+            lines.append(f"> **No learning signal** in stage `{st['name']}`: {msg}")
+    return [*lines, ""] if lines else []
 
 
 def _curve_names(rows: list[Mapping[str, Any]], limit: int = 12) -> list[str]:

@@ -16,20 +16,6 @@ from typing import Any
 
 from groundrl.curate.rejective import rejective_filter
 
-# SFTConfig settings that run on a CPU machine; a config's `sft:` block overrides them
-SFT_CPU_DEFAULTS: dict[str, Any] = {
-    "use_cpu": True,
-    "bf16": False,
-    "max_steps": 2,
-    "per_device_train_batch_size": 2,
-    "report_to": [],
-    "save_strategy": "no",
-    "logging_steps": 1,
-    "learning_rate": 1e-3,
-    "max_length": None,
-    "disable_tqdm": True,
-}
-
 
 def rft_records(
     instances: Iterable[dict[str, Any]], tau: float = 2.0
@@ -88,20 +74,27 @@ def build_sft_trainer(
     output_dir: str,
     base: Path | None = None,
     hardware: dict[str, Any] | None = None,
+    tiny: bool = False,
     **config: Any,
 ) -> Any:
     """An ``SFTTrainer`` on a local VLM checkpoint (the tiny one in tests). ``hardware``
     holds a train config's ``peft``/``freeze``/``image``/``model_kwargs`` blocks
-    (:mod:`groundrl.train.hardware`)."""
+    (:mod:`groundrl.train.hardware`); ``config`` the ``SFTConfig`` fields, merged with the
+    defaults by :func:`groundrl.train.config.trainer_args` (CPU smoke settings only with
+    ``tiny=True``)."""
     import torch
     from trl import SFTConfig, SFTTrainer
 
+    from groundrl.train.config import is_tiny_model, machine_defaults, trainer_args
     from groundrl.train.hardware import load_policy, peft_config
 
     torch.set_num_threads(1)
     hw = hardware or {}
-    model, processor = load_policy(model_path, hw, bf16=bool(config.get("bf16")))
-    args = SFTConfig(output_dir=output_dir, **{**SFT_CPU_DEFAULTS, **config})
+    tiny = tiny or is_tiny_model(model_path)
+    args = SFTConfig(
+        output_dir=output_dir, **{**machine_defaults(), **trainer_args("sft", config, tiny=tiny)}
+    )
+    model, processor = load_policy(model_path, hw, bf16=bool(args.bf16))
     return SFTTrainer(
         model=model,
         args=args,

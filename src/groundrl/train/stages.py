@@ -7,7 +7,8 @@ A config without ``stages:`` is one GRPO stage named ``grpo`` (its model lands i
       - {name: sft,  kind: sft,  data: sft.jsonl, sft: {max_steps: 100}}
       - {name: grpo, kind: grpo, data: rl.jsonl,  grpo: {max_steps: 200}, online_filter: {}}
 
-* ``kind`` — ``sft`` (TRL ``SFTTrainer`` on ``{prompt, target, images?}`` records),
+* ``kind`` — a registered stage kind (:mod:`groundrl.train.stage_kinds`): ``sft`` (TRL
+  ``SFTTrainer`` on ``{prompt, target, images?}`` records),
   ``grpo`` (the recipe's rubric, :func:`groundrl.train.grpo.build_trainer`), or
   ``verifier_filter`` (Argos: keep the samples whose best-of-N rollout the agentic
   verifier scores ≥ ``threshold`` and write them as SFT records ``OUTPUT_DIR/<name>/sft.jsonl``;
@@ -30,67 +31,41 @@ from pathlib import Path
 from typing import Any
 
 from groundrl.train import runlog
+from groundrl.train.config import TrainConfig, build_train_config, check_paths
 
 log = logging.getLogger("groundrl.train")
 
-KINDS = ("grpo", "sft", "verifier_filter")
-STAGE_ONLY = {"name", "kind", "threshold", "candidates"}
 
-# Stage kinds added by other modules: kind -> (runner, the stage keys it reads).
-_EXTRA_KINDS: dict[str, tuple[Callable[..., dict[str, Any]], frozenset[str]]] = {}
-_BUILTIN_EXTENSIONS = ("groundrl.train.rm_stages",)  # rft, cgrpo, proxy_grpo, proxy_rl
-
-
-def register_stage_kind(kind: str, runner: Callable[..., dict[str, Any]], keys: tuple[str, ...] = ()) -> None:
-    """Add a stage kind. ``runner(recipe, st, out, prev_data, **build_kw)`` gets the stage's
-    full config (``model`` = the previous stage's ``final/``, ``output_dir`` = ``out``) and
-    returns ``{"trainer"?, "data"?, "notes"?}``: a ``trainer`` is trained, logged and saved
-    like a ``grpo`` stage's; ``data`` is what a following stage without ``data`` trains on;
-    ``notes`` go to ``report.md``. ``keys`` are the stage keys it reads besides the config's."""
-    if kind in KINDS:
-        raise ValueError(f"stage kind {kind!r} is built in")
-    _EXTRA_KINDS[kind] = (runner, frozenset(keys))
+def parse_threshold(v: Any) -> float:
+    """A ``verifier_filter`` stage's ``threshold`` (Argos: 0.7)."""
+    if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
+        raise ValueError(f"threshold must be a number in [0, 1] (Argos: 0.7), got {v!r}")
+    return float(v)
 
 
-def stage_kinds() -> dict[str, tuple[Callable[..., dict[str, Any]], frozenset[str]]]:
-    """The registered extra stage kinds (the built-in extension modules imported first)."""
-    import importlib
+def run_grpo_stage(
+    recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, **build_kw: Any
+) -> dict[str, Any]:
+    from groundrl.train.grpo import build_trainer
 
-    for mod in _BUILTIN_EXTENSIONS:
-        importlib.import_module(mod)
-    return _EXTRA_KINDS
-
-
-def check_stages(cfg: Mapping[str, Any]) -> None:
-    stages = cfg.get("stages")
-    if not isinstance(stages, list) or not stages:
-        raise ValueError("stages must be a non-empty list of {name, kind, …} mappings")
-    seen: set[str] = set()
-    from groundrl.train.grpo import CONFIG_KEYS
-
-    for i, st in enumerate(stages, start=1):
-        if not isinstance(st, Mapping):
-            raise ValueError(f"stage {i} must be a mapping with name and kind")
-        kind = st.get("kind")
-        extra = stage_kinds()
-        if kind not in KINDS and kind not in extra:
-            raise ValueError(f"stage {i}: kind must be one of {', '.join((*KINDS, *extra))}, got {kind!r}")
-        name = st.get("name") or kind
-        if name in seen or name == "final":
-            raise ValueError(f"stage {i}: name {name!r} is used twice (or is `final`)")
-        seen.add(name)
-        unknown = set(st) - STAGE_ONLY - (set(CONFIG_KEYS) - {"stages", "output_dir", "model"})
-        unknown -= extra[kind][1] if kind in extra else frozenset()
-        if unknown:
-            raise ValueError(f"stage {name}: unknown key(s) {sorted(unknown)}")
+    return {"trainer": build_trainer(recipe, st, **build_kw)}
 
 
-def plan(cfg: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The stages of a config, each a full one-stage config (top level + stage keys)."""
-    if not cfg.get("stages"):
-        return [{**{k: v for k, v in cfg.items() if k != "stages"}, "name": "grpo", "kind": "grpo"}]
-    base = {k: v for k, v in cfg.items() if k != "stages"}
-    return [{**base, **st, "name": st.get("name") or st["kind"]} for st in cfg["stages"]]
+def run_sft_stage(
+    recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, **_: Any
+) -> dict[str, Any]:
+    return {"trainer": build_sft_stage(st, prev_data)}
+
+
+def run_verifier_filter_stage(
+    recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, **_: Any
+) -> dict[str, Any]:
+    path, counts = run_verifier_filter(recipe, st, out)
+    return {
+        "data": str(path),
+        "notes": counts,
+        "echo": f"kept {counts['kept']} of {counts['seen']} samples -> {path}",
+    }
 
 
 def _is_main_process() -> bool:
@@ -111,69 +86,79 @@ def _save(trainer: Any, path: Path) -> None:
         proc.save_pretrained(str(path))
 
 
-def run_config(
-    recipe: str, cfg: dict[str, Any], echo: Callable[[str], None] = print, **build_kw: Any
-) -> dict[str, Any]:
-    """Run every stage of ``cfg``; returns ``{"output_dir", "final", "stages": [...]}``.
-    Each trained model is saved before any report is written; reports never raise."""
-    from groundrl.train.grpo import build_trainer, validate_config
+def _attach_callbacks(
+    trainer: Any, cfg: TrainConfig, stage: Any, out: Path, echo: Callable[[str], None], verbose: bool = False
+) -> Any:
+    """The run's log.jsonl writer, the live progress line and the no-signal watch (and
+    the monitor when the config has one); TRL's own dict printer only with ``verbose``."""
+    from groundrl.train.progress import progress_callback
 
-    validate_config(cfg)
-    out = Path(cfg.get("output_dir", f"runs/train-{recipe}"))
+    trainer.add_callback(runlog.log_callback(out / runlog.LOG_FILE, stage.name))
+    for cb in list(trainer.callback_handler.callbacks):
+        name = type(cb).__name__
+        if name == "ProgressCallback" or (name == "PrinterCallback" and not verbose):
+            trainer.remove_callback(cb)
+    watch = progress_callback(stage.name, stage.kind.name, out / runlog.LOG_FILE, echo, tiny=cfg.tiny)
+    trainer.add_callback(watch)
+    monitor = stage.blocks.get("monitor")
+    if monitor is not None:
+        from groundrl.monitor import monitor_callback
+
+        trainer.add_callback(monitor_callback(monitor, out, stage.name, trainer))
+    return watch
+
+
+def run_config(
+    recipe: str | None,
+    cfg: TrainConfig | Mapping[str, Any],
+    echo: Callable[[str], None] = print,
+    verbose: bool = False,
+    **build_kw: Any,
+) -> dict[str, Any]:
+    """Run every stage of ``cfg`` (a :class:`TrainConfig`, or a mapping validated here);
+    returns ``{"output_dir", "final", "stages": [...]}``. The paths are checked before
+    any model loads; each trained model is saved before any report is written; reports
+    never raise."""
+    tc = cfg if isinstance(cfg, TrainConfig) else build_train_config(cfg, recipe)
+    check_paths(tc)
+    out = Path(tc.output_dir)
     out.mkdir(parents=True, exist_ok=True)
     main = _is_main_process()
     if main:
         (out / runlog.LOG_FILE).unlink(missing_ok=True)
-        runlog.write_config(out, cfg)
-    stages = plan(cfg)
-    staged = bool(cfg.get("stages"))
-    model = cfg.get("model", "tiny")
+        runlog.write_config(out, tc.raw)
+    model = tc.model
     prev_data: str | None = None
     done: list[dict[str, Any]] = []
     final: Path | None = None
     try:
-        for st in stages:
-            name, kind = st["name"], st["kind"]
-            st_out = out / name if staged else out
-            st = {**st, "model": model, "output_dir": str(st_out)}
-            for k in ("name", "kind"):
-                st.pop(k, None)
-            notes: dict[str, Any] = {}
-            if kind in stage_kinds():
-                res = stage_kinds()[kind][0](recipe, st, st_out, prev_data, **build_kw)
-                prev_data = res.get("data") or prev_data
-                notes = dict(res.get("notes") or {})
-                trainer = res.get("trainer")
-                if trainer is None:
-                    done.append({"name": name, "kind": kind, "model": "", "notes": notes})
-                    echo(f"[{name}] {kind}: {notes}")
-                    continue
-            elif kind == "verifier_filter":
-                path, counts = run_verifier_filter(recipe, st, st_out)
-                prev_data = str(path)
-                done.append({"name": name, "kind": kind, "model": "", "notes": counts})
-                echo(f"[{name}] kept {counts['kept']} of {counts['seen']} samples -> {path}")
+        for stage in tc.stages:
+            name, kind = stage.name, stage.kind.name
+            st_out = out / name if tc.staged else out
+            st = {**stage.settings, "model": model, "output_dir": str(st_out)}
+            res = stage.kind.run(tc.recipe, st, st_out, prev_data, **build_kw)
+            prev_data = res.get("data") or prev_data
+            notes = dict(res.get("notes") or {})
+            trainer = res.get("trainer")
+            if trainer is None:
+                done.append({"name": name, "kind": kind, "model": "", "notes": notes})
+                echo(f"[{name}] {kind}: {res.get('echo') or notes}")
                 continue
-            elif kind == "sft":
-                trainer = build_sft_stage(st, prev_data)
-            else:
-                for k in STAGE_ONLY:
-                    st.pop(k, None)
-                trainer = build_trainer(recipe, st, **build_kw)
-            trainer.add_callback(runlog.log_callback(out / runlog.LOG_FILE, name))
+            watch = _attach_callbacks(trainer, tc, stage, out, echo, verbose)
             echo(f"[{name}] {kind}: training")
             trainer.train()
             final = st_out / "final"
             _save(trainer, final)  # saved before any report
             echo(f"[{name}] saved to {final}")
-            if staged:
+            if tc.staged:
                 _save(trainer, out / "final")
             model = str(final)
+            notes.update(watch.summary())
             done.append({"name": name, "kind": kind, "model": str(final), "trainer": trainer, "notes": notes})
     finally:
         if main:
             runlog.plot_curves(out)
-            runlog.write_report(out, done, title=f"groundrl train {recipe}")
+            runlog.write_report(out, done, title=f"groundrl train {tc.recipe}")
     return {"output_dir": out, "final": out / "final" if final else None, "stages": done}
 
 
@@ -189,10 +174,11 @@ def build_sft_stage(st: Mapping[str, Any], prev_data: str | None) -> Any:
         raise ValueError(f"{data}: no SFT records")
     out = Path(st["output_dir"])
     model = st.get("model", "tiny")
-    if model == "tiny":
+    tiny = model == "tiny"
+    if tiny:
         model = str(build_tiny_vlm(out / "tiny-model", seed=int(st.get("seed", 0))))
     return build_sft_trainer(
-        model, rows, str(out), base=Path(data).parent, hardware=st, **(st.get("sft") or {})
+        model, rows, str(out), base=Path(data).parent, hardware=st, tiny=tiny, **(st.get("sft") or {})
     )
 
 

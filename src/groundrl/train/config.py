@@ -1,0 +1,605 @@
+"""Typed train configs: one YAML file → one frozen :class:`TrainConfig`, validated once.
+
+:func:`load_train_config` checks every key, type and range of every block — the TRL
+``grpo:`` / ``sft:`` fields against the installed TRL's own field table
+(:mod:`groundrl.train.trl_fields`), the judge, filters, hints, hardware, monitor and each
+stage kind's blocks (:mod:`groundrl.train.stage_kinds`) — without importing torch, so a
+bad file fails in well under a second with one message that names the key and what is
+allowed. :func:`check_paths` adds the file-system checks a run needs (data files, a local
+model, an output folder that is not a file). Every builder then reads the result.
+
+Trainer arguments are merged in one place (:func:`trainer_args`), lowest first:
+
+1. TRL's own defaults;
+2. ``HOUSE_*`` (always; ``[ours]``: log every step, no tracker unless asked, groundrl's
+   progress line instead of TRL's bar, no SFT truncation that could cut image tokens);
+3. ``TINY_*`` — CPU smoke settings (2 steps, lr 1e-3, tiny lengths) — **only** when the
+   file's ``model`` is ``tiny``; a config that names a real model never gets them;
+4. the stage's ``grpo:`` / ``sft:`` block.
+
+:func:`effective_config` shows the result per stage, every TRL field included, as
+``groundrl train --config FILE --print-config`` prints it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from groundrl.train import trl_fields
+from groundrl.train.stage_kinds import StageKind, get_stage_kind, stage_kinds
+
+
+class ConfigError(ValueError):
+    """A train config that cannot run; the message names the file, the key and the fix."""
+
+
+HOUSE_GRPO: dict[str, Any] = {"report_to": [], "logging_steps": 1, "disable_tqdm": True}
+HOUSE_SFT: dict[str, Any] = {**HOUSE_GRPO, "max_length": None}
+TINY_GRPO: dict[str, Any] = {
+    "use_cpu": True,
+    "bf16": False,
+    "gradient_checkpointing": False,
+    "num_generations": 4,
+    "per_device_train_batch_size": 4,
+    "max_completion_length": 24,
+    "save_strategy": "no",
+    "max_steps": 2,
+    "learning_rate": 1e-3,
+    "beta": 0.0,
+}
+TINY_SFT: dict[str, Any] = {
+    "use_cpu": True,
+    "bf16": False,
+    "max_steps": 2,
+    "per_device_train_batch_size": 2,
+    "save_strategy": "no",
+    "learning_rate": 1e-3,
+}
+
+TOP_KEYS: dict[str, str] = {
+    "recipe": "the recipe this file trains (`groundrl recipes` lists them)",
+    "model": "a local checkpoint path, or `tiny` (the tiny random Qwen2.5-VL; CPU smoke defaults apply)",
+    "data": "JSONL of prompts and the recipe's fields",
+    "output_dir": "the run folder (default runs/train-<recipe>)",
+    "seed": "seed of the tiny model's weights and TRL's `seed` unless the trainer block sets it",
+    "recipe_options": "the recipe's declared options (`groundrl recipes`)",
+    "judge": "the judge of the recipe's model-based parts (a JudgeConfig block)",
+    "grpo": "GRPOConfig fields",
+    "sft": "SFTConfig fields",
+    "step_grpo": "EmbodiedBrain Step-GRPO hints {p, seed}",
+    "online_filter": "Reinforced Reasoning online accuracy filter",
+    "verifier": "Argos agentic verifier {tools, tau, weights, masks}",
+    "peft": "LoRA settings",
+    "freeze": "{vision_tower, projector}",
+    "image": "{min_pixels, max_pixels}",
+    "model_kwargs": "from_pretrained arguments",
+    "monitor": "reward-hacking / judge-health monitor",
+    "stages": "a list of {name, kind, …} stages",
+}
+STAGE_COMMON = (
+    "name",
+    "kind",
+    *(k for k in TOP_KEYS if k not in ("recipe", "model", "output_dir", "stages")),
+)
+
+# ranges TRL does not check before training starts (or checks only with a ZeroDivisionError)
+_RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
+    "max_steps": (lambda v: v == -1 or v >= 1, "-1 (train num_train_epochs) or an integer ≥ 1"),
+    "num_train_epochs": (lambda v: v > 0, "a number > 0"),
+    "learning_rate": (lambda v: v > 0 and math.isfinite(v), "a finite number > 0"),
+    "per_device_train_batch_size": (lambda v: v >= 1, "an integer ≥ 1"),
+    "gradient_accumulation_steps": (lambda v: v >= 1, "an integer ≥ 1"),
+    "num_generations": (lambda v: v >= 2, "an integer ≥ 2 (GRPO compares completions of one prompt)"),
+    "max_completion_length": (lambda v: v >= 1, "an integer ≥ 1"),
+    "max_prompt_length": (lambda v: v >= 1, "an integer ≥ 1 or null"),
+    "max_length": (lambda v: v >= 1, "an integer ≥ 1 or null"),
+    "beta": (lambda v: v >= 0, "a number ≥ 0"),
+    "weight_decay": (lambda v: v >= 0, "a number ≥ 0"),
+    "max_grad_norm": (lambda v: v >= 0, "a number ≥ 0"),
+    "warmup_steps": (lambda v: v >= 0, "≥ 0 (a count, or a ratio of the steps when < 1)"),
+    "temperature": (lambda v: v > 0, "a number > 0"),
+    "top_p": (lambda v: 0 < v <= 1, "a number in (0, 1]"),
+    "logging_steps": (lambda v: v > 0, "a number > 0"),
+    "epsilon": (lambda v: v > 0, "a number > 0"),
+    "epsilon_high": (lambda v: v > 0, "a number > 0"),
+}
+
+
+def _unknown(where: str, key: str, allowed: list[str]) -> ConfigError:
+    near = difflib.get_close_matches(key, allowed, n=1, cutoff=0.75)
+    hint = f"; did you mean {near[0]!r}?" if near else ""
+    return ConfigError(f"{where}: unknown key {key!r}{hint} Allowed: {', '.join(sorted(allowed))}")
+
+
+def check_trainer_block(kind: str, raw: Any) -> dict[str, Any]:
+    """A ``grpo:`` / ``sft:`` block: every key a field of the TRL config class, every value
+    of the field's type and in range; numbers written as text (YAML's ``1e-6``) coerced."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        raise ConfigError(f"{kind} must be a mapping of {trl_fields.CLASS_NAMES[kind]} fields, got {raw!r}")
+    fields = trl_fields.trainer_fields(kind)
+    out: dict[str, Any] = {}
+    for key, value in raw.items():
+        if key not in fields:
+            near = difflib.get_close_matches(str(key), list(fields), n=3, cutoff=0.6)
+            hint = f"; did you mean {' or '.join(map(repr, near))}?" if near else ""
+            raise ConfigError(
+                f"{kind}: {key!r} is not a {trl_fields.CLASS_NAMES[kind]} field{hint} "
+                f"(`groundrl train --config FILE --print-config` lists every field)"
+            )
+        if key == "output_dir":
+            raise ConfigError(f"{kind}.output_dir: set the run folder with the top-level output_dir")
+        value = trl_fields.coerce(kind, key, value)
+        problem = trl_fields.check_field(kind, key, value)
+        if problem:
+            raise ConfigError(problem)
+        rule = _RANGES.get(key)
+        if rule and value is not None and not isinstance(value, bool) and not rule[0](value):
+            raise ConfigError(f"{kind}.{key} must be {rule[1]}, got {value!r}")
+        out[str(key)] = value
+    return out
+
+
+def is_tiny_model(model: Any) -> bool:
+    """``tiny``, or a folder :func:`groundrl.testing.tiny_vlm.build_tiny_vlm` wrote (it
+    leaves a ``groundrl_tiny.json`` mark): the runs the CPU smoke defaults are for."""
+    if model == "tiny":
+        return True
+    return isinstance(model, (str, Path)) and (Path(model) / "groundrl_tiny.json").is_file()
+
+
+def machine_defaults() -> dict[str, Any]:
+    """On a machine without CUDA: ``use_cpu`` and no bf16 (TRL's GPU default would refuse
+    to start); a file that sets them keeps its values. Imports torch."""
+    import torch
+
+    return {} if torch.cuda.is_available() else {"use_cpu": True, "bf16": False}
+
+
+def trainer_args(
+    kind: str, block: Mapping[str, Any] | None, tiny: bool, seed: int | None = None
+) -> dict[str, Any]:
+    """The trainer arguments a stage runs with (see the module doc for the order). Merging
+    an already effective block again changes nothing, so builders may call it on either."""
+    house, smoke = (HOUSE_GRPO, TINY_GRPO) if kind == "grpo" else (HOUSE_SFT, TINY_SFT)
+    args = {**house, **(smoke if tiny else {}), **(block or {})}
+    if seed is not None:
+        args.setdefault("seed", seed)
+    return args
+
+
+# -- the typed config ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class StageConfig:
+    """One stage, validated. ``settings`` is the one-stage config its runner reads (top
+    level overlaid with the stage's keys; the trainer block already effective)."""
+
+    name: str
+    kind: StageKind
+    data: str | None
+    args: Mapping[str, Any]  # effective GRPOConfig/SFTConfig fields set by groundrl or the file
+    blocks: Mapping[str, Any]  # typed blocks: judge, online_filter, rft, cgrpo, …
+    settings: Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    recipe: str
+    model: str
+    output_dir: str
+    seed: int
+    stages: tuple[StageConfig, ...]
+    staged: bool  # the file has `stages:` (each stage writes OUTPUT_DIR/<name>/)
+    raw: Mapping[str, Any] = field(repr=False)  # the file as validated (for config.yaml)
+    source: str = ""
+
+    @property
+    def tiny(self) -> bool:
+        return is_tiny_model(self.model)
+
+
+def _parse_block(where: str, key: str, value: Any, kind: StageKind | None) -> Any:
+    """The typed value of one block (raises ConfigError naming ``where.key``)."""
+    try:
+        if kind is not None and key in kind.blocks:
+            return kind.parse_block(key, value)
+        parser = _BLOCK_PARSERS.get(key)
+        return parser(value) if parser else value
+    except ConfigError:
+        raise
+    except (ValueError, TypeError) as e:
+        msg = str(e)
+        return _raise(f"{where}{key}: {msg}" if not msg.startswith(key) else f"{where}{msg}")
+
+
+def _raise(msg: str) -> Any:
+    raise ConfigError(msg)
+
+
+def _mapping(name: str) -> Callable[[Any], Any]:
+    def check(v: Any) -> Any:
+        if v is not None and not isinstance(v, Mapping):
+            raise ConfigError(f"{name} must be a mapping, got {type(v).__name__} {v!r}")
+        return dict(v or {})
+
+    return check
+
+
+def _scalar(name: str, types: tuple[type, ...], what: str) -> Callable[[Any], Any]:
+    def check(v: Any) -> Any:
+        if isinstance(v, bool) or not isinstance(v, types):
+            raise ConfigError(f"{name} must be {what}, got {v!r}")
+        return v
+
+    return check
+
+
+def _judge(v: Any) -> Any:
+    from groundrl.judges.config import JudgeConfig
+
+    return None if v is None else JudgeConfig.from_mapping(v)
+
+
+def _step_grpo(v: Any) -> Any:
+    from groundrl.train.step_grpo import StepGRPOConfig
+
+    return StepGRPOConfig.from_mapping(v)
+
+
+def _online_filter(v: Any) -> Any:
+    from groundrl.train.online_filter import OnlineFilterConfig
+
+    return OnlineFilterConfig.from_mapping(v)
+
+
+def _verifier(v: Any) -> Any:
+    from groundrl.train.grpo import VERIFIER_KEYS
+
+    block = _mapping("verifier")(v)
+    bad = sorted(set(block) - set(VERIFIER_KEYS))
+    if bad:
+        raise _unknown("verifier", bad[0], list(VERIFIER_KEYS))
+    return block
+
+
+def _hardware(key: str) -> Callable[[Any], Any]:
+    def check(v: Any) -> Any:
+        from groundrl.train.hardware import check_hardware_blocks
+
+        check_hardware_blocks({key: v})
+        return v
+
+    return check
+
+
+def _monitor(v: Any) -> Any:
+    try:
+        from groundrl.monitor import MonitorConfig
+    except ImportError:
+        raise ConfigError("monitor: groundrl.monitor is not available in this install") from None
+    return MonitorConfig.from_mapping(v)
+
+
+_BLOCK_PARSERS: dict[str, Callable[[Any], Any]] = {
+    "model": _scalar("model", (str,), "a local checkpoint path or `tiny`"),
+    "data": _scalar("data", (str,), "a JSONL path"),
+    "output_dir": _scalar("output_dir", (str,), "a folder path"),
+    "recipe": _scalar("recipe", (str,), "a recipe name"),
+    "seed": _scalar("seed", (int,), "an integer"),
+    "name": _scalar("name", (str,), "a string"),
+    "recipe_options": _mapping("recipe_options"),
+    "judge": _judge,
+    "grpo": lambda v: check_trainer_block("grpo", v),
+    "sft": lambda v: check_trainer_block("sft", v),
+    "step_grpo": _step_grpo,
+    "online_filter": _online_filter,
+    "verifier": _verifier,
+    "peft": _hardware("peft"),
+    "freeze": _hardware("freeze"),
+    "image": _hardware("image"),
+    "model_kwargs": _hardware("model_kwargs"),
+    "monitor": _monitor,
+}
+
+
+# -- building ------------------------------------------------------------------------------
+
+
+def _check_keys(where: str, raw: Mapping[str, Any], allowed: list[str], other_kinds: bool = False) -> None:
+    for key in raw:
+        if key in allowed:
+            continue
+        if other_kinds:
+            owners = [k.name for k in stage_kinds().values() if key in k.blocks]
+            if owners:
+                raise ConfigError(f"{where}: {key!r} belongs to stages of kind {', '.join(owners)}")
+        raise _unknown(where, str(key), allowed)
+
+
+def _recipe_name(raw: Mapping[str, Any], recipe: str | None) -> str:
+    named = raw.get("recipe")
+    if named is not None and not isinstance(named, str):
+        raise ConfigError(f"recipe must be a recipe name, got {named!r}")
+    if named and recipe and named != recipe:
+        raise ConfigError(f"the file trains recipe {named!r} but the command line says {recipe!r}")
+    name = recipe or named
+    if not name:
+        raise ConfigError("name the recipe: add `recipe: NAME` to the file or give it on the command line")
+    from groundrl.recipes import get_recipe
+
+    try:
+        get_recipe(name)
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
+    return name
+
+
+def _check_recipe_options(recipe: str, options: Mapping[str, Any], judge: Any) -> None:
+    from groundrl.recipes import get_recipe
+
+    rec = get_recipe(recipe)
+    try:
+        rec.resolve_options(options)
+    except ValueError as e:
+        raise ConfigError(f"recipe_options: {e}") from None
+    if judge is not None and rec.judge_factory is None:
+        raise ConfigError(f"recipe {recipe!r} has no model-based parts; drop the judge block")
+
+
+def _stage_entries(raw: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    stages = raw.get("stages")
+    if stages is None:
+        return [{"name": "grpo", "kind": "grpo"}]
+    if not isinstance(stages, list) or not stages:
+        raise ConfigError("stages must be a non-empty list of {name, kind, …} mappings")
+    for i, st in enumerate(stages, start=1):
+        if not isinstance(st, Mapping):
+            raise ConfigError(f"stage {i} must be a mapping with name and kind, got {st!r}")
+    return stages
+
+
+def _build_stage(i: int, st: Mapping[str, Any], top: Mapping[str, Any], tiny: bool) -> StageConfig:
+    if "kind" not in st:
+        raise ConfigError(f"stage {i}: needs `kind:` (one of {', '.join(sorted(stage_kinds()))})")
+    try:
+        kind = get_stage_kind(st["kind"])
+    except ValueError as e:
+        raise ConfigError(f"stage {i}: {e}") from None
+    name = st.get("name") or kind.name
+    where = f"stage {name}"
+    _check_keys(where, st, [*STAGE_COMMON, *kind.blocks], other_kinds=True)
+    for key in ("grpo", "sft"):
+        if key in st and kind.trainer != key:
+            raise ConfigError(
+                f"{where}: a {kind.name} stage trains with {kind.trainer or 'no trainer'}, not `{key}:`"
+            )
+    blocks = {k: _parse_block(f"{where}: ", k, v, kind) for k, v in st.items() if k not in ("name", "kind")}
+    merged = {**top, **blocks}
+    settings: dict[str, Any] = {k: v for k, v in {**top, **st}.items() if k not in ("name", "kind")}
+    if merged.get("judge") is not None:
+        settings["judge"] = merged["judge"]
+    args: dict[str, Any] = {}
+    if kind.trainer:
+        seed = merged.get("seed")
+        args = trainer_args(kind.trainer, merged.get(kind.trainer), tiny, seed)
+        settings[kind.trainer] = args
+    typed = {k: v for k, v in merged.items() if k not in ("grpo", "sft", "data", "seed") and v is not None}
+    return StageConfig(name, kind, merged.get("data"), args, typed, settings)
+
+
+def build_train_config(raw: Any, recipe: str | None = None, source: str = "") -> TrainConfig:
+    """A :class:`TrainConfig` from a parsed YAML mapping (see :func:`load_train_config`)."""
+    if not isinstance(raw, Mapping):
+        raise ConfigError(
+            f"the config must be a YAML mapping of {', '.join(TOP_KEYS)}, got {type(raw).__name__}"
+        )
+    _check_keys("config", raw, list(TOP_KEYS), other_kinds=True)
+    name = _recipe_name(raw, recipe)
+    top = {k: _parse_block("", k, v, None) for k, v in raw.items() if k not in ("stages", "recipe")}
+    _check_recipe_options(name, top.get("recipe_options") or {}, top.get("judge"))
+    model = top.get("model", "tiny")
+    stages: list[StageConfig] = []
+    for i, st in enumerate(_stage_entries(raw), start=1):
+        stage = _build_stage(i, st, top, is_tiny_model(model))
+        if stage.name in {s.name for s in stages} or (stage.name == "final" and raw.get("stages")):
+            raise ConfigError(f"stage {i}: name {stage.name!r} is used twice (or is `final`)")
+        if stage.blocks.get("judge") is not None or stage.blocks.get("recipe_options"):
+            _check_recipe_options(name, stage.blocks.get("recipe_options") or {}, None)
+        stages.append(stage)
+    return TrainConfig(
+        recipe=name,
+        model=model,
+        output_dir=str(top.get("output_dir") or f"runs/train-{name}"),
+        seed=int(top.get("seed", 0)),
+        stages=tuple(stages),
+        staged=raw.get("stages") is not None,
+        raw=dict(raw),
+        source=source,
+    )
+
+
+def read_yaml(path: str | Path) -> Any:
+    """The parsed file; a missing file or invalid YAML is a ConfigError with the position."""
+    import yaml
+
+    p = Path(path)
+    if not p.is_file():
+        raise ConfigError(f"config not found: {p}" + (" (it is a folder)" if p.is_dir() else ""))
+    try:
+        return yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+    except yaml.YAMLError as e:
+        mark = getattr(e, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+        raise ConfigError(f"{p}: not valid YAML{where}: {problem}") from None
+    except UnicodeDecodeError as e:
+        raise ConfigError(f"{p}: not a text file ({e.reason})") from None
+
+
+def load_train_config(
+    path: str | Path, recipe: str | None = None, overrides: Mapping[str, Any] | None = None
+) -> TrainConfig:
+    """Read, validate and type a train YAML (``overrides`` replace top-level keys first,
+    as the CLI's ``-o``/``--seed``/``-O``/``--judge-*`` do). Raises :class:`ConfigError`."""
+    raw = read_yaml(path)
+    if isinstance(raw, Mapping) and overrides:
+        raw = {**raw, **overrides}
+    try:
+        return build_train_config(raw, recipe, source=str(path))
+    except ConfigError as e:
+        raise ConfigError(f"{path}: {e}") from None
+
+
+def check_paths(cfg: TrainConfig) -> None:
+    """What a run needs on disk, before any model loads: a local model (no hub downloads
+    here), data files that are files, an output folder that is not a file."""
+    if not cfg.tiny and not Path(cfg.model).is_dir():
+        raise ConfigError(
+            f"model {cfg.model!r} is not a local folder: give a checkpoint path (nothing is downloaded) or `tiny`"
+        )
+    out = Path(cfg.output_dir)
+    if out.exists() and not out.is_dir():
+        raise ConfigError(f"output_dir {out} is a file; give a folder")
+    produced = False
+    for st in cfg.stages:
+        data = st.data
+        if data is not None:
+            p = Path(data)
+            if p.is_dir():
+                raise ConfigError(f"stage {st.name}: data {data} is a folder; give a JSONL file")
+            if not p.is_file():
+                raise ConfigError(f"stage {st.name}: data {data} not found")
+        elif st.kind.needs_data and not produced:
+            raise ConfigError(f"stage {st.name}: needs `data:` (a JSONL file)")
+        produced = produced or st.kind.produces_data
+
+
+# -- what runs ------------------------------------------------------------------------------
+
+KEY_ARGS = (
+    "loss_type",
+    "learning_rate",
+    "lr_scheduler_type",
+    "warmup_steps",
+    "weight_decay",
+    "max_grad_norm",
+    "num_train_epochs",
+    "max_steps",
+    "per_device_train_batch_size",
+    "gradient_accumulation_steps",
+    "num_generations",
+    "generation_batch_size",
+    "steps_per_generation",
+    "max_prompt_length",
+    "max_completion_length",
+    "max_length",
+    "temperature",
+    "top_p",
+    "beta",
+    "epsilon",
+    "epsilon_high",
+    "bf16",
+    "use_cpu",
+    "use_vllm",
+    "vllm_mode",
+    "seed",
+)
+
+
+def full_trainer_args(
+    kind: str, args: Mapping[str, Any], output_dir: str
+) -> tuple[dict[str, Any], str | None]:
+    """Every field of the real ``GRPOConfig``/``SFTConfig`` built from ``args`` (imports
+    TRL; loads no model), key fields first, and a note when this machine could not check
+    the hardware settings (bf16 without a GPU: built with ``use_cpu``, shown as written)."""
+    import trl
+
+    cls = getattr(trl, trl_fields.CLASS_NAMES[kind])
+    note = None
+    args = {**machine_defaults(), **args}
+    try:
+        obj = cls(output_dir=output_dir, **args)
+    except ValueError as e:
+        if "bf16" not in str(e) and "fp16" not in str(e) and "gpu" not in str(e).lower():
+            raise ConfigError(f"{kind}: {e}") from None
+        obj = cls(output_dir=output_dir, **{**args, "use_cpu": True, "bf16": False, "fp16": False})
+        note = f"TRL's GPU checks were skipped on this machine ({str(e).splitlines()[0]})"
+    full = obj.to_dict()
+    for k in ("use_cpu", "bf16", "fp16"):
+        if note and k in args:
+            full[k] = args[k]
+        elif note and k in full:
+            full[k] = None if k != "use_cpu" else False
+    ordered = {k: full[k] for k in KEY_ARGS if k in full}
+    ordered.update({k: v for k, v in sorted(full.items()) if k not in ordered})
+    return ordered, note
+
+
+def plain(v: Any) -> Any:
+    """YAML-safe: dataclasses as mappings (defaults of a JudgeConfig left out)."""
+    import dataclasses
+
+    if hasattr(v, "to_dict") and dataclasses.is_dataclass(v):
+        return plain(v.to_dict())
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):
+        return {k: plain(x) for k, x in dataclasses.asdict(v).items()}
+    if isinstance(v, Mapping):
+        return {str(k): plain(x) for k, x in v.items()}
+    if isinstance(v, (list, tuple)):
+        return [plain(x) for x in v]
+    if isinstance(v, float) and not math.isfinite(v):
+        return str(v)
+    if isinstance(v, (str, int, float, bool)) or v is None:
+        return v
+    return str(v)
+
+
+def effective_config(cfg: TrainConfig, full: bool = True) -> dict[str, Any]:
+    """Per stage what really runs: its input model, data, TRL config class and every field
+    (``full=False``: only what groundrl or the file set), and its typed blocks."""
+    stages, prev, notes = [], None, []
+    for st in cfg.stages:
+        out = f"{cfg.output_dir}/{st.name}" if cfg.staged else cfg.output_dir
+        args: dict[str, Any] = dict(st.args)
+        if full and st.kind.trainer:
+            args, note = full_trainer_args(st.kind.trainer, st.args, out)
+            if note and note not in notes:
+                notes.append(note)
+        data = st.data if st.data is not None else (f"<data written by stage {prev}>" if prev else None)
+        stages.append(
+            {
+                "name": st.name,
+                "kind": st.kind.name,
+                "model": cfg.model if prev is None else f"{cfg.output_dir}/{prev}/final",
+                "data": data,
+                "trainer_config": trl_fields.CLASS_NAMES.get(st.kind.trainer or "", None),
+                "args": plain(args),
+                "blocks": plain(st.blocks),
+            }
+        )
+        prev = st.name
+    eff: dict[str, Any] = {
+        "recipe": cfg.recipe,
+        "model": cfg.model,
+        "output_dir": cfg.output_dir,
+        "seed": cfg.seed,
+        "cpu_smoke_defaults": cfg.tiny,
+        "stages": stages,
+    }
+    if notes:
+        eff["notes"] = notes
+    return eff
+
+
+def dump_yaml(obj: Any) -> str:
+    import yaml
+
+    return yaml.safe_dump(plain(obj), sort_keys=False, allow_unicode=True, width=100)

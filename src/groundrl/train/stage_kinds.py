@@ -1,0 +1,152 @@
+"""The registry of stage kinds a staged train config may name (``kind:``).
+
+A stage kind declares, without importing torch: the function that runs it, which TRL
+config its trainer takes (``grpo`` → ``GRPOConfig`` from the stage's ``grpo:`` block,
+``sft`` → ``SFTConfig`` from ``sft:``, ``None`` for a stage that trains nothing), and its
+own blocks with the parser that validates each at load. Built-in kinds are registered
+below exactly as a plugin registers its own, and packages add kinds through the
+``groundrl.stages`` entry-point group (each entry point is a module imported once; it
+calls :func:`register_stage_kind`).
+
+A runner is ``runner(recipe, st, out, prev_data, **build_kw) -> {"trainer"?, "data"?,
+"notes"?}``: ``st`` is the stage's full one-stage config (top level + stage keys, the
+trainer block already merged with its defaults, ``model`` = the previous stage's
+``final/``, ``output_dir`` = ``out``); a returned ``trainer`` is trained, logged and saved
+by :func:`groundrl.train.stages.run_config`; ``data`` is what a following stage without
+``data`` reads; ``notes`` go to ``report.md``.
+
+>>> sorted(stage_kinds())[:3]
+['cgrpo', 'grpo', 'proxy_grpo']
+"""
+
+from __future__ import annotations
+
+import importlib
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+log = logging.getLogger("groundrl.train")
+
+TRAINERS = ("grpo", "sft")
+ENTRY_POINT_GROUP = "groundrl.stages"
+
+
+def resolve(ref: str | Callable[..., Any]) -> Callable[..., Any]:
+    """``"package.module:function"`` → the function (imported on first use)."""
+    if callable(ref):
+        return ref
+    module, _, attr = ref.partition(":")
+    obj: Any = importlib.import_module(module)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+@dataclass(frozen=True)
+class StageKind:
+    name: str
+    runner: str | Callable[..., Any]
+    trainer: str | None = None
+    blocks: Mapping[str, str | Callable[[Any], Any]] = field(default_factory=dict)
+    needs_data: bool = True
+    produces_data: bool = False
+    doc: str = ""
+
+    def run(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        return resolve(self.runner)(*args, **kwargs)
+
+    def parse_block(self, key: str, raw: Any) -> Any:
+        return resolve(self.blocks[key])(raw)
+
+
+_KINDS: dict[str, StageKind] = {}
+_plugins_loaded = False
+
+
+def register_stage_kind(
+    name: str,
+    runner: str | Callable[..., Any],
+    *,
+    trainer: str | None = None,
+    blocks: Mapping[str, str | Callable[[Any], Any]] | None = None,
+    needs_data: bool = True,
+    produces_data: bool = False,
+    doc: str = "",
+    replace: bool = False,
+) -> StageKind:
+    """Add a stage kind (see the module doc). ``blocks`` maps each stage-only key to its
+    parser (``raw -> typed``, raising ``ValueError`` naming the problem)."""
+    if trainer is not None and trainer not in TRAINERS:
+        raise ValueError(f"stage kind {name!r}: trainer must be one of {', '.join(TRAINERS)} or None")
+    if name in _KINDS and not replace:
+        raise ValueError(f"stage kind {name!r} is already registered")
+    kind = StageKind(name, runner, trainer, dict(blocks or {}), needs_data, produces_data, doc)
+    _KINDS[name] = kind
+    return kind
+
+
+def _load_plugins() -> None:
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    from importlib.metadata import entry_points
+
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        try:
+            ep.load()
+        except Exception as e:  # a broken plugin must not break the built-in kinds
+            log.warning("stage-kind plugin %s failed to load: %s", ep.name, e)
+
+
+def stage_kinds() -> dict[str, StageKind]:
+    """Every registered stage kind, built-ins and plugins."""
+    _load_plugins()
+    return dict(_KINDS)
+
+
+def get_stage_kind(name: Any) -> StageKind:
+    kinds = stage_kinds()
+    if name not in kinds:
+        raise ValueError(f"kind must be one of {', '.join(sorted(kinds))}, got {name!r}")
+    return kinds[name]
+
+
+# -- the built-in kinds ----------------------------------------------------------------------
+_S, _R = "groundrl.train.stages", "groundrl.train.rm_stages"
+register_stage_kind("grpo", f"{_S}:run_grpo_stage", trainer="grpo", doc="GRPO on the recipe's rubric")
+register_stage_kind(
+    "sft", f"{_S}:run_sft_stage", trainer="sft", doc="SFT on {prompt, target, images?} records"
+)
+register_stage_kind(
+    "verifier_filter",
+    f"{_S}:run_verifier_filter_stage",
+    blocks={"threshold": f"{_S}:parse_threshold"},
+    produces_data=True,
+    doc="Argos: keep samples whose best rollout the verifier scores ≥ threshold",
+)
+register_stage_kind(
+    "rft",
+    f"{_R}:run_rft_stage",
+    trainer="sft",
+    blocks={"rft": "groundrl.train.rft:RFTConfig.from_mapping", "inputs": f"{_R}:parse_inputs"},
+    doc="EQA-RM rejective fine-tuning: sample, keep by Eq. 1, SFT",
+)
+register_stage_kind(
+    "cgrpo",
+    f"{_R}:run_cgrpo",
+    trainer="grpo",
+    blocks={"cgrpo": f"{_R}:parse_cgrpo", "inputs": f"{_R}:parse_inputs"},
+    doc="EQA-RM contrastive GRPO",
+)
+register_stage_kind(
+    "proxy_grpo",
+    f"{_R}:run_proxy_grpo",
+    trainer="grpo",
+    blocks={"proxy": f"{_R}:parse_proxy"},
+    doc="Proxy-GRM policy GRPO with the proxy agent's verdict as a reward",
+)
+register_stage_kind("proxy_sft", f"{_R}:run_proxy_sft", trainer="sft", doc="Proxy-SFT of the proxy agent")
+register_stage_kind("proxy_rl", f"{_R}:run_proxy_rl", trainer="grpo", doc="Proxy-RL of the proxy agent")
