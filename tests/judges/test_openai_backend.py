@@ -180,3 +180,19 @@ def test_logprob_continuation_starts_where_the_token_ids_diverge(chat_server):
     be._prompt_logprobs = fake
     assert be.logprob([REQ], ["x"])[0].token_logprobs == [-0.2, -0.3]
     be.close()
+
+
+def test_an_answer_over_the_cap_is_a_counted_failure_never_read_whole(chat_server):
+    """Issue 26 item 3: the answer is read up to answer_cap(max_tokens, n) bytes."""
+    from groundrl.judges.openai_backend import answer_cap
+
+    cap = answer_cap(16)
+    chat_server.responder = lambda m, b: "<score>7</score>" + "x" * (cap + 10)
+    be = backend(chat_server, max_retries=2)
+    g = be.generate([REQ], SamplingParams(max_tokens=16))[0]
+    assert not g.ok and f"over {cap} bytes" in g.error
+    assert be.stats.failures == 1 and be.stats.retries == 0  # not retried: it will not shrink
+    # the same answer is fine when max_tokens allows it
+    g = be.generate([REQ], SamplingParams(max_tokens=2 * cap // 64))[0]
+    assert g.ok and g.text.startswith("<score>7</score>")
+    be.close()

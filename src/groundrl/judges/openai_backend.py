@@ -13,6 +13,8 @@ hosted APIs).
   be sent at all (an unreadable image, a message that is not a dict);
 * ``n`` samples per request through the ``n`` field; with a cache, each sample index is
   cached separately and a request whose samples are all cached is not sent;
+* an answer is read up to :func:`answer_cap` bytes (tied to ``max_tokens`` and ``n``);
+  a larger one is a failed call, counted, and never read whole;
 * ``extra_body`` is merged into every request (server-specific fields). vLLM fills
   unset sampling fields (``top_k``, ``repetition_penalty``…) from the model's
   ``generation_config.json`` unless it is served with ``--generation-config vllm``;
@@ -63,6 +65,34 @@ from groundrl.judges.images import ImagePolicy, map_content, to_data_url
 log = logging.getLogger("groundrl.judges")
 
 RETRY_STATUS = frozenset({408, 409, 425, 429, 500, 502, 503, 504})
+# [ours: issue 26] an answer is read up to a cap tied to what was asked for: 64 bytes per
+# token asked (a token is at most a few UTF-8 characters, each at most 6 bytes as a JSON
+# \u escape, plus per-choice fields) plus 64 KiB of envelope; a log-prob answer scales
+# with the prompt, so it gets 256 bytes per byte of request. Past the cap the call fails
+# (counted), unread: a 60 MB answer no longer reaches memory.
+ANSWER_BYTES_PER_TOKEN = 64
+ANSWER_ENVELOPE_BYTES = 64 * 1024
+LOGPROB_BYTES_PER_REQUEST_BYTE = 256
+
+
+def answer_cap(max_tokens: int, n: int = 1) -> int:
+    """Bytes of a chat-completion answer read before the call counts as failed."""
+    return ANSWER_ENVELOPE_BYTES + ANSWER_BYTES_PER_TOKEN * max_tokens * n
+
+
+async def _read_capped(resp: aiohttp.ClientResponse, cap: int) -> str:
+    """The body as text, or ``JudgeHTTPError`` (not retried) once it passes ``cap`` bytes
+    (by ``Content-Length`` before reading, else as it arrives)."""
+    over = f"judge answer over {cap} bytes (the cap for this call's max_tokens); not read"
+    if resp.content_length is not None and resp.content_length > cap:
+        raise JudgeHTTPError(over, retry=False)
+    chunks, size = [], 0
+    async for chunk in resp.content.iter_chunked(64 * 1024):
+        size += len(chunk)
+        if size > cap:
+            raise JudgeHTTPError(over, retry=False)
+        chunks.append(chunk)
+    return b"".join(chunks).decode(resp.charset or "utf-8", errors="replace")
 
 
 class JudgeHTTPError(Exception):
@@ -129,8 +159,10 @@ class OpenAIBackend(JudgeBackend):
             self._sem = asyncio.Semaphore(self.concurrency)
         return self._client, self._sem
 
-    async def _post(self, body: dict[str, Any]) -> dict[str, Any]:
+    async def _post(self, body: dict[str, Any], cap: int | None = None) -> dict[str, Any]:
         client, sem = self._ensure()
+        if cap is None:
+            cap = ANSWER_ENVELOPE_BYTES + LOGPROB_BYTES_PER_REQUEST_BYTE * len(json.dumps(body))
         last = "no attempt"
         for attempt in range(self.max_retries + 1):
             try:
@@ -140,7 +172,8 @@ class OpenAIBackend(JudgeBackend):
                         f"{self.base_url}/chat/completions", json={**self.extra_body, **body}
                     ) as resp,
                 ):
-                    status, text, headers = resp.status, await resp.text(), resp.headers
+                    status, headers = resp.status, resp.headers
+                    text = await _read_capped(resp, cap)
                 if status == 200:
                     try:
                         return json.loads(text)
@@ -188,7 +221,7 @@ class OpenAIBackend(JudgeBackend):
             }
             if params.seed is not None:
                 body["seed"] = params.seed
-            data = await self._post(body)
+            data = await self._post(body, answer_cap(params.max_tokens, params.n))
             choices = data.get("choices") if isinstance(data, dict) else None
             choices = [c for c in choices if isinstance(c, dict)] if isinstance(choices, list) else []
             choices.sort(key=lambda c: c.get("index", 0) if isinstance(c.get("index"), int) else 0)
