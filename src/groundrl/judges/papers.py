@@ -34,6 +34,30 @@ def parse_yes_no(text: str | None) -> bool | None:
     return None if m is None else m.group(1).lower() == "yes"
 
 
+_SCORE_KEY_RE = re.compile(r'"score"\s*:\s*"?\s*([01](?:\.\d+)?|\.\d+)')
+_BARE_NUMBER_RE = re.compile(r"^\W*([01](?:\.\d+)?)\W*$")
+
+
+def parse_binary_score(text: str | None) -> float | None:
+    """An Argos teacher's 0/1 grounding score [Argos Eq. 4, App. D Fig. 11-12]: the
+    ``"score"`` of a JSON reply (``{"score": 1.0}``), a bare number, or a reply starting
+    with yes/no (older prompts); ``None`` when none is there. A value in between is
+    rounded to 0 or 1 at 0.5 (Eq. 4 is binary).
+
+    >>> [parse_binary_score(t) for t in ('{"score": 1.0}', "0.0", "no", "<think>x</think> Yes", "maybe")]
+    [1.0, 0.0, 0.0, 1.0, None]
+    """
+    if not isinstance(text, str):
+        return None
+    t = drop_tag_blocks(text, "think")
+    m = _SCORE_KEY_RE.search(t) or _BARE_NUMBER_RE.match(t)
+    if m is not None:
+        v = float(m.group(1))
+        return 1.0 if v >= 0.5 else 0.0
+    yn = parse_yes_no(t)
+    return None if yn is None else float(yn)
+
+
 class PaperJudge:
     """Shared plumbing: a backend, sampling parameters and a failure counter."""
 
@@ -262,7 +286,8 @@ def _strip_answer(text: str) -> str:
 
 class ArgosTeachers(PaperJudge):
     """Argos' teacher judges: semantic equivalence, frame- and segment-level grounding
-    (binary, the judge answers yes/no), and reasoning quality = mean per-token
+    (binary, the judge answers ``{"score": 0.0|1.0}``: :func:`parse_binary_score`), and
+    reasoning quality = mean per-token
     probability ``mean_t exp(log p(a_t | question, reasoning, image, a_<t))`` of the
     predicted answer (the normalisation we chose: a length-normalised probability in
     [0, 1], comparable across answer lengths)."""
@@ -317,7 +342,7 @@ class ArgosTeachers(PaperJudge):
                 tally.setdefault(o[0], []).append(0.0)  # citing a frame that does not exist is wrong
                 continue
             g = next(gens)
-            v = parse_yes_no(g.text) if g.ok else None
+            v = parse_binary_score(g.text) if g.ok else None
             if v is None:
                 failed[o] = failed.get(o, 0) + 1
                 continue
