@@ -1,12 +1,16 @@
 """EQA-RM rejective fine-tuning (RFT) as a stage: sample, keep by Eq. 1, SFT.
 
-For every training instance (:func:`groundrl.train.rm_data.read_instances`) the
-*current* model (the previous stage's ``final/``, or ``model``) writes ``k`` evaluations
-of the instance's keyframes, question, reasoning and answer — through the one EQA-RM
-prompt (:mod:`groundrl.train.rm_data`) — sampled either locally (``sampler: policy``,
-transformers on the current checkpoint) or from an OpenAI-compatible server that serves
-it (``sampler: {backend: openai, model: …, url: …}``, a
-:class:`~groundrl.judges.config.JudgeConfig` block, e.g. vLLM). Eq. 1
+For every training instance (:func:`groundrl.train.rm_data.read_instances`) an
+*auxiliary evaluator* R^aux writes ``k`` candidate evaluations of the instance's
+keyframes, question, reasoning and answer, without the ground truth [EQA-RM §4.2 step 1]
+— through the one EQA-RM prompt (:mod:`groundrl.train.rm_data`). R^aux is the
+``sampler:`` judge block (:class:`~groundrl.judges.config.JudgeConfig`): an
+OpenAI-compatible server (``{backend: openai, model: …, url: …}``, e.g. vLLM) or a local
+checkpoint (``{backend: transformers, model: PATH}``), and it must not be the model being
+trained. There is no default evaluator: a missing ``sampler`` is a config error naming
+the key. ``sampler: policy`` samples the current model instead (the previous stage's
+``final/``, or ``model``) — a documented difference from the paper, useful when no
+stronger evaluator is at hand. Eq. 1
 (:func:`groundrl.curate.rejective.rejective_filter`) keeps evaluation ``i`` when
 ``|s* − s_i| < τ``, and drops an instance whose ``k`` evaluations are all correct (too
 easy). The kept outputs — exactly as sampled — are the SFT targets, with the same
@@ -16,7 +20,8 @@ prompt and keyframes.
 give it), ``tau`` (default **2.0** — our choice: the paper does not state τ; 2 matches
 the benchmark's ``|Δ| ≤ 2`` tolerance, and being strict, a score off by exactly 2 is
 rejected), ``temperature`` (1.0), ``max_tokens`` (512), ``seed`` (0), ``sampler``
-(``policy`` or a judge block). The stage's ``sft:`` block sets the ``SFTConfig``.
+(a judge block for R^aux, or ``policy``; required). The stage's ``sft:`` block sets the
+``SFTConfig``.
 
 Writes ``<stage>/sampled.jsonl`` (every instance with its ``evaluations``) and
 ``<stage>/rft.jsonl`` (the kept SFT rows), appends one ``log.jsonl`` row with
@@ -48,7 +53,7 @@ class RFTConfig:
     temperature: float = 1.0
     max_tokens: int = 512
     seed: int = 0
-    sampler: Any = "policy"
+    sampler: Any = None
 
     KEYS = ("k", "tau", "temperature", "max_tokens", "seed", "sampler")
 
@@ -61,6 +66,13 @@ class RFTConfig:
             or not (math.isfinite(self.tau) and self.tau > 0)
         ):
             raise ValueError(f"rft.tau must be a number > 0 (default 2), got {self.tau!r}")
+        if self.sampler is None:
+            raise ValueError(
+                "rft.sampler is required: EQA-RM samples the RFT candidates from an auxiliary evaluator "
+                "R^aux [EQA-RM §4.2 step 1]; give a judge block, e.g. {backend: openai, model: NAME, url: "
+                "http://HOST:PORT/v1} or {backend: transformers, model: PATH}, or `sampler: policy` to sample "
+                "the model being trained"
+            )
         if self.sampler != "policy":
             from groundrl.judges.config import JudgeConfig
 
@@ -106,10 +118,17 @@ def select_rft(
 
 
 def _sampler(cfg: RFTConfig, model: str) -> Any:
+    """The backend that writes the candidates: R^aux (the judge block) or the policy."""
     if cfg.sampler == "policy":
         from groundrl.judges.transformers_backend import TransformersBackend
 
         return TransformersBackend(model, batch_size=8)
+    aux = getattr(cfg.sampler, "model", None)
+    if aux is not None and str(aux).rstrip("/") == str(model).rstrip("/"):
+        raise ValueError(
+            f"rft.sampler.model {aux!r} is the model being trained; R^aux must be a distinct evaluator "
+            "[EQA-RM §4.2 step 1] — name another model, or write `sampler: policy` to sample the policy on purpose"
+        )
     return cfg.sampler.make_backend()
 
 
