@@ -44,7 +44,8 @@ def command(
         raise typer.BadParameter(str(e), param_hint="INPUT") from e
     if not rows:
         raise typer.BadParameter(f"{input} has no records", param_hint="INPUT")
-    if model == "tiny":
+    tiny = model == "tiny"
+    if tiny:
         from groundrl.testing.tiny_vlm import build_tiny_vlm
 
         model = str(build_tiny_vlm(output / "tiny-model", seed=seed))
@@ -65,6 +66,9 @@ def command(
         )
     except (ValueError, KeyError, OSError) as e:
         raise typer.BadParameter(str(e), param_hint="INPUT") from e
+    from groundrl.train.progress import attach_progress
+
+    watch = attach_progress(trainer, "sft", typer.echo, tiny=tiny)
     trainer.train()
     losses = [h["loss"] for h in trainer.state.log_history if "loss" in h]
     trainer.save_model(str(output / "final"))
@@ -74,3 +78,5 @@ def command(
         else f"{len(rows)} records"
     )
     typer.echo(f"wrote {output / 'final'}")
+    if watch.summary().get("no learning signal"):
+        typer.echo("warning: nothing was learned (see the NO LEARNING SIGNAL line above)", err=True)

@@ -112,6 +112,10 @@ def _run(cfg: Any, verbose: bool) -> None:
     from groundrl.train.runlog import LOG_FILE
     from groundrl.train.stages import run_config
 
+    if not verbose:  # transformers' shard/weight bars would break the progress lines
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
     try:
         result = run_config(None, cfg, echo=typer.echo, verbose=verbose)
     except (ConfigError, ValueError, FileNotFoundError) as e:

@@ -217,3 +217,17 @@ def progress_callback(
                 self.watch.end()
 
     return Progress()
+
+
+def attach_progress(
+    trainer: Any, stage: str, echo: Callable[[str], None] = print, tiny: bool = False, verbose: bool = False
+) -> Any:
+    """Replace TRL's tqdm bar and dict printer on ``trainer`` with the progress line
+    (the printer stays with ``verbose``); returns the callback (``.summary()``)."""
+    for cb in list(trainer.callback_handler.callbacks):
+        name = type(cb).__name__
+        if name == "ProgressCallback" or (name == "PrinterCallback" and not verbose):
+            trainer.remove_callback(cb)
+    cb = progress_callback(stage, stage, None, echo, tiny=tiny)
+    trainer.add_callback(cb)
+    return cb

@@ -91,15 +91,10 @@ def _attach_callbacks(
 ) -> Any:
     """The run's log.jsonl writer, the live progress line and the no-signal watch (and
     the monitor when the config has one); TRL's own dict printer only with ``verbose``."""
-    from groundrl.train.progress import progress_callback
+    from groundrl.train.progress import attach_progress
 
     trainer.add_callback(runlog.log_callback(out / runlog.LOG_FILE, stage.name))
-    for cb in list(trainer.callback_handler.callbacks):
-        name = type(cb).__name__
-        if name == "ProgressCallback" or (name == "PrinterCallback" and not verbose):
-            trainer.remove_callback(cb)
-    watch = progress_callback(stage.name, stage.kind.name, out / runlog.LOG_FILE, echo, tiny=cfg.tiny)
-    trainer.add_callback(watch)
+    watch = attach_progress(trainer, stage.name, echo, tiny=cfg.tiny, verbose=verbose)
     monitor = stage.blocks.get("monitor")
     if monitor is not None:
         from groundrl.monitor import monitor_callback
