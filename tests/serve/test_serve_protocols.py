@@ -133,12 +133,17 @@ def test_get_reward_equals_the_openrlhf_reward_function(recipe, tools):
         url = srv.url
         r = httpx.post(url + "/get_reward", json=body)
         assert r.status_code == 200, r.text
-        # no prompts: each query is the completion; no labels: the label field is absent
+        # no prompts: each query is the completion; no labels: the gold field is absent,
+        # which is a per-query error with a null reward (issue 29), not a silent 0
         r2 = httpx.post(url + "/get_reward", json={"query": COMPLETIONS})
     direct = make_reward_func(recipe, tensors=False)(body["query"], body["prompts"], body["labels"])
-    assert r.json() == direct
-    direct2 = make_reward_func(recipe, tensors=False)(COMPLETIONS, [""] * len(COMPLETIONS), None)
-    assert r2.json() == direct2
+    got = r.json()
+    assert got.pop("errors") == [None] * len(COMPLETIONS)
+    assert got == direct
+    out2 = r2.json()
+    assert out2["rewards"] == out2["scores"] == [None] * len(COMPLETIONS)
+    gold = get_recipe(recipe).required[0]
+    assert all(f"gives no {gold!r}" in e for e in out2["errors"])
 
 
 def test_get_reward_without_a_recipe_is_a_422_that_says_what_to_do(tools):

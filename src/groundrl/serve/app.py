@@ -8,10 +8,13 @@ Routes:
   be left out when the server has a default (``recipe=``). Any recipe may be named; its
   rubric is built once (with the server's options for it) and cached.
 * ``POST /get_reward`` — OpenRLHF: ``{"query": [...], "prompts": [...], "labels": [...]}``
-  → ``{"rewards", "scores", "extra_logs"}`` for the server's ``recipe`` (422 without one);
-  the completion is the query minus its prompt prefix, the label fills the recipe's label
-  field (:func:`groundrl.integrations.openrlhf.score_queries`). ``prompts`` may be left
-  out (the whole query is the completion) and ``labels`` may be null.
+  → ``{"rewards", "scores", "extra_logs", "errors"}`` for the server's ``recipe`` (422
+  without one); the completion is the query minus its prompt prefix, the label fills the
+  recipe's label field (:func:`groundrl.integrations.openrlhf.score_queries`).
+  ``prompts`` may be left out (the whole query is the completion) and ``labels`` may be
+  null, but a query whose label leaves a required field empty gets a null reward and a
+  message in ``errors`` (null for scored queries), counted in
+  ``groundrl_sample_errors_total``.
 * ``GET /health`` — ``{"status": "ok", …}``; the only route without the token.
 * ``GET /metrics`` — Prometheus text (:mod:`groundrl.serve.metrics`).
 
@@ -377,14 +380,33 @@ def _score_fn(rec: Recipe, rub: Rubric) -> Any:
 
 
 def _reward_fn(rec: Recipe, rub: Rubric) -> Any:
+    """``(reward, score, logs, error)`` per query. A query whose label lacks a field the
+    recipe requires (``labels: null`` for a recipe with a gold field) is an error entry
+    with null reward, like ``/score``'s missing field, never a silent 0 (issue 29)."""
+    from groundrl.integrations.openrlhf import label_to_sample
+
     def score(items: list) -> list:
-        q, p, lab = zip(*items, strict=True)
-        out = score_queries(rub, rec.label_field, q, p, lab)
-        logs = out["extra_logs"]
-        return [
-            (out["rewards"][i], out["scores"][i], {k: v[i] for k, v in logs.items()})
-            for i in range(len(items))
-        ]
+        errors = []
+        for i, (_q, _p, lab) in enumerate(items):
+            missing = rec.missing_fields({**label_to_sample(lab, rec.label_field), "completion": ""})
+            errors.append(
+                f"query {i}: its label gives no {missing[0]!r} (recipe {rec.name} needs "
+                f"{', '.join(rec.required)}; send it as the label or in a JSON object label)"
+                if missing
+                else None
+            )
+        ok = [it for it, err in zip(items, errors, strict=True) if err is None]
+        out: list = [(None, None, dict.fromkeys(rub.names), err) for err in errors]
+        if ok:
+            q, p, lab = zip(*ok, strict=True)
+            got = score_queries(rub, rec.label_field, q, p, lab)
+            logs = got["extra_logs"]
+            k = 0
+            for i, err in enumerate(errors):
+                if err is None:
+                    out[i] = (got["rewards"][k], got["scores"][k], {n: v[k] for n, v in logs.items()}, None)
+                    k += 1
+        return out
 
     return score
 
@@ -456,11 +478,48 @@ class _Scorers:
                 rub.close()
 
 
-async def _body_object(request: Request, fields: str) -> dict[str, Any]:
+_JSON_STRING = None
+MAX_BODY_ELEMENTS = 500_000  # [ours: ~50 MB of Python objects per body at ~100 B each]
+
+
+def json_elements(raw: bytes) -> int:
+    """Values in a JSON text (containers and scalars; one more per empty container):
+    commas plus opening brackets plus one, outside strings. The count of
+    the raw bytes bounds it from above and is tried first (C speed); only a body that
+    passes the limit that way has its strings removed (one regex pass) and is counted
+    exactly, so text full of commas in strings is not refused for them.
+
+    >>> json_elements(b'{"a": [1, 2, {}], "b": "x,[{"}')
+    7
+    """
+    global _JSON_STRING
+    if _JSON_STRING is None:
+        import re
+
+        _JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+    bare = _JSON_STRING.sub(b"", raw)
+    return bare.count(b",") + bare.count(b"[") + bare.count(b"{") + 1
+
+
+def _too_many_elements(raw: bytes, limit: int) -> int | None:
+    """The exact element count when it is over ``limit``, else None (cheap when under)."""
+    if raw.count(b",") + raw.count(b"[") + raw.count(b"{") + 1 <= limit:
+        return None
+    n = json_elements(raw)
+    return n if n > limit else None
+
+
+async def _body_object(
+    request: Request, fields: str, max_elements: int = MAX_BODY_ELEMENTS
+) -> dict[str, Any]:
     raw = await request.body()
+    # [issue 26: 15 MiB of `{},` took 1.6 GB once parsed] bound the parsed size, not only bytes
+    n = _too_many_elements(raw, max_elements)
+    if n is not None:
+        raise _Bad(413, f"the body holds {n} JSON values; at most {max_elements} per request")
     try:
         body = json.loads(raw)
-    except (ValueError, RecursionError) as e:  # RecursionError: absurdly deep nesting
+    except (ValueError, RecursionError) as e:  # RecursionError: nesting deeper than Python's limit
         raise _Bad(400, f"the body is not JSON: {str(e)[:200]}") from None
     if not isinstance(body, dict):
         raise _Bad(422, f"the body must be a JSON object with {fields}, got a JSON {_type(body)}")
@@ -535,6 +594,7 @@ def create_app(
     docs: bool = False,
     body_timeout_s: float = BODY_TIMEOUT_S,
     min_body_rate: float = MIN_BODY_RATE,
+    max_body_elements: int = MAX_BODY_ELEMENTS,
 ) -> FastAPI:
     """The reward server as an ASGI app (no server is started; run it with uvicorn).
 
@@ -553,7 +613,9 @@ def create_app(
     it, so bodies of at most 1/64 of it are served while large ones stall.
     ``body_timeout_s``: a body idle this long is dropped with a 408 and its bytes released;
     ``min_body_rate``: bytes/s a body must average once ``body_timeout_s`` has passed
-    (0: no rate floor). ``docs``: serve
+    (0: no rate floor). ``max_body_elements``: JSON values (containers and scalars) a
+    body may hold (413 above), so memory is bounded by parsed size, not only by bytes;
+    nesting is bounded by Python's recursion limit (400). ``docs``: serve
     ``/openapi.json`` (the real request/response bodies and status codes,
     :mod:`groundrl.serve.openapi`) and ``/docs``; off by default.
 
@@ -569,6 +631,7 @@ def create_app(
     )  # fmt: skip
     if not (isinstance(body_timeout_s, (int, float)) and 0 < body_timeout_s < float("inf")):
         raise ValueError(f"body_timeout_s must be a finite number of seconds > 0, got {body_timeout_s!r}")
+    _check_int("max_body_elements", max_body_elements)
     if not (isinstance(min_body_rate, (int, float)) and 0 <= min_body_rate < float("inf")):
         raise ValueError(f"min_body_rate must be a finite number of bytes/s ≥ 0, got {min_body_rate!r}")
     extra = dict(recipes or {})
@@ -648,7 +711,7 @@ def create_app(
 
     @app.post("/score", **oa.SCORE)
     async def score(request: Request) -> Response:
-        body = await _body_object(request, "`recipe` and `samples`")
+        body = await _body_object(request, "`recipe` and `samples`", max_body_elements)
         name, items = _score_request(body, recipe, names, max_samples)
         if not items:
             return _response({"results": []})
@@ -665,16 +728,19 @@ def create_app(
         if recipe is None:
             msg = "this server was started without a recipe (groundrl serve --recipe NAME); /get_reward needs one"
             raise _Bad(422, msg)
-        body = await _body_object(request, "`query`, `prompts` and `labels`")
+        body = await _body_object(request, "`query`, `prompts` and `labels`", max_body_elements)
         out = await run("get_reward", recipe, _reward_request(body, max_samples))
         if isinstance(out, Response):
             return out
         part_names = scorers.resolve(recipe)[1].names
+        errors = [e for *_, e in out]
+        metrics.add_sample_errors(recipe, sum(e is not None for e in errors))
         return _response(
             {
-                "rewards": [r for r, _, _ in out],
-                "scores": [s for _, s, _ in out],
-                "extra_logs": {k: [logs[k] for _, _, logs in out] for k in part_names},
+                "rewards": [r for r, *_ in out],
+                "scores": [s for _, s, *_ in out],
+                "extra_logs": {k: [logs.get(k) for _, _, logs, _ in out] for k in part_names},
+                "errors": errors,
             }
         )
 
