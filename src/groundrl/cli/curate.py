@@ -530,3 +530,83 @@ def rr_sft_cmd(
     amap_path.write_text(json.dumps({str(k): v for k, v in sorted(amap.items())}, indent=0), encoding="utf-8")
     typer.echo(", ".join(f"{k}: {v}" for k, v in sorted(counts.items())))
     typer.echo(f"wrote {output} and {amap_path}")
+
+
+def _write_split(output: Path, dest: Path | None, keep: Any, convert: Any) -> int:
+    """Write ``convert(rec)`` for the records of ``output`` that ``keep`` accepts to ``dest``."""
+    import json
+
+    if dest is None:
+        return 0
+    n = 0
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with dest.open("w", encoding="utf-8") as f:
+        for line in output.read_text(encoding="utf-8").splitlines():
+            try:
+                rec = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(rec, dict) and "error" not in rec and keep(rec):
+                f.write(json.dumps(convert(rec), ensure_ascii=False) + "\n")
+                n += 1
+    return n
+
+
+@app.command(
+    "proxy-cold-start",
+    help=(
+        "Proxy-GRM cold-start data (paper §3.3, App. B.2-B.3): a teacher's <rubric><eval><answer> critique "
+        "of each preference pair {id, query, response_1, response_2, preferred, image?} (teacher_output(s) "
+        "in the record, or asked through --judge-*) splits it into status correct (well-formed, picks the "
+        "preferred response; split cold_start | proxy_sft | proxy_rl in Table 5's 10k:5k:10k shares) or "
+        "hard (for RL). --sft writes the cold_start records as {id, prompt, target, images?} for a "
+        "`kind: sft` stage; --rl writes the hard records as proxy_grpo rows."
+    ),
+)
+@judge_command
+def proxy_cold_start_cmd(
+    input: Path = INPUT,
+    output: Path = OUTPUT,
+    sft: Path | None = typer.Option(None, "--sft", help="Write the cold-start SFT records here."),
+    rl: Path | None = typer.Option(None, "--rl", help="Write the hard records (RL rows) here."),
+    samples: int = typer.Option(
+        1, "--samples", min=1, help="Teacher critiques drawn per record (with a judge)."
+    ),
+    seed: int = SEED,
+    retry_errors: bool = RETRY,
+    limit: int | None = LIMIT,
+    quiet: bool = QUIET,
+    restart: bool = RESTART,
+    judge: JudgeConfig | None = None,
+) -> None:
+    import dataclasses
+
+    from groundrl.curate.cold_start import rl_record, sft_record, split_record, teacher_outputs
+    from groundrl.curate.pipelines import run
+    from groundrl.judges.base import SamplingParams
+
+    _guard(
+        output, "proxy-cold-start", {"--samples": samples, "--seed": seed, **_judge_params(judge)}, restart
+    )
+    backend = judge_backend(judge, required=False)
+    params = None
+    if backend is not None:
+        base = judge.sampling() or SamplingParams(temperature=0.0 if samples == 1 else 1.0, max_tokens=1024)
+        params = dataclasses.replace(base, n=samples)
+
+    def fn(r: dict[str, Any]) -> dict[str, Any]:
+        if backend is not None and r.get("teacher_output") is None and r.get("teacher_outputs") is None:
+            r = {**r, "teacher_outputs": teacher_outputs(backend, [r], params)[0]}
+        return split_record(r, seed=seed)
+
+    try:
+        counts = run(input, output, fn, "status", not quiet, retry_errors, limit)
+    finally:
+        _close(backend)
+    n_sft = _write_split(output, sft, lambda r: r.get("split") == "cold_start", sft_record)
+    n_rl = _write_split(output, rl, lambda r: r.get("status") == "hard", rl_record)
+    if sft is not None:
+        typer.echo(f"{n_sft} cold-start SFT records -> {sft}")
+    if rl is not None:
+        typer.echo(f"{n_rl} hard RL records -> {rl}")
+    _report(counts, output, backend)
