@@ -39,7 +39,7 @@ def test_score_reinforced_planning_examples(tmp_path):
     assert rows["rp-perfect"]["parts"] == {"format": 0.5, "accuracy": 1.0}
     assert rows["rp-perfect"]["reward"] == 1.5
     # gold of 6 steps, predicted prefix of 3 correct: 3·4 / (6·7)
-    assert abs(rows["rp-prefix"]["parts"]["accuracy"] - 12 / 42) < 1e-9
+    assert rows["rp-prefix"]["parts"]["accuracy"] == round(12 / 42, 6)  # floats rounded to 6 decimals
     # missing key: 0 + 0.125 + 0.25
     assert rows["rp-missing-key"]["parts"]["format"] == 0.375
     # fenced JSON is not strict JSON
@@ -62,7 +62,7 @@ def test_lenient_accepts_fenced_plan(tmp_path):
     assert r.exit_code == 0, r.output
     rows = {row["id"]: row for row in read_jsonl(out)}
     # two correct steps of a 6-step gold: 2·3 / (6·7); full format
-    assert rows["rp-fenced"]["parts"] == {"format": 0.5, "accuracy": 6 / 42}
+    assert rows["rp-fenced"]["parts"] == {"format": 0.5, "accuracy": round(6 / 42, 6)}
 
 
 def test_bad_lines_get_error_records_and_exit_1(tmp_path):

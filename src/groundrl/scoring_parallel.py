@@ -20,17 +20,20 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from groundrl.floats import tidy
 from groundrl.scoring import iter_jsonl_lines, json_text, score_records
 
 CHUNK_LINES = 512
 _worker: dict[str, Any] = {}
 
 
-def _init(recipe: str, options: Mapping[str, Any], rows: bool, path: str, tmp: str) -> None:
+def _init(
+    recipe: str, options: Mapping[str, Any], rows: bool, path: str, tmp: str, digits: int | None = None
+) -> None:
     from groundrl.recipes import get_recipe
 
     rec = get_recipe(recipe)
-    _worker.update(recipe=rec, rubric=rec.rubric(**options), rows=rows, path=path, tmp=tmp)
+    _worker.update(recipe=rec, rubric=rec.rubric(**options), rows=rows, path=path, tmp=tmp, digits=digits)
 
 
 def _score_chunk(chunk: tuple[int, int, int]) -> tuple[str, list[dict[str, Any]], int, int]:
@@ -46,7 +49,7 @@ def _score_chunk(chunk: tuple[int, int, int]) -> tuple[str, list[dict[str, Any]]
     results = list(score_records(_worker["recipe"], _worker["rubric"], iter_jsonl_lines(lines, start=first)))
     out = os.path.join(_worker["tmp"], f"{first:012d}.jsonl")
     with open(out, "w", encoding="utf-8") as f:
-        f.write("".join(json_text(r) + "\n" for r in results))
+        f.write("".join(json_text(tidy(r, _worker.get("digits"))) + "\n" for r in results))
     errors = sum(1 for r in results if "error" in r)
     rows = (
         [{"error": True} if "error" in r else {"reward": r["reward"], "parts": r["parts"]} for r in results]
@@ -80,10 +83,12 @@ def score_file_parallel(
     rows: bool = True,
     limit: int | None = None,
     chunk_lines: int = CHUNK_LINES,
+    digits: int | None = None,
 ) -> tuple[list[dict[str, Any]], int, int]:
     """Score the JSONL file ``path`` with ``workers`` processes, writing to the text file
     ``out`` what one process writes; returns ``(rows, errors, results)`` (``rows`` only
-    when asked). ``limit``: only the first ``limit`` lines. ``options`` must be picklable."""
+    when asked). ``limit``: only the first ``limit`` lines. ``options`` must be picklable.
+    ``digits``: floats in the output rounded to that many decimals (``None``: as computed)."""
     if workers < 1:
         raise ValueError(f"workers must be ≥ 1, got {workers}")
     data = path.read_bytes()
@@ -103,7 +108,7 @@ def score_file_parallel(
     # fork: the parent holds no threads here (no judge) and children start in ~ms
     ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
     with tempfile.TemporaryDirectory(prefix="groundrl-score-") as tmp:
-        init = (recipe, dict(options), rows, str(path), tmp)
+        init = (recipe, dict(options), rows, str(path), tmp, digits)
         with ctx.Pool(workers, initializer=_init, initargs=init) as pool:
             for part, part_rows, part_errors, n in pool.imap(_score_chunk, chunks):
                 with open(part, encoding="utf-8") as f:

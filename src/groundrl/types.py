@@ -76,6 +76,10 @@ def finite_score(name: str, value: float, reason: str = "") -> Score:
     return s
 
 
+NO_DEDUCTION = "no deduction reported by this part"
+NOT_APPLICABLE = "not applicable"
+
+
 @dataclass(slots=True)
 class Verdict:
     """The result of scoring one sample: ``total`` and the named ``parts`` behind it."""
@@ -98,7 +102,13 @@ class Verdict:
         return {k: s.value for k, s in self.parts.items()}
 
     def reasons(self) -> dict[str, str]:
-        return {k: s.reason for k, s in self.parts.items() if s.reason}
+        """One reason per part, so that no value stands unexplained: the part's own, or
+        — a part states a reason whenever it deducts — :data:`NO_DEDUCTION`
+        (:data:`NOT_APPLICABLE` for a part without a value)."""
+        return {
+            k: s.reason or (NO_DEDUCTION if s.value is not None else NOT_APPLICABLE)
+            for k, s in self.parts.items()
+        }
 
     def to_dict(self) -> dict[str, Any]:
         out: dict[str, Any] = {"reward": self.total, "parts": self.values(), "reasons": self.reasons()}

@@ -12,6 +12,7 @@ from groundrl.integrations.openrlhf import make_reward_func
 from groundrl.recipes import RECIPE_NAMES, get_recipe
 from groundrl.scoring import score_samples
 from groundrl.serve.app import create_app
+from groundrl.types import NO_DEDUCTION
 
 # valid fields per real recipe (the completion varies)
 FIELDS = {
@@ -57,7 +58,7 @@ def test_score_hand_made_recipe_hand_worked_and_equal_to_the_library(tools):
         "id": "a",
         "reward": pytest.approx(1.03),
         "parts": {"exact": 1.0, "length": 3.0},
-        "reasons": {},
+        "reasons": {"exact": NO_DEDUCTION, "length": NO_DEDUCTION},  # every value has a reason
     }
     assert res[1]["reward"] == pytest.approx(0.02) and res[1]["parts"] == {"exact": 0.0, "length": 2.0}
     # a bad sample is an error entry naming its index in the request; the others are scored

@@ -10,6 +10,7 @@ import typer
 
 from groundrl.cli.main import app
 from groundrl.cli.recipe_options import RecipeArgs, recipe_by_name, recipe_command
+from groundrl.floats import DIGITS, tidy
 from groundrl.recipes import recipe_names
 from groundrl.scoring import iter_jsonl_lines, json_text, score_records
 from groundrl.summary import print_summary
@@ -29,11 +30,12 @@ def score_cmd(
     recipe: str = typer.Argument(
         ..., help=f"Recipe: {', '.join(recipe_names())} (`groundrl recipes` shows their fields and options)."
     ),
-    input: Path = typer.Argument(
-        ..., exists=True, dir_okay=False, readable=True, help="JSONL file of samples."
-    ),
+    input: Path = typer.Argument(..., metavar="INPUT", help="JSONL file of samples; - reads standard input."),
     output: Path | None = typer.Option(
-        None, "-o", "--output", help="File to write results to (default: stdout); its folder is created."
+        None,
+        "-o",
+        "--output",
+        help="File to write results to (default or -: stdout); its folder is created.",
     ),
     action_map: Path | None = typer.Option(
         None, "--action-map", exists=True, dir_okay=False, help="Alias of -O action_map=PATH."
@@ -55,9 +57,15 @@ def score_cmd(
     workers: int = typer.Option(
         1, "--workers", min=1, help="Processes for rule recipes on big files (output order is kept)."
     ),
+    raw_floats: bool = typer.Option(
+        False, "--raw-floats", help="Write floats at full precision (default: rounded to 6 decimals)."
+    ),
     recipe_args: RecipeArgs = None,  # type: ignore[assignment]
 ) -> None:
     rec = recipe_by_name(recipe)
+    output = None if output is not None and str(output) == "-" else output
+    input = _check_input(input, workers > 1 or ray)
+    digits = None if raw_floats else DIGITS
     aliases = {"action_map": str(action_map) if action_map else None, "lenient": lenient, "tau": tau}
     if ray and workers > 1:
         raise typer.BadParameter(
@@ -74,9 +82,25 @@ def score_cmd(
         if ray:
             _score_on_ray(rec.name, options, input, output, limit, ray_address)
         else:
-            _score_file(rec, rubric, input, output, quiet, (workers, options), limit)
+            _score_file(rec, rubric, input, output, quiet, (workers, options, digits), limit)
     finally:
         rubric.close()
+
+
+def _check_input(path: Path, needs_file: bool) -> Path:
+    """INPUT as a readable file, or ``-`` (standard input) for the one-process path."""
+    if str(path) == "-":
+        if needs_file:
+            raise typer.BadParameter(
+                "--workers and --ray read a file: save standard input to a file first", param_hint="INPUT"
+            )
+        return path
+    if not path.is_file():
+        what = "is a folder" if path.is_dir() else "does not exist"
+        raise typer.BadParameter(
+            f"{path} {what}: give a JSONL file (or - for standard input)", param_hint="INPUT"
+        )
+    return path
 
 
 def _score_on_ray(
@@ -117,16 +141,19 @@ def _score_file(
     if output:
         output.parent.mkdir(parents=True, exist_ok=True)
     out = output.open("w", encoding="utf-8") if output else sys.stdout
-    workers, options = parallel
+    workers, options, digits = parallel
     n_bad, n, results = 0, 0, []
     try:
         if workers > 1:
             from groundrl.scoring_parallel import score_file_parallel
 
-            results, n_bad, n = score_file_parallel(rec.name, options, input, workers, out, not quiet, limit)
+            results, n_bad, n = score_file_parallel(
+                rec.name, options, input, workers, out, not quiet, limit, digits=digits
+            )
         else:
             # JSONL lines end at "\n" only (a U+2028 inside a JSON string is not a line end)
-            lines = input.read_bytes().decode("utf-8", errors="replace").split("\n")
+            data = sys.stdin.buffer.read() if str(input) == "-" else input.read_bytes()
+            lines = data.decode("utf-8", errors="replace").split("\n")
             if limit is not None:
                 lines = lines[:limit]
             progress = not quiet and len(lines) > 1
@@ -134,10 +161,17 @@ def _score_file(
                 n_bad += "error" in row
                 n += 1
                 results.append(row)
-                out.write(json_text(row) + "\n")
+                out.write(json_text(tidy(row, digits)) + "\n")
     finally:
         if output:
             out.close()
+    if n == 0:
+        typer.echo(
+            f"error: {'standard input' if str(input) == '-' else input} holds no sample "
+            "(no non-blank line): nothing was scored.",
+            err=True,
+        )
+        raise typer.Exit(1)
     if not quiet:
         print_summary(rec.name, rubric.names, results, err=output is None)
     calls, failures = rubric.judge_stats()
