@@ -132,11 +132,11 @@ def test_cli_option_alias_and_errors_agree(tmp_path):
 
 
 def test_train_yaml_options_are_checked_before_any_model(tmp_path):
-    from groundrl.train.grpo import check_recipe_options
+    from groundrl.train.config import ConfigError, build_train_config
 
-    check_recipe_options("argos", {"recipe_options": {"tau": "0.3"}})
-    with pytest.raises(OptionError, match="option 'tau': expected a number"):
-        check_recipe_options("argos", {"recipe_options": {"tau": "high"}})
+    build_train_config({"data": "x.jsonl", "recipe_options": {"tau": "0.3"}}, "argos")
+    with pytest.raises(ConfigError, match="recipe_options: .*option 'tau': expected a number"):
+        build_train_config({"data": "x.jsonl", "recipe_options": {"tau": "high"}}, "argos")
     cfg = tmp_path / "c.yaml"
     cfg.write_text("data: x.jsonl\n")
     r = CliRunner().invoke(app, ["train", "eqa_rm", "--config", str(cfg), "-O", "tau=1"])

@@ -24,26 +24,24 @@ from typing import Any
 
 import typer
 
-from groundrl.judges.config import BACKENDS, DTYPES, JudgeConfig
+from groundrl.judges.config import JudgeConfig
 from groundrl.recipes import Recipe, get_recipe
 from groundrl.recipes.options import OptionError, parse_assignments
 
 PANEL = "Judge (model-based parts)"
+_TYPES = {"str": str | None, "str | None": str | None, "int": int | None, "int | None": int | None}
+_TYPES |= {"float": float | None, "float | None": float | None, "bool": bool | None}
+# one flag per JudgeConfig setting, its help from the field: serve, score, train, bench, curate alike
 _JUDGE_FLAGS: dict[str, tuple[Any, str]] = {
-    "backend": (str | None, f"{' | '.join(BACKENDS)}: run the recipe's model-based parts."),
-    "model": (str | None, "Judge model: the served name (openai) or a local checkpoint path (transformers)."),
-    "url": (str | None, "Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1."),
-    "api_key_env": (str | None, "Environment variable holding the API key (default OPENAI_API_KEY)."),
-    "device": (str | None, "transformers: device of the local judge, e.g. cuda:0."),
-    "dtype": (str | None, f"transformers: {' | '.join(DTYPES)}."),
-    "batch_size": (int | None, "transformers: requests per padded forward pass (default 8)."),
-    "concurrency": (int | None, "openai: requests in flight (default 16)."),
-    "timeout": (float | None, "openai: seconds per request (default 60)."),
-    "retries": (int | None, "openai: retries on 429/5xx/timeouts (default 3)."),
-    "temperature": (float | None, "Sampling temperature (default the paper judge's, greedy)."),
-    "max_tokens": (int | None, "Tokens per judge answer (default the paper judge's, 512)."),
-    "cache": (str | None, "sqlite file caching judge answers (reruns cost nothing)."),
+    name: (_TYPES.get(typ, str | None), help_) for name, typ, help_ in JudgeConfig.settings()
 }
+
+
+def _flag_decls(key: str) -> list[str]:
+    flag = f"--judge-{key.replace('_', '-')}"
+    if _JUDGE_FLAGS[key][0] == (bool | None):
+        return [f"{flag}/--judge-no-{key.replace('_', '-')}"]
+    return [flag]
 
 
 def judge_config(values: Mapping[str, Any]) -> JudgeConfig | None:
@@ -67,6 +65,13 @@ class RecipeArgs:
 
     assignments: list[str] = field(default_factory=list)
     judge: JudgeConfig | None = None
+    judge_flags: dict[str, Any] = field(default_factory=dict)  # the --judge-* settings given explicitly
+
+    def judge_spec(self) -> dict[str, Any] | None:
+        """The judge as JSON for worker processes: its non-default settings plus every
+        setting given on the command line (an explicit default must survive, e.g. a
+        ``--judge-allow-local-images`` that the server would otherwise turn off)."""
+        return None if self.judge is None else {**self.judge.to_dict(), **self.judge_flags}
 
     def options(self, recipe: Recipe | str, aliases: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """Validated recipe options: ``-O`` assignments, alias flags (``None`` = not
@@ -151,9 +156,7 @@ def _extra_params(with_options: bool) -> list[inspect.Parameter]:
                 f"judge_{key}_",
                 kw,
                 annotation=typ,
-                default=typer.Option(
-                    None, f"--judge-{key.replace('_', '-')}", help=help_, rich_help_panel=PANEL
-                ),
+                default=typer.Option(None, *_flag_decls(key), help=help_, rich_help_panel=PANEL),
             )
         )
     return params
@@ -163,8 +166,8 @@ def recipe_command(func: Callable[..., Any]) -> Callable[..., Any]:
     """Decorator: ``func(..., recipe_args: RecipeArgs)`` becomes a Typer command with
     ``-O`` and the ``--judge-*`` flags (see the module docstring)."""
 
-    def fill(kwargs: dict[str, Any], judge: JudgeConfig | None) -> None:
-        kwargs["recipe_args"] = RecipeArgs(list(kwargs.pop("option_", None) or []), judge)
+    def fill(kwargs: dict[str, Any], judge: JudgeConfig | None, given: dict[str, Any]) -> None:
+        kwargs["recipe_args"] = RecipeArgs(list(kwargs.pop("option_", None) or []), judge, given)
 
     return _with_flags(func, "recipe_args", _extra_params(with_options=True), fill)
 
@@ -173,7 +176,7 @@ def judge_command(func: Callable[..., Any]) -> Callable[..., Any]:
     """Decorator for commands that run a judge but take no recipe (bench, curate):
     ``func(..., judge: JudgeConfig | None)`` gets the ``--judge-*`` flags."""
 
-    def fill(kwargs: dict[str, Any], judge: JudgeConfig | None) -> None:
+    def fill(kwargs: dict[str, Any], judge: JudgeConfig | None, given: dict[str, Any]) -> None:
         kwargs["judge"] = judge
 
     return _with_flags(func, "judge", _extra_params(with_options=False), fill)
@@ -183,7 +186,7 @@ def _with_flags(
     func: Callable[..., Any],
     target: str,
     extra: list[inspect.Parameter],
-    fill: Callable[[dict[str, Any], JudgeConfig | None], None],
+    fill: Callable[[dict[str, Any], JudgeConfig | None, dict[str, Any]], None],
 ) -> Callable[..., Any]:
     hints = typing.get_type_hints(func)
     sig = inspect.signature(func)
@@ -192,8 +195,8 @@ def _with_flags(
 
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        judge = judge_config({k: kwargs.pop(f"judge_{k}_", None) for k in _JUDGE_FLAGS})
-        fill(kwargs, judge)
+        values = {k: kwargs.pop(f"judge_{k}_", None) for k in _JUDGE_FLAGS}
+        fill(kwargs, judge_config(values), {k: v for k, v in values.items() if v is not None})
         return func(*args, **kwargs)
 
     del wrapper.__wrapped__  # Typer must read the new signature, not the wrapped one

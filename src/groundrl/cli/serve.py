@@ -159,7 +159,7 @@ def command(
         "min_body_rate": min_body_rate_kb * 1024,
     }
     if recipe_args.judge is not None:
-        config["judge"] = recipe_args.judge.to_dict()  # JSON: worker processes rebuild it
+        config["judge"] = recipe_args.judge_spec()  # JSON: worker processes rebuild it
     try:
         app = build_app(config)  # configuration errors surface here, before binding
     except (ValueError, TypeError, OSError) as e:

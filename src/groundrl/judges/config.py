@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 BACKENDS = ("openai", "transformers")
@@ -47,22 +47,49 @@ class JudgeConfig:
       ``image_root`` is given); http(s) URLs only with ``allow_image_urls``.
     """
 
-    backend: str
-    model: str
-    url: str | None = None
-    api_key_env: str = "OPENAI_API_KEY"
-    device: str | None = None
-    dtype: str | None = None
-    batch_size: int = 8
-    concurrency: int = 16
-    timeout: float = 60.0
-    retries: int = 3
-    temperature: float | None = None
-    max_tokens: int | None = None
-    cache: str | None = None
-    image_root: str | None = None
-    allow_local_images: bool = True
-    allow_image_urls: bool = False
+    backend: str = field(metadata={"help": f"{' | '.join(BACKENDS)}: run the recipe's model-based parts."})
+    model: str = field(
+        metadata={"help": "Judge model: the served name (openai) or a local checkpoint path (transformers)."}
+    )
+    url: str | None = field(
+        default=None,
+        metadata={"help": "Base URL of an OpenAI-compatible server, e.g. http://127.0.0.1:8000/v1."},
+    )
+    api_key_env: str = field(
+        default="OPENAI_API_KEY",
+        metadata={"help": "Environment variable holding the API key (default OPENAI_API_KEY)."},
+    )
+    device: str | None = field(
+        default=None, metadata={"help": "transformers: device of the local judge, e.g. cuda:0."}
+    )
+    dtype: str | None = field(default=None, metadata={"help": f"transformers: {' | '.join(DTYPES)}."})
+    batch_size: int = field(
+        default=8, metadata={"help": "transformers: requests per padded forward pass (default 8)."}
+    )
+    concurrency: int = field(default=16, metadata={"help": "openai: requests in flight (default 16)."})
+    timeout: float = field(default=60.0, metadata={"help": "openai: seconds per request (default 60)."})
+    retries: int = field(default=3, metadata={"help": "openai: retries on 429/5xx/timeouts (default 3)."})
+    temperature: float | None = field(
+        default=None, metadata={"help": "Sampling temperature (default the paper judge's, greedy)."}
+    )
+    max_tokens: int | None = field(
+        default=None, metadata={"help": "Tokens per judge answer (default the paper judge's, 512)."}
+    )
+    cache: str | None = field(
+        default=None, metadata={"help": "sqlite file caching judge answers (reruns cost nothing)."}
+    )
+    image_root: str | None = field(
+        default=None, metadata={"help": "The judge reads local images only under this folder."}
+    )
+    allow_local_images: bool = field(
+        default=True,
+        metadata={
+            "help": "Let the judge read local image paths (the reward server: off unless --judge-image-root)."
+        },
+    )
+    allow_image_urls: bool = field(
+        default=False, metadata={"help": "Pass http(s) image URLs on to the judge server."}
+    )
 
     def __post_init__(self) -> None:
         if self.backend not in BACKENDS:
@@ -100,6 +127,12 @@ class JudgeConfig:
     @classmethod
     def keys(cls) -> tuple[str, ...]:
         return tuple(f.name for f in fields(cls))
+
+    @classmethod
+    def settings(cls) -> list[tuple[str, str, str]]:
+        """``(name, type, help)`` of every setting: the one list the ``--judge-*`` flags of
+        every command are generated from."""
+        return [(f.name, str(f.type), str(f.metadata.get("help", ""))) for f in fields(cls)]
 
     @classmethod
     def from_mapping(cls, spec: Mapping[str, Any]) -> JudgeConfig:

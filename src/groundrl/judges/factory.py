@@ -1,4 +1,10 @@
-"""``make_backend(kind, model, url)``: the CLI's ``--judge-backend/--judge-model/--judge-url``."""
+"""``make_backend(kind, model, url, **options)``: a judge backend from Python, with the
+backends' own keyword options (``backoff``, ``extra_body``, ``max_retries``, …).
+
+The CLI, train YAML files, the adapters and the server go through
+:class:`groundrl.judges.config.JudgeConfig` instead (one list of settings, which also
+generates every command's ``--judge-*`` flags); this function is the direct constructor
+for code and tests that need a backend option JudgeConfig does not carry."""
 
 from __future__ import annotations
 
@@ -12,7 +18,7 @@ BACKENDS = ("openai", "transformers")
 
 
 def make_backend(kind: str, model: str | None, url: str | None = None, **options: Any) -> JudgeBackend:
-    """A judge backend from the CLI's three flags plus keyword options.
+    """A judge backend from its kind, model and URL plus the backend's keyword options.
 
     * ``openai``: ``model`` is the served model name, ``url`` the base URL ending in
       ``/v1``; options ``api_key`` (default ``$OPENAI_API_KEY``), ``concurrency`` (16),
