@@ -407,39 +407,53 @@ def _write_kept(output: Path, kept: Path | None) -> None:
 @app.command(
     "reject-pass-rate",
     help=(
-        "EmbodiedBrain rejection stage 1: drop prompts whose pass rate over K samples is <= --min-rate "
-        "(too hard) or >= --max-rate (too easy). Records {id, gold|answer, answers: \\[K texts\\]} or "
-        "{id, passes: \\[K bools\\]}; writes the record plus {n_samples, n_pass, pass_rate, kept, reason}."
+        "EmbodiedBrain rejection stage 1: drop prompts none of whose K samples is right (pass rate <= "
+        "--min-rate, default 0: only the all-wrong), and, with --max-rate, those at or above it (off by "
+        "default: the paper keeps all-correct prompts). With --judge-* an LLM judges each answer against the "
+        "gold (semantic equivalence, as the paper's judge model); without, normalised exact match. Records "
+        "{id, gold|answer, answers: \\[K texts\\]} or {id, passes: \\[K bools\\]}; writes the record plus "
+        "{n_samples, n_pass, pass_rate, kept, reason}."
     ),
 )
+@judge_command
 def reject_pass_rate_cmd(
     input: Path = INPUT,
     output: Path = OUTPUT,
     min_rate: float = typer.Option(0.0, "--min-rate", min=0.0, max=1.0, help="Drop when pass rate <= this."),
-    max_rate: float = typer.Option(1.0, "--max-rate", min=0.0, max=1.0, help="Drop when pass rate >= this."),
+    max_rate: float | None = typer.Option(
+        None, "--max-rate", min=0.0, max=1.0, help="Also drop when pass rate >= this (default: never)."
+    ),
     kept: Path | None = KEPT,
     retry_errors: bool = RETRY,
     limit: int | None = LIMIT,
     quiet: bool = QUIET,
     restart: bool = RESTART,
+    judge: JudgeConfig | None = None,
 ) -> None:
+    from groundrl.curate.consensus import exact_judge
     from groundrl.curate.pipelines import run
-    from groundrl.curate.rejection import pass_rate_filter
+    from groundrl.curate.rejection import pass_rate_filter, semantic_judge
 
-    if min_rate >= max_rate:
+    if max_rate is not None and min_rate >= max_rate:
         raise typer.BadParameter("--min-rate must be < --max-rate", param_hint="--min-rate")
-    _guard(output, "reject-pass-rate", {"--min-rate": min_rate, "--max-rate": max_rate}, restart)
-    counts = run(
-        input,
-        output,
-        lambda r: pass_rate_filter(r, min_rate, max_rate),
-        "reason",
-        not quiet,
-        retry_errors,
-        limit,
-    )
+    params = {"--min-rate": min_rate, "--max-rate": max_rate, **_judge_params(judge)}
+    _guard(output, "reject-pass-rate", params, restart)
+    backend = judge_backend(judge, required=False)
+    check = exact_judge if backend is None else semantic_judge(backend)
+    try:
+        counts = run(
+            input,
+            output,
+            lambda r: pass_rate_filter(r, min_rate, max_rate, judge=check),
+            "reason",
+            not quiet,
+            retry_errors,
+            limit,
+        )
+    finally:
+        _close(backend)
     _write_kept(output, kept)
-    _report(counts, output)
+    _report(counts, output, backend)
 
 
 @app.command(
@@ -447,7 +461,9 @@ def reject_pass_rate_cmd(
     help=(
         "EmbodiedBrain rejection stage 2: drop samples whose gold label a stronger model contradicts. "
         "Records {id, gold|answer, strong_answer?, question?, image?}; without strong_answer the --judge-* "
-        "model answers the question. Writes the record plus {strong_answer, kept, reason}."
+        "model answers the question, and with --judge-* the same model checks whether its answer and the "
+        "gold mean the same (without a judge: normalised exact match). Writes the record plus "
+        "{strong_answer, kept, reason}."
     ),
 )
 @judge_command
@@ -461,8 +477,9 @@ def reject_label_cmd(
     restart: bool = RESTART,
     judge: JudgeConfig | None = None,
 ) -> None:
+    from groundrl.curate.consensus import exact_judge
     from groundrl.curate.pipelines import run
-    from groundrl.curate.rejection import label_check
+    from groundrl.curate.rejection import label_check, semantic_judge
     from groundrl.judges import SamplingParams
     from groundrl.parse.answers import extract_answer
 
@@ -482,8 +499,17 @@ def reject_label_cmd(
         ans = extract_answer(g.text or "")
         return ans.value if ans.ok else (g.text or "").strip()
 
+    check = exact_judge if backend is None else semantic_judge(backend)
     try:
-        counts = run(input, output, lambda r: label_check(r, ask), "reason", not quiet, retry_errors, limit)
+        counts = run(
+            input,
+            output,
+            lambda r: label_check(r, ask, judge=check),
+            "reason",
+            not quiet,
+            retry_errors,
+            limit,
+        )
     finally:
         _close(backend)
     _write_kept(output, kept)

@@ -1,18 +1,23 @@
 """EmbodiedBrain's two-stage rejection sampling as dropping steps (``groundrl curate
-reject-pass-rate`` then ``reject-label``).
+reject-pass-rate`` then ``reject-label``) [EmbodiedBrain §4.1.1].
 
-Stage 1 — difficulty: a prompt's K sampled answers give its pass rate
-``r = n_pass / K``; the prompt is kept only when ``min_rate < r < max_rate`` (defaults 0
-and 1, both exclusive: a prompt no sample solves is *too hard*, one every sample solves
-*too easy*). A sample passes when its ``passes`` entry is truthy (precomputed), else when
-the answer matches the gold (``gold`` or ``answer`` field) under the judge (normalised
-exact match by default; see :func:`groundrl.curate.consensus.exact_judge`).
+Stage 1 — coarse filter: the baseline model's K sampled answers to a prompt are judged
+against the gold; the prompt is dropped only when *every* answer is wrong (``too_hard``:
+an ill-posed or broken sample) — the paper keeps the rest, all-correct prompts included.
+So by default a prompt is kept when its pass rate ``r = n_pass / K`` is above
+``min_rate`` = 0; ``max_rate`` (none by default) optionally drops prompts with
+``r ≥ max_rate`` as ``too_easy`` [ours: an extra knob, off by default]. A sample passes
+when its ``passes`` entry is truthy (precomputed), else when the judge accepts the answer:
+normalised exact match by default (:func:`groundrl.curate.consensus.exact_judge`), or —
+as in the paper, which has a stronger LLM judge the answers — :func:`semantic_judge` on
+a judge backend (an exact match is accepted without a call).
 
-Stage 2 — label check: a stronger model's answer (``strong_answer`` in the record, or
-asked from a judge model) is compared with the gold; when it contradicts the gold the
-sample is dropped as a suspected label error (``label_contradicted``). A sample whose
-strong answer is missing is kept with the reason ``no_strong_answer`` (our choice: no
-evidence against the label).
+Stage 2 — label check: an expert model's answer (``strong_answer`` in the record, or
+asked from a judge model) is compared with the gold; a significant discrepancy drops the
+sample as a suspected label error (``label_contradicted``). The comparison is the same
+judge: exact match by default, the LLM's semantic consistency check with a judge backend
+(the paper compares meaning, not strings). A sample whose strong answer is missing is
+kept with the reason ``no_strong_answer`` (our choice: no evidence against the label).
 
 Both write every record annotated with ``kept`` and ``reason`` (so a run resumes), and
 :func:`kept_records` extracts the kept ones.
@@ -41,20 +46,27 @@ def _rate_bound(name: str, v: Any) -> float:
 
 
 def pass_rate_filter(
-    record: dict[str, Any], min_rate: float = 0.0, max_rate: float = 1.0, judge: Judge = exact_judge
+    record: dict[str, Any],
+    min_rate: float = 0.0,
+    max_rate: float | None = None,
+    judge: Judge = exact_judge,
 ) -> dict[str, Any]:
     """Stage 1 for one record ``{id, answers: [K], gold | answer, passes?: [K]}`` → the
     record plus ``n_samples``, ``n_pass``, ``pass_rate``, ``kept`` and ``reason``
-    (``kept`` | ``too_hard`` | ``too_easy`` | ``no_samples``).
+    (``kept`` | ``too_hard`` | ``too_easy`` | ``no_samples``). By default only an
+    all-wrong prompt is dropped [EmbodiedBrain §4.1.1].
 
     >>> r = pass_rate_filter({"id": 1, "gold": "B", "answers": ["B", "A", "B", "C"]})
     >>> r["pass_rate"], r["kept"], r["reason"]
     (0.5, True, 'kept')
     >>> pass_rate_filter({"id": 2, "gold": "B", "answers": ["B", "B"]})["reason"]
-    'too_easy'
+    'kept'
+    >>> pass_rate_filter({"id": 3, "gold": "B", "answers": ["A", "C"]})["reason"]
+    'too_hard'
     """
-    lo, hi = _rate_bound("min_rate", min_rate), _rate_bound("max_rate", max_rate)
-    if lo >= hi:
+    lo = _rate_bound("min_rate", min_rate)
+    hi = None if max_rate is None else _rate_bound("max_rate", max_rate)
+    if hi is not None and lo >= hi:
         raise ValueError(f"min_rate must be < max_rate, got {lo} and {hi}")
     passes = record.get("passes")
     if isinstance(passes, (list, tuple)):
@@ -78,7 +90,7 @@ def pass_rate_filter(
     rate = n_pass / len(flags)
     if rate <= lo:
         reason = "too_hard"
-    elif rate >= hi:
+    elif hi is not None and rate >= hi:
         reason = "too_easy"
     else:
         reason = "kept"
@@ -112,6 +124,31 @@ def label_check(
         return {**record, "kept": True, "reason": "no_strong_answer"}
     ok = bool(judge(strong, _gold(record)))
     return {**record, "strong_answer": strong, "kept": ok, "reason": "kept" if ok else "label_contradicted"}
+
+
+def semantic_judge(backend: Any, params: Any = None) -> Judge:
+    """A :data:`Judge` asking an LLM whether an answer means the same as the gold (the
+    semantic-equivalence prompt, :func:`groundrl.judges.prompts.semantic_request`); an
+    exact match is accepted without a call. A failed or unreadable call raises, so the
+    curate run records an error and retries the record instead of judging it wrong."""
+    from groundrl.judges.base import SamplingParams
+    from groundrl.judges.papers import parse_yes_no
+    from groundrl.judges.prompts import semantic_request
+
+    sampling = params or SamplingParams(temperature=0.0, max_tokens=16)
+
+    def judge(answer: Any, gold: Any) -> bool:
+        if exact_judge(answer, gold):
+            return True
+        g = backend.generate([semantic_request(None, str(answer), str(gold))], sampling)[0]
+        if not g.ok:
+            raise RuntimeError(f"judge call failed: {g.error}")
+        v = parse_yes_no(g.text)
+        if v is None:
+            raise RuntimeError(f"judge answered neither yes nor no: {str(g.text)[:80]!r}")
+        return v
+
+    return judge
 
 
 def kept_records(annotated: Path, dest: Path) -> int:
