@@ -1,7 +1,8 @@
 """``groundrl export verl DATA.jsonl -o train.parquet --recipe R``: a groundrl dataset in
 verl's RLHF parquet layout (``data_source``, chat ``prompt``, ``images``, ``ability``,
 ``reward_model.ground_truth``, ``extra_info``), ready for
-``groundrl.integrations.verl.compute_score``."""
+``groundrl.integrations.verl.compute_score``. Images are embedded (``{"bytes": …}``) with
+one ``<image>`` placeholder each in the prompt, the form verl's ``RLHFDataset`` reads."""
 
 from __future__ import annotations
 
@@ -18,9 +19,12 @@ app = typer.Typer(help="Write groundrl datasets in a trainer's own layout.", no_
 @app.command(
     "verl",
     help=(
-        "INPUT: JSONL, one sample per line: `prompt` (text or chat messages), optional `images`, the "
+        "INPUT: JSONL, one sample per line: `prompt` (text or chat messages), optional `images` (a "
+        "path or a list: one image, an episode's frames) and `video` (a list of frame paths), the "
         "recipe's label field (e.g. `gold`) and any other fields (they go to extra_info). A line may "
-        "name its own `recipe`. Writes verl's RLHF parquet layout to -o (a file)."
+        "name its own `recipe`. Writes verl's RLHF parquet layout to -o (a file): images embedded, "
+        "one `<image>` placeholder per image in the prompt (put before the first user message when "
+        "the prompt has none). Relative image paths are read from the input file's folder."
     ),
 )
 def verl_cmd(
@@ -67,5 +71,9 @@ def verl_cmd(
         typer.echo("error: no samples in the input", err=True)
         raise typer.Exit(1)
     output.parent.mkdir(parents=True, exist_ok=True)
-    n = write_dataset(rows, str(output), recipe=recipe)
+    try:
+        n = write_dataset(rows, str(output), recipe=recipe, image_root=input.parent)
+    except ValueError as e:  # an image that cannot be read, placeholders that do not match
+        typer.echo(f"error: {e}; nothing written", err=True)
+        raise typer.Exit(1) from None
     typer.echo(f"wrote {n} rows to {output}")

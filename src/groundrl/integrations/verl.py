@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from groundrl.integrations.common import (
@@ -247,17 +248,121 @@ def compute_score(
     return out
 
 
-def write_dataset(rows: Any, path: str, recipe: str | None = None) -> int:
+IMAGE = "<image>"  # verl RLHFDataset's placeholder: one per entry of the row's images
+
+
+def _image_bytes(ref: Any, base: Path | None, where: str) -> bytes:
+    """The encoded bytes of one image reference: a file path (relative to ``base``, the
+    input file's folder, then to the working directory), a ``data:`` URL, raw bytes, a
+    ``{"bytes": …}`` / ``{"path": …}`` mapping or a PIL image. Raises ValueError naming
+    ``where`` when it cannot be read as an image."""
+    import base64
+    import io
+
+    from PIL import Image
+
+    data: bytes | None = None
+    if isinstance(ref, dict):
+        ref = ref.get("bytes") or ref.get("path") or ref.get("image")
+    if isinstance(ref, bytes | bytearray):
+        data = bytes(ref)
+    elif isinstance(ref, Image.Image):
+        buf = io.BytesIO()
+        ref.save(buf, format="PNG")
+        data = buf.getvalue()
+    elif isinstance(ref, str) and ref.startswith("data:"):
+        try:
+            data = base64.b64decode(ref.split(",", 1)[1], validate=False)
+        except (IndexError, ValueError) as e:
+            raise ValueError(f"{where}: a data: URL that does not decode ({e})") from None
+    elif isinstance(ref, str) and ref.split("://", 1)[0] in ("http", "https"):
+        raise ValueError(f"{where}: {ref[:80]!r} is a URL; download it and give the file path")
+    elif isinstance(ref, str | Path):
+        path = Path(ref)
+        for cand in ([base / path] if base is not None and not path.is_absolute() else []) + [path]:
+            if cand.is_file():
+                data = cand.read_bytes()
+                break
+        if data is None:
+            raise ValueError(
+                f"{where}: no image file at {str(ref)[:120]!r} (relative paths are read from the input's folder)"
+            )
+    else:
+        raise ValueError(
+            f"{where}: an image is a path, a data: URL, bytes or {{'bytes': …}}, got {type(ref).__name__}"
+        )
+    try:
+        Image.open(io.BytesIO(data))  # reads the header only: a clear error now, not on the cluster
+    except Exception as e:
+        raise ValueError(f"{where}: not an image PIL can read ({type(e).__name__})") from None
+    return data
+
+
+def _content_text(content: Any, where: str) -> str:
+    """A message's content as text: list content (OpenAI-style parts) joined, each image
+    part becoming an ``<image>`` placeholder where it stood."""
+    if isinstance(content, str):
+        return content
+    if not isinstance(content, list):
+        raise ValueError(f"{where}: message content must be text or a list of parts")
+    out = []
+    for part in content:
+        kind = part.get("type") if isinstance(part, dict) else None
+        if kind == "text":
+            out.append(str(part.get("text", "")))
+        elif kind in ("image", "image_url"):
+            out.append(IMAGE)
+        else:
+            raise ValueError(f"{where}: a content part of type {kind!r}; use text and image parts")
+    return "".join(out)
+
+
+def verl_prompt(prompt: Any, n_images: int, where: str = "row") -> list[dict[str, str]]:
+    """The chat ``prompt`` verl's ``RLHFDataset`` expects: text contents, with one
+    ``<image>`` placeholder per image in order. A prompt without placeholders gets them
+    in front of its first user message (where Qwen-VL's own chat examples put images);
+    one whose count differs from the images raises ValueError naming ``where``.
+
+    >>> verl_prompt("What is left of the sink?", 2)
+    [{'role': 'user', 'content': '<image><image>What is left of the sink?'}]
+    """
+    if isinstance(prompt, str):
+        prompt = [{"role": "user", "content": prompt}]
+    if not isinstance(prompt, list) or not all(isinstance(m, dict) and "role" in m for m in prompt):
+        raise ValueError(f"{where}: prompt must be text or a list of chat messages with a role")
+    msgs = [{"role": str(m["role"]), "content": _content_text(m.get("content", ""), where)} for m in prompt]
+    have = sum(m["content"].count(IMAGE) for m in msgs)
+    if have == n_images:
+        return msgs
+    user = next((m for m in msgs if m["role"] == "user"), None)
+    if have == 0 and user is not None:
+        user["content"] = IMAGE * n_images + user["content"]
+        return msgs
+    raise ValueError(
+        f"{where}: the prompt has {have} {IMAGE} placeholder(s) for {n_images} image(s); "
+        f"give one per image (or none, and they go before the first user message)"
+    )
+
+
+def write_dataset(
+    rows: Any, path: str, recipe: str | None = None, image_root: str | Path | None = None
+) -> int:
     """Write groundrl samples as verl's RLHF parquet layout: ``data_source``
     (``groundrl/<recipe>``), chat ``prompt``, ``images``, ``ability``,
     ``reward_model: {style: rule, ground_truth}`` and ``extra_info`` (the other fields,
     ``recipe`` and ``index`` included). Labels whose types differ across rows (Arrow needs
     one type per column) are JSON-encoded as ``{"json": "…"}``, which
-    :func:`compute_score` decodes. Returns the number of rows written."""
-    import pandas as pd
+    :func:`compute_score` decodes. Returns the number of rows written.
 
+    Images are what verl's ``RLHFDataset`` reads: each of a sample's ``images`` (one
+    reference or a list: a single image, an episode's frames) and then its ``video``
+    frames (a list of frame references, each sent as an image) is embedded as
+    ``{"bytes": …}`` (see :func:`_image_bytes` for the references read; relative paths
+    from ``image_root``), and the prompt carries one ``<image>`` placeholder per image
+    (:func:`verl_prompt`). A row that cannot be written raises ValueError naming it."""
     from groundrl.recipes import get_recipe
 
+    base = Path(image_root) if image_root is not None else None
     rows = list(rows)
     records = []
     for i, row in enumerate(rows):
@@ -265,18 +370,21 @@ def write_dataset(rows: Any, path: str, recipe: str | None = None) -> int:
         if r is None:
             raise ValueError(f"row {i} names no recipe and no recipe= was given")
         rec = get_recipe(r)
-        prompt = row.get("prompt", "")
-        if isinstance(prompt, str):
-            prompt = [{"role": "user", "content": prompt}]
+        refs = row.get("images") or []
+        refs = [refs] if isinstance(refs, str | bytes | dict) else list(refs)
+        frames = row.get("video") or []
+        refs += [frames] if isinstance(frames, str | bytes | dict) else list(frames)
+        images = [{"bytes": _image_bytes(x, base, f"row {i} image {k}")} for k, x in enumerate(refs)]
+        prompt = verl_prompt(row.get("prompt", ""), len(images), f"row {i}")
         gt = row.get(rec.label_field) if rec.label_field else None
-        skip = {"prompt", "images", "completion", rec.label_field}
+        skip = {"prompt", "images", "video", "completion", rec.label_field}
         extra = {k: v for k, v in row.items() if k not in skip}
         extra.update(recipe=r, index=i)
         records.append(
             {
                 "data_source": f"groundrl/{r}",
                 "prompt": prompt,
-                "images": list(row.get("images") or []),
+                "images": images,
                 "ability": r,
                 "reward_model": {"style": "rule", "ground_truth": gt},
                 "extra_info": {"json": json.dumps(extra)},
@@ -286,8 +394,22 @@ def write_dataset(rows: Any, path: str, recipe: str | None = None) -> int:
     if len(kinds) > 1 or kinds & {"list", "dict"}:
         for x in records:
             x["reward_model"]["ground_truth"] = {"json": json.dumps(x["reward_model"]["ground_truth"])}
-    pd.DataFrame.from_records(records).to_parquet(path)
+    _write_parquet(records, path)
     return len(records)
+
+
+def _write_parquet(records: list[dict[str, Any]], path: str) -> None:
+    """``images`` typed as a list of ``{bytes: binary}`` even when every row has none
+    (Arrow would infer a null list, which verl's dataset reads as no images anyway)."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    table = pa.Table.from_pylist(records)
+    image_type = pa.list_(pa.struct([("bytes", pa.binary())]))
+    i = table.schema.get_field_index("images")
+    if i >= 0 and table.schema.field(i).type != image_type:
+        table = table.set_column(i, "images", table.column(i).cast(image_type))
+    pq.write_table(table, path)
 
 
 if __name__ != "groundrl.integrations.verl":  # loaded by path (verl's custom_reward_function)
