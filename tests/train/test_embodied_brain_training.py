@@ -15,21 +15,39 @@ def _chat(text):
     return [{"role": "user", "content": [{"type": "text", "text": text}]}]
 
 
+FULL_GOLD = (
+    "<response>Sure, I will put the apple in the fridge.</response><plans>1.[Navigate] Go to the kitchen\n"
+    "2.[Manipulate] Pick up the apple\n3.[Navigate] Go to the fridge\n4.[Manipulate] Put the apple in the "
+    "fridge</plans>" + GOLD
+)
+PLAN_LINES = [
+    "1.[Navigate] Go to the kitchen",
+    "2.[Manipulate] Pick up the apple",
+    "3.[Navigate] Go to the fridge",
+]
+
+
 def test_hints_are_drawn_per_sampling_and_shared_by_a_group():
     hinter = StepHinter(StepGRPOConfig(p=1.0, seed=0))
-    row = {"prompt": _chat("Put the apple in the fridge."), "gold": GOLD}
+    row = {"prompt": _chat("Put the apple in the fridge."), "gold": FULL_GOLD}
     ks = []
     for _ in range(6):  # the same prompt sampled six times, G = 2
         rows, k = hinter([dict(row), dict(row)], 2)
         assert rows[0]["prompt"] == rows[1]["prompt"] and rows[0]["gold"] == rows[1]["gold"]
         ks += k
         text = rows[0]["prompt"][0]["content"][0]["text"]
-        steps = ["['Navigate', 'Kitchen']", "['Pick', 'Apple']", "['Navigate', 'Fridge']"][: k[0]]
-        assert all(f"{i + 1}. {s}" in text for i, s in enumerate(steps))
-        # the reward's gold is what is left: 4 − k steps, the last one always
-        assert rows[0]["gold"].count("[") - 1 == 4 - k[0] and rows[0]["gold"].endswith("'Fridge']]</actions>")
+        # the hint is the first k <plans> lines as written [EmbodiedBrain §4.2.2: planning-step level]
+        assert text.endswith("\n".join(["fridge.", *PLAN_LINES[: k[0]]][-max(k[0], 1) :]))
+        assert ("Go to the fridge" in text) == (k[0] == 3) and "['Pick'" not in text
+        # the gold (the GRM's reference) stays whole: <response>, <plans> and <actions>
+        assert rows[0]["gold"] == FULL_GOLD
     assert len(set(ks)) > 1  # two draws of the same prompt differ
-    assert row["gold"] == GOLD  # the data set row is never changed
+    assert row["gold"] == FULL_GOLD  # the data set row is never changed
+    # a gold with no <plans>: plan-step lines built from the actions
+    rows, k = StepHinter(StepGRPOConfig(p=1.0, seed=3))([{"prompt": "Do it.", "gold": GOLD}], 1)
+    shown = ["1.[Navigate] Kitchen", "2.[Pick] Apple", "3.[Navigate] Fridge"][: k[0]]
+    assert rows[0]["prompt"].endswith("\n".join(["Do it.", *shown][-max(k[0], 1) :]))
+    assert rows[0]["gold"] == GOLD
 
 
 def test_router_sends_each_task_type_to_its_parts():

@@ -4,14 +4,22 @@ The ``step_grpo:`` block of a train config (``{p: 0.5, seed: 0}``) makes
 :class:`groundrl.train.trainer.GroundGRPOTrainer` draw, for every prompt group it is about
 to generate (so anew at every sampling of the same prompt, not once at load), a hint:
 with probability ``p`` a prefix of k gold steps, k uniform in 0 … T−1
-(:func:`groundrl.curate.step_hints.step_hint`). The prompt's text gains the prefix as
-numbered "guided precursors" and the record's ``gold`` becomes the remaining steps, so
-the reward scores the completion of what is left. All G completions of a group share the
+(:func:`groundrl.curate.step_hints.step_hint`). All G completions of a group share the
 hint (GRPO compares completions of one prompt).
 
-``gold`` may be a list of steps (Reinforced Reasoning), a completion with
-``<actions>[…]</actions>`` (EmbodiedBrain; the remaining steps are written back in the
-same wrapper) or a Python-literal list; records without a usable gold are not hinted.
+EmbodiedBrain golds (a completion ``<response>…</response><plans>…</plans><actions>…</actions>``):
+the hint is given "at the planning step level" [EmbodiedBrain §4.2.2, Fig. 4] — the
+first k numbered ``<plans>`` lines as written (``1.[Navigate] go to the kitchen``; built
+from the actions when the gold has no ``<plans>``) — and the policy is asked for its
+complete answer starting with them. The record's ``gold`` stays whole, so the GRM's
+reference keeps its ``<response>``, ``<plans>`` and ``<actions>`` and the rule rewards see
+the full plan [ours: the paper does not say whether the hinted steps are re-written; we
+keep one output format with and without hints].
+
+Other golds — a list of steps (Reinforced Reasoning) or a Python-literal list: the prompt
+gains the prefix as numbered "guided precursors" and ``gold`` becomes the remaining
+steps, so the reward scores the completion of what is left. Records without a usable
+gold are not hinted.
 
 Logged per generation: ``step_grpo/hinted_frac`` (share of prompt groups whose prompt
 carries at least one gold step) and ``step_grpo/hint_steps_mean`` (mean k over all
@@ -21,6 +29,7 @@ groups, 0 for an unhinted one).
 from __future__ import annotations
 
 import random
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -88,19 +97,52 @@ def _with_text(prompt: Any, fn: Any) -> Any:
     return msgs
 
 
+_PLAN_STEP_RE = re.compile(r"(?m)^\s*\d+\.[^\n]*")  # one numbered <plans> line
+PLAN_HINT_HEADER = (
+    "The plan's first steps are given below. Write your complete answer (<response>, every plan step "
+    "and every action), starting the plan with these steps:"
+)
+
+
+def plan_steps(gold: str, actions: list[Any]) -> list[str]:
+    """The numbered ``<plans>`` lines of an EmbodiedBrain gold as written, or — without a
+    usable ``<plans>`` — one ``i.[Action] objects`` line per action."""
+    from groundrl.parse.tags import find_tag
+
+    inner = find_tag(gold, "plans", strip=False)
+    lines = [m.group(0).strip() for m in _PLAN_STEP_RE.finditer(inner)] if inner else []
+    if lines:
+        return lines
+    out = []
+    for i, a in enumerate(actions, 1):
+        items = list(a) if isinstance(a, (list, tuple)) else [a]
+        out.append(f"{i}.[{items[0] if items else ''}] {' '.join(str(x) for x in items[1:])}".rstrip())
+    return out
+
+
 def hint_record(rec: Mapping[str, Any], rng: random.Random, p: float) -> tuple[dict[str, Any], int | None]:
     """One Step-GRPO draw for one record: ``(record, k)`` with ``k`` the hinted steps
     (``None`` when no hint was drawn or the record has no gold steps)."""
     steps, wrap = gold_steps(rec.get("gold"))
     if not steps:
         return dict(rec), None
+    if wrap:  # EmbodiedBrain: plan-step hints, the gold kept whole
+        lines = plan_steps(rec["gold"], steps)
+        prefix, _, hinted = step_hint(lines, rng, p)
+        if not hinted:
+            return dict(rec), None
+        new = dict(rec)
+        if prefix:
+            hint = "\n".join([PLAN_HINT_HEADER, *prefix])
+            new["prompt"] = _with_text(rec["prompt"], lambda text: f"{text}\n{hint}")
+        return new, len(prefix)
     prefix, rest, hinted = step_hint(steps, rng, p)
     if not hinted:
         return dict(rec), None
     new = dict(rec)
     shown = [s if isinstance(s, str) else repr(s) for s in prefix]
     new["prompt"] = _with_text(rec["prompt"], lambda text: hinted_prompt(text, shown))
-    new["gold"] = f"<actions>{rest!r}</actions>" if wrap else rest
+    new["gold"] = rest
     return new, len(prefix)
 
 
