@@ -78,7 +78,7 @@ def test_empty_requests_are_fine(tools):
     with tools.Running(create_app("eqa_rm")) as srv:
         assert httpx.post(srv.url + "/score", json={"samples": []}).json() == {"results": []}
         out = httpx.post(srv.url + "/get_reward", json={"query": [], "prompts": [], "labels": []}).json()
-    assert out == {"rewards": [], "scores": [], "extra_logs": {"accuracy": [], "format": []}}
+    assert out == {"rewards": [], "scores": [], "extra_logs": {"accuracy": [], "format": []}, "errors": []}
 
 
 def test_body_limit_by_content_length_and_while_streaming(tools):
@@ -157,7 +157,7 @@ def test_metrics_text_hand_worked():
     assert v['groundrl_batch_samples_total{batcher="score:toy"}'] == 5
     # every family is declared once, before its samples
     types = [line.split()[2] for line in text.splitlines() if line.startswith("# TYPE")]
-    assert len(types) == len(set(types)) == 10
+    assert len(types) == len(set(types)) == 12
 
 
 def _parse(text):

@@ -52,13 +52,13 @@ from urllib.parse import unquote_to_bytes
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 
-from groundrl.integrations.openrlhf import score_queries
 from groundrl.recipes import get_recipe, recipe_names
 from groundrl.recipes.base import Recipe
 from groundrl.rubric import Rubric
 from groundrl.scoring import json_text, score_records
 from groundrl.serve import openapi as oa
 from groundrl.serve.batching import Admission, MicroBatcher, Overloaded
+from groundrl.serve.judge_health import DEGRADED_RATE, count_failures
 from groundrl.serve.metrics import Metrics
 
 log = logging.getLogger("groundrl.serve")
@@ -371,41 +371,75 @@ def _check_settings(
         raise ValueError("token must be a non-empty string (or None for no authentication)")
 
 
-def _score_fn(rec: Recipe, rub: Rubric) -> Any:
+JUDGE_FAILURES_HEADER = "X-Groundrl-Judge-Failures"
+
+
+def _judge_counts(judged: tuple[str, ...], parts: dict | None, reasons: dict | None) -> tuple[int, int]:
+    """(judge part scores that count as calls, failures among them) for one result: a
+    part that did not apply without failing (``None``, e.g. no frame mentions) is no call."""
+    if not judged or parts is None:
+        return 0, 0
+    failed = count_failures(reasons, judged)
+    calls = sum(parts.get(n) is not None for n in judged)
+    return max(calls, failed), failed
+
+
+def _score_fn(rec: Recipe, rub: Rubric, judged: tuple[str, ...] = (), metrics: Metrics | None = None) -> Any:
     def score(items: list) -> list:
         # items are (index in its request, sample or None, error); one rubric call
-        return list(score_records(rec, rub, items, batch_size=len(items), unit="sample"))
+        t0 = time.perf_counter()
+        out = list(score_records(rec, rub, items, batch_size=len(items), unit="sample"))
+        if judged and metrics is not None:
+            calls = failed = 0
+            for r in out:
+                c, f = _judge_counts(judged, r.get("parts"), r.get("reasons"))
+                r["_judge_failures"] = f
+                calls, failed = calls + c, failed + f
+            metrics.add_judge(rec.name, calls - failed, failed, time.perf_counter() - t0)
+        return out
 
     return score
 
 
-def _reward_fn(rec: Recipe, rub: Rubric) -> Any:
-    """``(reward, score, logs, error)`` per query. A query whose label lacks a field the
-    recipe requires (``labels: null`` for a recipe with a gold field) is an error entry
-    with null reward, like ``/score``'s missing field, never a silent 0 (issue 29)."""
-    from groundrl.integrations.openrlhf import label_to_sample
+def _reward_fn(rec: Recipe, rub: Rubric, judged: tuple[str, ...] = (), metrics: Metrics | None = None) -> Any:
+    """``(reward, score, logs, error, judge failures)`` per query, as
+    :func:`groundrl.integrations.openrlhf.score_queries` scores them (the verdicts are
+    kept here for their reasons). A query whose label lacks a field the recipe requires
+    (``labels: null`` for a recipe with a gold field) is an error entry with null reward,
+    like ``/score``'s missing field, never a silent 0 (issue 29)."""
+    from groundrl.integrations.common import normalise, response_text
+    from groundrl.integrations.openrlhf import _auto_range, label_to_sample
+    from groundrl.results import TRAINER_NOT_APPLICABLE, part_columns
 
     def score(items: list) -> list:
-        errors = []
+        t0 = time.perf_counter()
+        samples, errors = [], []
         for i, (_q, _p, lab) in enumerate(items):
-            missing = rec.missing_fields({**label_to_sample(lab, rec.label_field), "completion": ""})
+            sample = label_to_sample(lab, rec.label_field)
+            missing = rec.missing_fields({**sample, "completion": ""})
+            samples.append(sample)
             errors.append(
                 f"query {i}: its label gives no {missing[0]!r} (recipe {rec.name} needs "
                 f"{', '.join(rec.required)}; send it as the label or in a JSON object label)"
                 if missing
                 else None
             )
-        ok = [it for it, err in zip(items, errors, strict=True) if err is None]
-        out: list = [(None, None, dict.fromkeys(rub.names), err) for err in errors]
-        if ok:
-            q, p, lab = zip(*ok, strict=True)
-            got = score_queries(rub, rec.label_field, q, p, lab)
-            logs = got["extra_logs"]
-            k = 0
-            for i, err in enumerate(errors):
-                if err is None:
-                    out[i] = (got["rewards"][k], got["scores"][k], {n: v[k] for n, v in logs.items()}, None)
-                    k += 1
+        ok = [i for i, err in enumerate(errors) if err is None]
+        out: list = [(None, None, dict.fromkeys(rub.names), err, 0) for err in errors]
+        if not ok:
+            return out
+        completions = [response_text(items[i][0], items[i][1]) for i in ok]
+        verdicts = rub.score_batch(completions, [samples[i] for i in ok])
+        rng = _auto_range(None, rub)
+        logs = part_columns(verdicts, rub.names, TRAINER_NOT_APPLICABLE)
+        calls = failed = 0
+        for k, (i, v) in enumerate(zip(ok, verdicts, strict=True)):
+            parts = {n: sc.value for n, sc in v.parts.items()}
+            c, f = _judge_counts(judged, parts, {n: sc.reason for n, sc in v.parts.items()})
+            calls, failed = calls + c, failed + f
+            out[i] = (v.total, normalise(v.total, rng), {n: col[k] for n, col in logs.items()}, None, f)
+        if judged and metrics is not None:
+            metrics.add_judge(rec.name, calls - failed, failed, time.perf_counter() - t0)
         return out
 
     return score
@@ -423,6 +457,7 @@ class _Scorers:
         overrides: Mapping[str, Rubric],
         admission: Admission,
         batching: Mapping[str, Any],
+        metrics: Metrics | None = None,
     ) -> None:
         for what, mapping in (("recipe_options", options), ("rubric_overrides", overrides)):
             for name in mapping:
@@ -434,7 +469,7 @@ class _Scorers:
             if not isinstance(rub, Rubric):
                 raise TypeError(f"rubric_overrides[{name!r}] must be a Rubric, got {type(rub).__name__}")
         self.names, self.extra, self.options, self.overrides = names, extra, options, overrides
-        self.admission, self.batching = admission, batching
+        self.admission, self.batching, self.metrics = admission, batching, metrics
         self.rubrics: dict[str, tuple[Recipe, Rubric]] = {}
         self.batchers: dict[str, MicroBatcher] = {}
 
@@ -449,10 +484,10 @@ class _Scorers:
         key = f"{route}:{name}"
         if key not in self.batchers:
             rec, rub = self.resolve(name)
-            judged = any(p.batched for p in rub.parts)  # rule-only rubrics never wait
+            judged = tuple(p.name for p in rub.parts if p.batched)  # rule-only rubrics never wait
             b = self.batching
             self.batchers[key] = MicroBatcher(
-                (_score_fn if route == "score" else _reward_fn)(rec, rub),
+                (_score_fn if route == "score" else _reward_fn)(rec, rub, judged, self.metrics),
                 max_batch=b["max_batch"],
                 max_wait=b["max_wait_ms"] / 1000 if judged else 0.0,
                 admission=self.admission,
@@ -647,7 +682,7 @@ def create_app(
     admission = Admission(max_queue)
     batching = {"max_batch": max_batch, "max_wait_ms": max_wait_ms, "batch_concurrency": batch_concurrency}
     options = {k: dict(v) for k, v in (recipe_options or {}).items()}
-    scorers = _Scorers(names, extra, options, dict(rubric_overrides or {}), admission, batching)
+    scorers = _Scorers(names, extra, options, dict(rubric_overrides or {}), admission, batching, metrics)
     for name in dict.fromkeys([*([recipe] if recipe else []), *options, *scorers.overrides]):
         scorers.resolve(name)  # configuration errors surface now, not at the first request
 
@@ -696,7 +731,14 @@ def create_app(
 
     @app.get("/health", **oa.HEALTH)
     async def health() -> Response:
-        return _response({"status": "ok", "recipe": recipe, "recipes": list(names)})
+        out: dict[str, Any] = {"status": "ok", "recipe": recipe, "recipes": list(names)}
+        recent = metrics.judge_failure_rate()
+        if recent is not None:
+            rate, n = recent
+            out["judge_failure_rate"], out["judge_scores_recent"] = round(rate, 4), n
+            if rate > DEGRADED_RATE:
+                out["status"] = "degraded"  # still 200: the server answers, its judge does not
+        return _response(out)
 
     @app.get("/metrics", **oa.METRICS)
     async def prometheus() -> Response:
@@ -718,10 +760,12 @@ def create_app(
         out = await run("score", name, items)
         if isinstance(out, Response):
             return out
+        judge_failures = 0
         for r in out:
             r.pop("line", None)
+            judge_failures += r.pop("_judge_failures", 0)
         metrics.add_sample_errors(name, sum("error" in r for r in out))
-        return _response({"results": out})
+        return _response({"results": out}, headers={JUDGE_FAILURES_HEADER: str(judge_failures)})
 
     @app.post("/get_reward", **oa.GET_REWARD)
     async def get_reward(request: Request) -> Response:
@@ -733,15 +777,16 @@ def create_app(
         if isinstance(out, Response):
             return out
         part_names = scorers.resolve(recipe)[1].names
-        errors = [e for *_, e in out]
+        errors = [e for _, _, _, e, _ in out]
         metrics.add_sample_errors(recipe, sum(e is not None for e in errors))
         return _response(
             {
                 "rewards": [r for r, *_ in out],
                 "scores": [s for _, s, *_ in out],
-                "extra_logs": {k: [logs.get(k) for _, _, logs, _ in out] for k in part_names},
+                "extra_logs": {k: [logs.get(k) for _, _, logs, _, _ in out] for k in part_names},
                 "errors": errors,
-            }
+            },
+            headers={JUDGE_FAILURES_HEADER: str(sum(f for *_, f in out))},
         )
 
     app.state.metrics = metrics

@@ -11,6 +11,11 @@ cannot grow the label set):
   ``overloaded`` (503) or ``server`` (other 5xx);
 * ``groundrl_slow_bodies_total`` — request bodies dropped (408) for arriving too slowly;
 * ``groundrl_sample_errors_total{recipe}`` — samples answered with an ``error`` entry;
+* ``groundrl_judge_calls_total{recipe,result}`` — judge-backed part scores, one per
+  judge part per sample, ``result`` ``ok`` or ``failed`` (the judge failed or answered
+  garbage: :func:`groundrl.serve.judge_health.judge_failed`);
+* ``groundrl_judge_batch_seconds{recipe}`` — histogram: time to score a batch of a
+  judge-backed recipe (judge latency plus the rule parts);
 * ``groundrl_queue_depth`` / ``groundrl_queue_limit`` / ``groundrl_queue_high_water`` —
   gauges: samples accepted and not yet answered, the bound, and the most ever held;
 * ``groundrl_batches_total{batcher}`` and ``groundrl_batch_samples_total{batcher}`` —
@@ -20,7 +25,7 @@ cannot grow the label set):
 from __future__ import annotations
 
 import threading
-from collections import defaultdict
+from collections import defaultdict, deque
 from collections.abc import Iterable
 
 BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
@@ -53,6 +58,11 @@ class Metrics:
         self.errors: dict[tuple[str, str], int] = defaultdict(int)
         self.sample_errors: dict[str, int] = defaultdict(int)
         self.slow_bodies = 0
+        self.judge: dict[tuple[str, str], int] = defaultdict(int)
+        self._jhist: dict[str, list[int]] = {}
+        self._jsum: dict[str, float] = defaultdict(float)
+        self._recent: deque[tuple[int, int]] = deque()  # (judge scores, failures) per batch
+        self._recent_n = [0, 0]
         # per route: a count per bucket (not cumulative; rendered cumulative) + overflow
         self._hist: dict[str, list[int]] = {}
         self._sum: dict[str, float] = defaultdict(float)
@@ -71,6 +81,29 @@ class Metrics:
             i = next((k for k, le in enumerate(self.buckets) if seconds <= le), len(self.buckets))
             hist[i] += 1
             self._sum[route] += seconds
+
+    def add_judge(self, recipe: str, ok: int, failed: int, seconds: float, window: int = 200) -> None:
+        """One scored batch of a judge-backed recipe: its judge part scores and time."""
+        with self._lock:
+            self.judge[(recipe, "ok")] += ok
+            self.judge[(recipe, "failed")] += failed
+            hist = self._jhist.setdefault(recipe, [0] * (len(self.buckets) + 1))
+            hist[next((k for k, le in enumerate(self.buckets) if seconds <= le), len(self.buckets))] += 1
+            self._jsum[recipe] += seconds
+            if ok + failed:
+                self._recent.append((ok + failed, failed))
+                self._recent_n[0] += ok + failed
+                self._recent_n[1] += failed
+            while len(self._recent) > 1 and self._recent_n[0] - self._recent[0][0] >= window:
+                n, f = self._recent.popleft()
+                self._recent_n[0] -= n
+                self._recent_n[1] -= f
+
+    def judge_failure_rate(self) -> tuple[float, int] | None:
+        """(failed share, judge part scores) over the recent window; None before any."""
+        with self._lock:
+            n, f = self._recent_n
+        return (f / n, n) if n else None
 
     def add_slow_body(self) -> None:
         with self._lock:
@@ -123,6 +156,27 @@ class Metrics:
             ]
             for recipe, n in sorted(self.sample_errors.items()):
                 out.append(f'groundrl_sample_errors_total{{recipe="{recipe}"}} {n}')
+            out += [
+                "# HELP groundrl_judge_calls_total Judge-backed part scores by recipe and result (ok, failed).",
+                "# TYPE groundrl_judge_calls_total counter",
+            ]
+            for (recipe, result), n in sorted(self.judge.items()):
+                out.append(f'groundrl_judge_calls_total{{recipe="{recipe}",result="{result}"}} {n}')
+            out += [
+                "# HELP groundrl_judge_batch_seconds Time to score a batch of a judge-backed recipe.",
+                "# TYPE groundrl_judge_batch_seconds histogram",
+            ]
+            for recipe, hist in sorted(self._jhist.items()):
+                cum = 0
+                for le, n in zip(self.buckets, hist, strict=False):
+                    cum += n
+                    out.append(f'groundrl_judge_batch_seconds_bucket{{recipe="{recipe}",le="{le}"}} {cum}')
+                total = cum + hist[-1]
+                out.append(f'groundrl_judge_batch_seconds_bucket{{recipe="{recipe}",le="+Inf"}} {total}')
+                out.append(
+                    f'groundrl_judge_batch_seconds_sum{{recipe="{recipe}"}} {_num(self._jsum[recipe])}'
+                )
+                out.append(f'groundrl_judge_batch_seconds_count{{recipe="{recipe}"}} {total}')
             out += [
                 "# HELP groundrl_slow_bodies_total Request bodies dropped for arriving too slowly.",
                 "# TYPE groundrl_slow_bodies_total counter",
