@@ -364,3 +364,8 @@ def test_print_config_prints_the_effective_config(effective, where, preset):
     r = CliRunner().invoke(app, ["train", "--config", str(path), "--print-config"])
     assert r.exit_code == 0, r.output
     assert yaml.safe_load(r.stdout) == effective[f"{where}/{preset}"]
+
+
+def test_every_preset_file_is_covered():
+    for where in ("papers", "gpu"):
+        assert sorted(p.stem for p in (ROOT / "configs" / where).glob("*.yaml")) == sorted(PRESETS), where
