@@ -20,6 +20,12 @@ def test_records_are_the_papers_json_and_execute():
         assert [s["action_name"] for s in obj["executable_plan"]] == r["gold"]
         assert all(amap[s["action_id"]] == s["action_name"] for s in obj["executable_plan"])
         assert obj["language_plan"].splitlines()[0] == f"1. {r['gold'][0]}"
+        # the prompt lists every action with its id (EB-ALFRED style), the plan's among them
+        lines = r["prompt"].splitlines()
+        assert lines[0].startswith("Available actions (id: name)")
+        assert all(f"{s['action_id']}: {s['action_name']}" in lines for s in obj["executable_plan"])
+        assert sum(1 for x in lines if x.split(":", 1)[0].isdigit()) == len(amap)
+        assert "executable_plan" in r["prompt"] and r["prompt"].endswith("Plan:")
         # the recipe's own rewards give the maximum: format 0.5, accuracy 1.0
         assert reinforced_format(r["target"], amap).value == 0.5
         assert reinforced_accuracy(r["target"], r["gold"]).value == 1.0

@@ -13,8 +13,7 @@ from groundrl.judges.config import JudgeConfig
 
 app = typer.Typer(
     help=(
-        "Curate SFT/RL data: verifier-filter, rejective, consensus, mask-difficulty, decompose, "
-        "reject-pass-rate, reject-label, rr-sft. "
+        "Curate SFT/RL data with the papers' filters and converters (the commands below). "
         "Each reads INPUT (JSONL, one record per line) and appends one JSON line per record to the "
         "file -o/--output; a rerun skips the ids already there and retries the records that errored "
         "(--no-retry-errors keeps them). The parameters are kept in OUTPUT.params.json: a rerun with "
@@ -24,18 +23,47 @@ app = typer.Typer(
     no_args_is_help=True,
 )
 
+
+def _stdin_to_file(path: Path) -> Path:
+    """``-`` as INPUT: standard input saved to a temporary file (deleted at exit), so that
+    the resumable pipelines read it like any file."""
+    if str(path) != "-":
+        if not path.is_file():
+            what = "is a folder" if path.is_dir() else "does not exist"
+            raise typer.BadParameter(f"{path} {what}: give a JSONL file (or - for standard input)")
+        return path
+    import atexit
+    import shutil
+    import sys
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("wb", prefix="groundrl-stdin-", suffix=".jsonl", delete=False) as f:
+        shutil.copyfileobj(sys.stdin.buffer, f)
+    atexit.register(Path(f.name).unlink, missing_ok=True)
+    return Path(f.name)
+
+
+def _output_file(path: Path) -> Path:
+    if str(path) == "-":
+        raise typer.BadParameter(
+            "curate appends to a file it can resume from: give a file, not - (stdout)",
+            param_hint="-o/--output",
+        )
+    return path
+
+
 # One grammar for every curate command (and the same names as `score`).
 INPUT = typer.Argument(
     ...,
-    exists=True,
-    dir_okay=False,
-    readable=True,
-    help="JSONL file, one record per line (fields in the command's help).",
+    metavar="INPUT",
+    callback=_stdin_to_file,
+    help="JSONL file, one record per line (fields in the command's help); - reads standard input.",
 )
 OUTPUT = typer.Option(
     ...,
     "-o",
     "--output",
+    callback=_output_file,
     help="Output JSONL file (appended; ids already there are skipped); its folder is created.",
 )
 RETRY = typer.Option(
@@ -121,9 +149,10 @@ def _close(backend: Any) -> None:
 
 @app.command(
     "verifier-filter",
+    short_help="Argos: keep samples whose best rollout the verifier scores high.",
     help=(
         "Argos: keep a sample when its best rollout scores ≥ --threshold with a right outcome. "
-        "Records {id, question, answer, rollouts: \\[text, …], masks?/boxes?, frames?}; "
+        "Records {id, question, answer, rollouts: [text, …], masks?/boxes?, frames?}; "
         "writes {id, kept, best_index, best_score, best_rollout, parts, tools, reason}."
     ),
 )
@@ -169,6 +198,7 @@ def verifier_filter_cmd(
 
 @app.command(
     "rejective",
+    short_help="EQA-RM: keep the evaluations whose score is near the gold (Eq. 1).",
     help=(
         "EQA-RM Eq. 1: keep evaluations with |gt_score − score| < --tau unless all are correct. "
         "Records {id, gt_score, evaluations: [{critique, score}, …]}; writes {id, kept (a list of indices), reason} "
@@ -200,9 +230,10 @@ def rejective_cmd(
 
 @app.command(
     "consensus",
+    short_help="EmbodiedBrain: A/B/C/D categories from baseline answers.",
     help=(
         "EmbodiedBrain: categories A/B/C/D from k baseline answers and a stronger model; D dropped, "
-        "--keep-a of A kept. Records {id, gold, answers: \\[text, …], strong_answer?}; writes the record "
+        "--keep-a of A kept. Records {id, gold, answers: [text, …], strong_answer?}; writes the record "
         "plus {category, kept, n_correct, suspect_label}."
     ),
 )
@@ -234,10 +265,11 @@ def consensus_cmd(
 
 @app.command(
     "mask-difficulty",
+    short_help="EmbodiedBrain: accuracy under pixel masking, lambda*.",
     help=(
         "EmbodiedBrain: accuracy under pixel masking 0.0..0.9 (--k masks per ratio) and the failure "
         "threshold lambda*. Records {id, image (path, data URL or base64), question, answer}; writes "
-        "{id, curve: \\[{ratio, accuracy}, …], lambda_star}. Needs a judge model to answer; a record whose "
+        "{id, curve: [{ratio, accuracy}, …], lambda_star}. Needs a judge model to answer; a record whose "
         "judge call failed is an error record (retried on a rerun)."
     ),
 )
@@ -293,9 +325,10 @@ def mask_difficulty_cmd(
 
 @app.command(
     "decompose",
+    short_help="Reinforced Reasoning: one sample per step of a trajectory.",
     help=(
         "Reinforced Reasoning: a trajectory of T actions → T per-step samples. Records "
-        "{id, instruction, actions: \\[...], observations?: \\[...]}; writes {id: '<id>/step<t>', instruction, "
+        "{id, instruction, actions: [...], observations?: [...]}; writes {id: '<id>/step<t>', instruction, "
         "history, observation, target} per step."
     ),
 )
@@ -317,6 +350,7 @@ def decompose_cmd(
 
 @app.command(
     "proxy-records",
+    short_help="Proxy-GRM: GRM outputs to proxy-agent records.",
     help=(
         "Proxy-GRM: policy GRM outputs → proxy-agent records. Records {id, query, response_1, response_2, "
         "preferred, image?, output (the GRM's <rubric>…<eval>…<answer>… text) or rubric}; writes {id, query, "
@@ -341,6 +375,7 @@ def proxy_records_cmd(
 
 @app.command(
     "proxy-distill",
+    short_help="Proxy-GRM: keep a teacher's valid, right proxy outputs.",
     help=(
         "Proxy-GRM teacher distillation: keep a teacher's proxy-agent output whose format is valid "
         "(<think>…</think><answer>1|2</answer>) and whose verdict is the preferred response, as `target`. "
@@ -356,6 +391,7 @@ def proxy_distill_cmd(
     samples: int = typer.Option(
         1, "--samples", min=1, help="Teacher outputs drawn per record (with a judge)."
     ),
+    seed: int = typer.Option(0, "--seed", help="Seed of the teacher's sampling (with --samples > 1)."),
     retry_errors: bool = RETRY,
     limit: int | None = LIMIT,
     quiet: bool = QUIET,
@@ -365,7 +401,7 @@ def proxy_distill_cmd(
     from groundrl.curate.pipelines import run
     from groundrl.curate.proxy import distill_record, proxy_request
 
-    _guard(output, "proxy-distill", {"--samples": samples, **_judge_params(judge)}, restart)
+    _guard(output, "proxy-distill", {"--samples": samples, "--seed": seed, **_judge_params(judge)}, restart)
     backend = judge_backend(judge, required=False)
 
     def fn(r):
@@ -377,7 +413,10 @@ def proxy_distill_cmd(
             params = judge.sampling() or SamplingParams(
                 temperature=0.0 if samples == 1 else 1.0, max_tokens=512
             )
-            g = backend.generate([proxy_request(r)], dataclasses.replace(params, n=samples))[0]
+            draw = dataclasses.replace(
+                params, n=samples, seed=params.seed if params.seed is not None else seed
+            )
+            g = backend.generate([proxy_request(r)], draw)[0]
             if not g.ok:
                 raise RuntimeError(f"teacher call failed: {g.error}")
             r = {**r, "teacher_outputs": list(g.texts)}
@@ -406,12 +445,13 @@ def _write_kept(output: Path, kept: Path | None) -> None:
 
 @app.command(
     "reject-pass-rate",
+    short_help="EmbodiedBrain rejection 1: drop prompts by pass rate.",
     help=(
         "EmbodiedBrain rejection stage 1: drop prompts none of whose K samples is right (pass rate <= "
         "--min-rate, default 0: only the all-wrong), and, with --max-rate, those at or above it (off by "
         "default: the paper keeps all-correct prompts). With --judge-* an LLM judges each answer against the "
         "gold (semantic equivalence, as the paper's judge model); without, normalised exact match. Records "
-        "{id, gold|answer, answers: \\[K texts\\]} or {id, passes: \\[K bools\\]}; writes the record plus "
+        "{id, gold|answer, answers: [K texts]} or {id, passes: [K bools]}; writes the record plus "
         "{n_samples, n_pass, pass_rate, kept, reason}."
     ),
 )
@@ -458,6 +498,7 @@ def reject_pass_rate_cmd(
 
 @app.command(
     "reject-label",
+    short_help="EmbodiedBrain rejection 2: drop labels a stronger model contradicts.",
     help=(
         "EmbodiedBrain rejection stage 2: drop samples whose gold label a stronger model contradicts. "
         "Records {id, gold|answer, strong_answer?, question?, image?}; without strong_answer the --judge-* "
@@ -518,6 +559,7 @@ def reject_label_cmd(
 
 @app.command(
     "rr-sft",
+    short_help="Reinforced Reasoning: SFT data from simulator tasks.",
     help=(
         "Reinforced Reasoning SFT data from simulator tasks: expert plans in the paper's JSON "
         "(reasoning_and_reflection, visual_state_description, language_plan, executable_plan with ids from "
@@ -528,12 +570,25 @@ def reject_label_cmd(
 )
 @judge_command
 def rr_sft_cmd(
+    input_path: Path | None = typer.Argument(
+        None,
+        metavar="INPUT",
+        exists=True,
+        dir_okay=False,
+        show_default=False,
+        help="A task file (groundrl sim format); without it, --n tasks are generated.",
+    ),
     output: Path = OUTPUT,
-    n: int = typer.Option(20, "--n", min=1, help="Procedural tasks to generate (without --tasks)."),
+    n: int = typer.Option(20, "--n", min=1, help="Procedural tasks to generate (without INPUT)."),
     tasks_file: Path | None = typer.Option(
-        None, "--tasks", exists=True, dir_okay=False, help="A task file (groundrl sim format) instead of --n."
+        None, "--tasks", exists=True, dir_okay=False, help="The same as INPUT (kept for older scripts)."
     ),
     per_step: bool = typer.Option(False, "--per-step/--whole-plan", help="One record per step of each plan."),
+    list_actions: bool = typer.Option(
+        True,
+        "--list-actions/--no-list-actions",
+        help="List the action vocabulary with ids in each prompt, as EB-ALFRED's planner prompt does.",
+    ),
     seed: int = SEED,
     judge: JudgeConfig | None = None,
 ) -> None:
@@ -542,10 +597,13 @@ def rr_sft_cmd(
     from groundrl.sim.tasks import generate_tasks, load_tasks
     from groundrl.train.rr_sft_data import rr_sft_records
 
+    tasks_file = input_path or tasks_file
     tasks = load_tasks(tasks_file) if tasks_file is not None else generate_tasks(n, seed=seed)
     backend = judge_backend(judge, required=False)
     try:
-        records, amap, counts = rr_sft_records(tasks, teacher=backend, per_step=per_step)
+        records, amap, counts = rr_sft_records(
+            tasks, teacher=backend, per_step=per_step, list_actions=list_actions
+        )
     finally:
         _close(backend)
     output.parent.mkdir(parents=True, exist_ok=True)
@@ -580,6 +638,7 @@ def _write_split(output: Path, dest: Path | None, keep: Any, convert: Any) -> in
 
 @app.command(
     "proxy-cold-start",
+    short_help="Proxy-GRM: cold-start critiques from a teacher.",
     help=(
         "Proxy-GRM cold-start data (paper §3.3, App. B.2-B.3): a teacher's <rubric><eval><answer> critique "
         "of each preference pair {id, query, response_1, response_2, preferred, image?} (teacher_output(s) "

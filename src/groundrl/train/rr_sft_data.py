@@ -19,6 +19,13 @@ per-step decomposition, :mod:`groundrl.curate.decompose`): record t starts from 
 after the first t actions (executed), lists them as done, and targets the remaining
 T − t actions.
 
+The prompt (:func:`planner_prompt`) lists the action vocabulary with its ids, one
+``id: name`` per line, as EB-ALFRED's planner prompt does, then the instruction, the scene
+and the JSON keys to answer with: the format reward checks each step's
+``(action_id, action_name)`` against this map [RR §3.2, Eq. 11], so the policy must be
+shown it, not made to memorise it. ``list_actions=False`` keeps the short prompt
+(instruction and scene only) for tiny smoke runs.
+
 Records: ``{id, prompt, target, gold}`` — ``groundrl sft`` / an ``sft`` stage read
 ``prompt`` and ``target``; ``gold`` (the action names) is the GRPO gold of the recipe.
 """
@@ -33,6 +40,23 @@ from typing import Any
 from groundrl.train.planning_data import global_action_map, prompt, target
 
 KEYS = ("reasoning_and_reflection", "visual_state_description", "language_plan", "executable_plan")
+
+
+ANSWER_FORMAT = (
+    "Answer with one JSON object with the keys reasoning_and_reflection, visual_state_description, "
+    'language_plan and executable_plan, the last a list of {"action_id": int, "action_name": str} steps '
+    "taken from the action list above."
+)
+
+
+def planner_prompt(task: Any, amap: dict[int, str], list_actions: bool = True) -> str:
+    """The planner's prompt: the action list (``id: name``, EB-ALFRED style), the
+    instruction and scene, the answer format, ending in ``Plan:``."""
+    if not list_actions:
+        return prompt(task)
+    actions = "\n".join(f"{k}: {v}" for k, v in sorted(amap.items()))
+    head = f"Available actions (id: name), the only ones you may use:\n{actions}\n{ANSWER_FORMAT}"
+    return f"{head}\n{prompt(task)}"
 
 
 def plan_target(names: Sequence[str], amap: dict[int, str], reasoning: str, state: str) -> str:
@@ -71,7 +95,11 @@ def _teacher_reasoning(backend: Any, instruction: str, state: str, names: Sequen
 
 
 def rr_sft_records(
-    tasks: Sequence[Any], teacher: Any = None, per_step: bool = False, amap: dict[int, str] | None = None
+    tasks: Sequence[Any],
+    teacher: Any = None,
+    per_step: bool = False,
+    amap: dict[int, str] | None = None,
+    list_actions: bool = True,
 ) -> tuple[list[dict[str, Any]], dict[int, str], Counter]:
     """``(records, action_map, counts)`` — see the module docstring. ``counts``:
     ``tasks``, ``kept_tasks``, ``no_expert_plan``, ``failed_execution``, ``records``,
@@ -113,7 +141,7 @@ def rr_sft_records(
                 _teacher_reasoning(teacher, task.instruction, state, rest) if teacher is not None else None
             )
             counts["teacher_reasoning" if reasoning else "template_reasoning"] += 1
-            p = prompt(task)
+            p = planner_prompt(task, amap, list_actions)
             if t:
                 done = "\n".join(f"{i + 1}. {n}" for i, n in enumerate(names[:t]))
                 p = f"{p.removesuffix('Plan:').rstrip()}\nDone so far:\n{done}\nNow: {state}\nRemaining plan:"
