@@ -13,7 +13,13 @@ from groundrl.judges import prompts
 from groundrl.judges.base import Generation, JudgeBackend, SamplingParams
 from groundrl.parse.answers import drop_tag_blocks, extract_answer
 from groundrl.parse.grounding import extract_temporal_mentions, frame_index, segment_indices
-from groundrl.parse.scores import parse_pairwise_verdict, parse_preferred, parse_score, parse_unit_score
+from groundrl.parse.scores import (
+    parse_pairwise_verdict,
+    parse_preferred,
+    parse_score,
+    parse_unit_score,
+    unit_score_reason,
+)
 from groundrl.rewards.planning import DEFAULT_ATOMIC_ACTIONS
 from groundrl.rewards.preference import NO_RUBRIC_PROXY, rubric_text
 from groundrl.rubric import Part
@@ -262,11 +268,7 @@ class PlanningGRM(PaperJudge):
                 out.append(Score("grm", 0.0, f"judge call failed: {g.error}"))
             else:
                 v = parse_unit_score(g.text)
-                out.append(
-                    Score(
-                        "grm", v, "" if "<score>" in (g.text or "").lower() else "no <score> in judge output"
-                    )
-                )
+                out.append(Score("grm", v, unit_score_reason(g.text)))  # NaN/inf/range named
         return out
 
     def as_part(self, name: str = "grm", weight: float = 0.8) -> Part:

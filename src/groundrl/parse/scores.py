@@ -102,6 +102,39 @@ def parse_unit_score(text: Any) -> float:
     return min(1.0, max(0.0, n.value))
 
 
+def unit_score_reason(text: Any) -> str:
+    """Why :func:`parse_unit_score` read what it read, when the judge's answer was not a
+    plain score in [0, 1]; ``""`` when it was (issue 26: ``<score>nan</score>`` and
+    ``1e999`` scored 0 with no reason). Non-finite and missing scores are judge failures
+    (the part's fallback); a score outside [0, 1] is clamped by the paper's rule, and
+    said so.
+
+    >>> unit_score_reason("<score>0.85</score>"), unit_score_reason("no tag")
+    ('', 'no <score> in judge output')
+    >>> unit_score_reason("<score>nan</score>"), unit_score_reason("<score>1e999</score>")
+    ("judge score 'nan' is not finite (scored 0)", "judge score '1e999' is not finite (scored 0)")
+    >>> unit_score_reason("<score>1.7</score>")
+    'judge score 1.7 is outside [0, 1], clamped'
+    """
+    if not isinstance(text, str):
+        return "no <score> in judge output"
+    inner = find_tag(text, "score")
+    if inner is None:
+        return "no <score> in judge output"
+    n = parse_number(inner)
+    if n.ok:
+        return "" if 0.0 <= n.value <= 1.0 else f"judge score {n.value!r} is outside [0, 1], clamped"
+    head = inner.strip()[:40].split(maxsplit=1)
+    if head:
+        try:
+            v = float(head[0])
+        except ValueError:
+            v = 0.0
+        if not math.isfinite(v):
+            return f"judge score {head[0]!r} is not finite (scored 0)"
+    return f"no number in the judge's <score> ({reprlib.repr(inner.strip()[:40])}): scored 0"
+
+
 def answer_alnum(text: Any) -> str:
     """The ASCII alphanumerics of the first ``<answer>`` content, or of the whole text
     when there is no complete ``<answer>`` pair; ``""`` for non-text."""

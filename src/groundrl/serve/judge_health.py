@@ -21,6 +21,7 @@ FAILURE_MARKERS = (
     "non-finite",
     "out of range",
     "no <score>",
+    "no number in the judge",
 )
 DEGRADED_RATE = 0.1  # [ours: the default --max-judge-failures] recent rate above it
 WINDOW = 200  # judge-backed part scores in the recent window [ours]
