@@ -294,6 +294,9 @@ def ref_format(completion, action_map, lenient):
 
 
 def ref_accuracy(completion, gold, lenient):
+    r = parse_json_object(completion, lenient=lenient)  # the completion first, as released
+    if not r.ok:
+        return Score("accuracy", 0.0, r.error)
     if isinstance(gold, str):
         gold = ref_literal(gold, True)
     if isinstance(gold, tuple):
@@ -303,9 +306,6 @@ def ref_accuracy(completion, gold, lenient):
     names = [ref_normalize(g) if isinstance(g, str) else "\x00" for g in gold]
     if not names:
         return Score("accuracy", 0.0, "empty gold plan")
-    r = parse_json_object(completion, lenient=lenient)
-    if not r.ok:
-        return Score("accuracy", 0.0, r.error)
     plan = r.value.get("executable_plan")
     if not isinstance(plan, list):
         return Score("accuracy", 0.0, "executable_plan is not a list")
@@ -685,3 +685,68 @@ def test_plan_lines_long_digit_runs_hand_cases():
     ]:
         text = f"<plans>{body}</plans>"
         assert plan_lines(text) == ref_plan_lines(text)
+
+
+# --- EmbodiedBrain P/R/F1 without the matrix (default matcher) -----------------------------
+
+ACTIONS = st.lists(
+    st.sampled_from([("pick", "a"), ("pick", "b"), ("place", "a", "t"), ("cut", "a")]), max_size=60
+)
+
+
+@SETTINGS
+@given(ACTIONS, ACTIONS.filter(bool))
+def test_equality_scores_equal_matrix_reference(p, g):
+    from groundrl.rewards.planning import _equality_scores
+
+    m = np.array([[a == b for b in g] for a in p], dtype=bool).reshape(len(p), len(g))
+    quantity = 0
+    if p:
+        r, c = linear_sum_assignment(m.astype(np.int8), maximize=True)
+        quantity = int(m[r, c].sum())
+    dp = [[0] * (len(g) + 1) for _ in range(len(p) + 1)]
+    for i in range(len(p)):
+        for j in range(len(g)):
+            dp[i + 1][j + 1] = dp[i][j] + 1 if m[i, j] else max(dp[i][j + 1], dp[i + 1][j])
+    assert _equality_scores(p, g) == (quantity, dp[len(p)][len(g)])
+
+
+# --- reinforced_planning rubric: batched parts equal the per-sample functions ---------------
+
+RR_SAMPLES = st.lists(
+    st.tuples(
+        completions(),
+        st.fixed_dictionaries(
+            {}, optional={"gold": GOLDS, "action_map": st.sampled_from([{0: "goto fridge"}, "x"])}
+        ),
+    ),
+    max_size=6,
+)
+
+
+@SETTINGS
+@given(RR_SAMPLES, st.booleans())
+def test_reinforced_planning_batched_parts_equal_per_sample(samples, lenient):
+    from groundrl.recipes import get_recipe
+
+    amap = load_action_map({0: "goto fridge", 1: "open fridge"})
+    rubric = get_recipe("reinforced_planning").rubric(action_map=amap, lenient=lenient)
+    got = rubric.score_batch([c for c, _ in samples], [s for _, s in samples])
+    for (c, s), v in zip(samples, got, strict=True):
+        m = s.get("action_map", amap)
+        fmt = (
+            reinforced_format(c, load_action_map(m), lenient=lenient)
+            if isinstance(m, dict)
+            else Score("format", 0.0, "")
+        )
+        if isinstance(m, str):  # a name no action_maps option configured: refused with a reason
+            assert v.parts["format"].value == 0.0 and "configured name" in v.parts["format"].reason
+        else:
+            assert v.parts["format"] == fmt
+        acc = (
+            reinforced_accuracy(c, s["gold"], lenient=lenient)
+            if "gold" in s
+            else Score("accuracy", 0.0, "missing field 'gold'")
+        )
+        assert v.parts["accuracy"] == acc
+        assert v.total == v.parts["format"].value + acc.value

@@ -184,8 +184,13 @@ def reinforced_accuracy(completion: Any, gold: Any, lenient: bool = False) -> Sc
     follow, and 0.75 when it is right). Names are compared case-insensitively with
     whitespace collapsed; a step that is not a dict with a string ``action_name`` is a
     mismatch at its position. ``gold`` is a list of names or its Python-literal string.
-    Unparseable completion or empty / unusable gold → 0 with a reason.
+    Unparseable completion or empty / unusable gold → 0 with a reason. The completion is
+    read first, as in the released code: an unparseable one is 0 with its own reason
+    before the gold is parsed (a group's broken completions cost no gold parse).
     """
+    error, _, n, _, pred = reinforced_plan_digest(completion, lenient)
+    if error is not None:
+        return Score("accuracy", 0.0, error)
     if type(gold) is str and len(gold) <= _GOLD_CACHE_MAX_CHARS:
         names = _gold_names_cached(gold)
     else:
@@ -194,9 +199,6 @@ def reinforced_accuracy(completion: Any, gold: Any, lenient: bool = False) -> Sc
         return Score("accuracy", 0.0, "gold is not a list of action names")
     if not names:
         return Score("accuracy", 0.0, "empty gold plan")
-    error, _, n, _, pred = reinforced_plan_digest(completion, lenient)
-    if error is not None:
-        return Score("accuracy", 0.0, error)
     if n < 0:
         return Score("accuracy", 0.0, "executable_plan is not a list")
     t = len(names)
@@ -421,6 +423,39 @@ def _lcs(m: np.ndarray) -> int:
     return prev[n_g]
 
 
+def _equality_scores(p: Sequence[Action], g: Sequence[Action]) -> tuple[int, int]:
+    """(maximum matching, LCS length) of ``p`` against ``g`` when two actions match exactly
+    when they are equal (the default matcher), in O(|p| + |g|) steps instead of the
+    |p|×|g| matrix, a Hungarian call and a quadratic LCS (issue 30):
+
+    * equality splits the match graph into complete bipartite blocks, one per distinct
+      action, so the largest one-to-one matching is Σ_a min(#a in p, #a in g);
+    * the LCS is the bit-parallel LCS length (Hyyrö 2004): one bit per gold position,
+      ``V ← (V + U) | (V − U)`` with ``U = V & mask(action)`` per predicted action; the
+      LCS is the number of zero bits of ``V``. Gold has at most :data:`MAX_PLAN_ACTIONS`
+      actions, so ``V`` is a few machine words.
+
+    tests/test_speed_equivalence.py checks both against the matrix reference.
+    """
+    masks: dict[Action, int] = {}
+    for j, b in enumerate(g):
+        masks[b] = masks.get(b, 0) | (1 << j)
+    full = (1 << len(g)) - 1
+    v = full
+    left: dict[Action, int] = {a: mask.bit_count() for a, mask in masks.items()}  # gold copies unmatched
+    quantity = 0
+    get = masks.get
+    for a in p:
+        mask = get(a)
+        if mask:
+            if left[a]:
+                left[a] -= 1
+                quantity += 1
+            u = v & mask
+            v = ((v + u) | (v - u)) & full
+    return quantity, len(g) - v.bit_count()
+
+
 def _as_items(x: Any) -> Any:
     if isinstance(x, str):
         parsed = extract_actions(x)
@@ -465,8 +500,12 @@ def planning_scores(
     (they count in neither |pred| nor |gold|) and ``extract_actions`` reads a top-level
     tuple as no actions.
 
-    **Cap** (our choice, to keep the cost bounded: the matrix is |pred|×|gold| matcher
-    calls plus an O(|pred|·|gold|) LCS): more than :data:`MAX_PLAN_ACTIONS` canonical
+    With the default matcher the same two numbers come without the matrix, in
+    O(|pred| + |gold|) steps (:func:`_equality_scores`).
+
+    **Cap** (our choice, to keep the cost bounded: with a custom matcher the matrix is
+    |pred|×|gold| matcher calls plus an O(|pred|·|gold|) LCS; the cap applies to every
+    matcher, so a score never depends on which one is used): more than :data:`MAX_PLAN_ACTIONS` canonical
     gold actions → ``None`` (undefined, like no gold); more than
     :data:`MAX_PLAN_ACTIONS` canonical predicted actions → all 0 without building the
     matrix. :func:`plan_f1` / :func:`plan_order_f1` say which in their reason. Real plans
@@ -482,8 +521,6 @@ def _planning_scores(
     pred: Any, gold: Any, matcher: Matcher | None, synonyms: Mapping[str, str] | None
 ) -> dict[str, PlanningPRF] | str | None:
     """:func:`planning_scores`, with a reason string instead of a result past the cap."""
-    from scipy.optimize import linear_sum_assignment
-
     if synonyms is None and type(gold) is str and len(gold) <= _CACHE_MAX_PAIR_CHARS:
         g = _gold_actions(gold)  # a gold completion is shared by its group: parse it once
     else:
@@ -497,13 +534,15 @@ def _planning_scores(
         return {"quantity": _ZERO, "order": _ZERO}
     if len(p) > MAX_PLAN_ACTIONS:
         return f"completion has {len(p)} actions, more than the cap of {MAX_PLAN_ACTIONS}: scored 0"
-    if matcher is None:  # default_matcher is tuple equality: compare in place
-        m = np.array([[a == b for b in g] for a in p], dtype=bool)
+    if matcher is None:  # default_matcher is tuple equality: no matrix needed
+        quantity, order = _equality_scores(p, g)
     else:
+        from scipy.optimize import linear_sum_assignment
+
         m = np.array([[bool(matcher(a, b)) for b in g] for a in p], dtype=bool)
-    rows, cols = linear_sum_assignment(m.astype(np.int8), maximize=True)
-    quantity = int(m[rows, cols].sum())
-    order = _lcs(m)  # malformed items are all-False rows: they change neither score
+        rows, cols = linear_sum_assignment(m.astype(np.int8), maximize=True)
+        quantity = int(m[rows, cols].sum())
+        order = _lcs(m)  # malformed items are all-False rows: they change neither score
     n_pred = len(p) + n_bad
     return {"quantity": _prf(quantity, n_pred, len(g)), "order": _prf(order, n_pred, len(g))}
 
