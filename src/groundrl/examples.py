@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 
 def examples_dir() -> Path:
@@ -19,3 +22,14 @@ def example_file(recipe: str) -> Path:
 
 def example_action_map() -> Path:
     return examples_dir() / "action_map.json"
+
+
+def bundled(recipe: str) -> Callable[[], list[dict[str, Any]]]:
+    """A loader of a recipe's bundled example file, for ``Recipe(examples=...)``."""
+
+    def load() -> list[dict[str, Any]]:
+        lines = example_file(recipe).read_text(encoding="utf-8").splitlines()
+        return [json.loads(line) for line in lines if line.strip()]
+
+    load.__name__ = f"bundled_{recipe}_examples"
+    return load

@@ -71,18 +71,22 @@ def demo_cmd(
 
 
 def _score_examples(output: Path) -> None:
-    from groundrl.examples import example_action_map, example_file
-    from groundrl.recipes import RECIPE_NAMES, get_recipe
+    """Every registered recipe (plugins too) on the examples it carries (``Recipe.examples``);
+    a recipe without examples is named and skipped."""
+    from groundrl.recipes import get_recipe, recipe_names
     from groundrl.scoring import iter_jsonl_lines, score_records
     from groundrl.summary import part_means, print_summary
 
     output.mkdir(parents=True, exist_ok=True)
     summary = {}
-    for name in RECIPE_NAMES:
+    for name in recipe_names():
         recipe = get_recipe(name)
-        options = {"action_map": str(example_action_map())} if name == "reinforced_planning" else {}
-        rubric = recipe.rubric(**options)
-        lines = example_file(name).read_text(encoding="utf-8").splitlines()
+        examples = recipe.example_samples()
+        if not examples:
+            typer.echo(f"{name}: no examples (Recipe.examples); skipped")
+            continue
+        rubric = recipe.rubric(**recipe.example_options)
+        lines = [json.dumps(ex) for ex in examples]
         results = list(score_records(recipe, rubric, iter_jsonl_lines(lines)))
         with (output / f"{name}.scores.jsonl").open("w", encoding="utf-8") as f:
             for r in results:
@@ -91,3 +95,4 @@ def _score_examples(output: Path) -> None:
         summary[name] = {k: v[0] for k, v in part_means(rubric.names, results).items()}
     (output / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     typer.echo(f"wrote {output}/<recipe>.scores.jsonl and {output}/summary.json")
+        rubric.close()

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from groundrl.examples import bundled
 from groundrl.recipes.base import Recipe
 from groundrl.recipes.options import Option
 from groundrl.rewards.grounding import grounding_term, spatial
@@ -114,4 +115,6 @@ RECIPE = Recipe(
     ),
     judge_factory=_judge,
     judge_parts=("grounding", "reasoning"),
+    examples=bundled("argos"),
+    gold_example="ar-mcq",
 )

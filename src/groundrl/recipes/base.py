@@ -67,6 +67,11 @@ class Recipe:
     options: Sequence[Option] = ()
     judge_factory: Callable[[Any, Any], Any] | None = None
     judge_parts: tuple[str, ...] = ()
+    # samples ({"completion", "id"?, <fields>}) or a function returning them (loaded lazily):
+    # what `check_recipe`, the test suite and `demo --score-examples` score
+    examples: Sequence[Mapping[str, Any]] | Callable[[], Sequence[Mapping[str, Any]]] = ()
+    example_options: Mapping[str, Any] = field(default_factory=dict)  # e.g. a bundled action map
+    gold_example: str | None = None  # the example id that must score the rubric's maximum
     _by_name: dict[str, Option] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
@@ -94,6 +99,11 @@ class Recipe:
                 f"recipe {self.name!r}: build() takes {sorted(names)} but the declared options are "
                 f"{sorted(self._by_name)}; declare each option once"
             )
+
+    def example_samples(self) -> list[dict[str, Any]]:
+        """The recipe's examples as fresh dicts (``[]`` when it has none)."""
+        ex = self.examples() if callable(self.examples) else self.examples
+        return [dict(e) for e in ex]
 
     # -- options ------------------------------------------------------------------------
 

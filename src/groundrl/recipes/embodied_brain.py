@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from groundrl.examples import bundled
 from groundrl.recipes.base import Recipe
 from groundrl.recipes.options import Option
 from groundrl.rewards.planning import DEFAULT_ATOMIC_ACTIONS, embodied_format, plan_f1, plan_order_f1
@@ -84,4 +85,6 @@ RECIPE = Recipe(
     ),
     judge_factory=_judge,
     judge_parts=("grm",),
+    examples=bundled("embodied_brain"),
+    gold_example="eb-gold",
 )

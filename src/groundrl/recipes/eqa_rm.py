@@ -8,6 +8,7 @@ C-GRPO are batch-level and added by the training recipe, not here.
 
 from __future__ import annotations
 
+from groundrl.examples import bundled
 from groundrl.recipes.base import Recipe
 from groundrl.rewards.scoring import eqa_accuracy, eqa_format
 from groundrl.rubric import Part, Rubric
@@ -28,4 +29,6 @@ RECIPE = Recipe(
     build=build,
     required=("gt_score",),
     label_field="gt_score",
+    examples=bundled("eqa_rm"),
+    gold_example="eq-exact",
 )

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from groundrl.examples import bundled
 from groundrl.recipes.base import Recipe
 from groundrl.recipes.options import Option
 from groundrl.rewards.preference import proxy_accuracy, proxy_format
@@ -42,4 +43,6 @@ RECIPE = Recipe(
     options=(Option("judge", "judge", None, "proxy agent: adds part proxy (±1, 0 when the call fails)"),),
     judge_factory=_judge,
     judge_parts=("proxy",),
+    examples=bundled("proxy_grm"),
+    gold_example="pg-right",
 )

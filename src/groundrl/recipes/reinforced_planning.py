@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from groundrl.examples import bundled, example_action_map
 from groundrl.recipes.base import Recipe
 from groundrl.recipes.options import Option
 from groundrl.rewards.planning import load_action_map, reinforced_accuracy, reinforced_format
@@ -96,3 +97,6 @@ RECIPE = Recipe(
         ),
     ),
 )
+    examples=bundled("reinforced_planning"),
+    gold_example="rp-perfect",
+    example_options={"action_map": str(example_action_map())},
