@@ -88,6 +88,7 @@ def _score_examples(output: Path) -> None:
         rubric = recipe.rubric(**recipe.example_options)
         lines = [json.dumps(ex) for ex in examples]
         results = list(score_records(recipe, rubric, iter_jsonl_lines(lines)))
+        rubric.close()
         with (output / f"{name}.scores.jsonl").open("w", encoding="utf-8") as f:
             for r in results:
                 f.write(json.dumps(r) + "\n")
@@ -95,4 +96,3 @@ def _score_examples(output: Path) -> None:
         summary[name] = {k: v[0] for k, v in part_means(rubric.names, results).items()}
     (output / "summary.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     typer.echo(f"wrote {output}/<recipe>.scores.jsonl and {output}/summary.json")
-        rubric.close()

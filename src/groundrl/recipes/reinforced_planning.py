@@ -96,7 +96,7 @@ RECIPE = Recipe(
             "field may name one (or be an inline mapping; sample paths are never read)",
         ),
     ),
-)
     examples=bundled("reinforced_planning"),
     gold_example="rp-perfect",
     example_options={"action_map": str(example_action_map())},
+)
