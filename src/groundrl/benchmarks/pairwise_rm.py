@@ -234,8 +234,11 @@ def run(
         for p in parse[1:]:
             row[f"verdict_{p}"] = map_back(parsed[p][k], s)
             row[f"correct_{p}"] = row[f"verdict_{p}"] == pref
+        # a call that got no usable answer (not a wrong verdict): counted apart (issue 26)
+        row["judge_failed"] = raw is None or (mode == "rubric_transfer" and "call failed" in str(raw))
         results.append(row)
     main = _block(results, "correct", seed)
+    answered = [r for r in results if not r["judge_failed"]]
     metrics: dict[str, Any] = {
         "mode": mode,
         "dataset": dataset,
@@ -248,6 +251,10 @@ def run(
         "n_bad_items": len(bad or []),
         "bad_items": bad or [],
         "judge": {"calls": used.calls, "failures": used.failures},
+        "n_judge_failures": len(results) - len(answered),
+        "judge_failure_rate": (len(results) - len(answered)) / len(results),
+        "n_answered": len(answered),
+        "accuracy_answered": accuracy(answered) if answered else None,
     }
     if mode == "direct" and proxy_verify:
         metrics["proxy_verify"] = _proxy_verify_metrics(results, proxy)
@@ -312,6 +319,10 @@ def run(
         f"# pairwise-rm ({label}): {metrics['n']} pairs",
         "",
         md_table(["metric", "value", "95% CI", "n", "chance"], table),
+        "",
+        f"Judge failures (no usable answer): {metrics['n_judge_failures']} of {metrics['n']} pairs "
+        f"({fmt(metrics['judge_failure_rate'])}); accuracy over the {metrics['n_answered']} answered pairs: "
+        f"{fmt(metrics['accuracy_answered'])}.",
         "",
         f"Pairs without a verdict (counted wrong): {metrics['unparseable']}; judge calls "
         f"{metrics['judge']['calls']}, failed {metrics['judge']['failures']}; bad items skipped: {len(bad or [])}."
@@ -419,7 +430,9 @@ def summary(metrics: dict[str, Any]) -> str:
     return (
         f"n {metrics['n']} pairs: accuracy {fmt(metrics['accuracy'])} {fmt(metrics['accuracy_ci95'])}, "
         f"macro {fmt(metrics['macro_accuracy'])}{acc_plus_part} (chance 0.5); unparseable "
-        f"{metrics['unparseable']}, bad items skipped {metrics['n_bad_items']}"
+        f"{metrics['unparseable']}, bad items skipped {metrics['n_bad_items']}; judge failures "
+        f"{metrics['n_judge_failures']} ({fmt(metrics['judge_failure_rate'])}), accuracy over answered "
+        f"{fmt(metrics['accuracy_answered'])}"
         + "".join(
             f"\n  parse {p}: accuracy {fmt(metrics[p]['accuracy'])} {fmt(metrics[p]['accuracy_ci95'])}, "
             f"macro {fmt(metrics[p]['macro_accuracy'])}; verdicts differ on {metrics[p]['n_differ']} pairs"

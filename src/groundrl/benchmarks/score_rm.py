@@ -4,6 +4,9 @@ gold scores (EQARewardBench). Metrics: accuracy (|s − s*| ≤ 2) and RMSE over
 test-time-scaling curves (``vote`` and/or ``mean``) from the same samples, and
 optionally a scalar reward-model baseline. An item whose judge output has
 no parseable score counts as wrong for accuracy and is left out of RMSE (``n_missing``).
+An item whose judge call failed is also counted apart (``n_judge_failures``,
+``judge_failure_rate``) and ``accuracy_answered`` is the accuracy over the others, so an
+outage does not pass for a bad reward model.
 
 Chance level (drawn on the plots): a score drawn uniformly from the integers 0..10 is
 within 2 of a gold score g with probability ``#{s : |s − g| ≤ 2} / 11`` (5/11 for
@@ -125,6 +128,13 @@ def run(
         "n_bad_items": len(bad or []),
         "bad_items": bad or [],
         "judge": {"calls": evaluator.calls, "failures": evaluator.failures},
+        # a failed call is not a wrong answer: counted apart, accuracy also over the rest (issue 26)
+        "n_judge_failures": sum(r["error"] is not None for r in results),
+        "judge_failure_rate": sum(r["error"] is not None for r in results) / len(results),
+        "n_answered": sum(r["error"] is None for r in results),
+        "accuracy_answered": _acc(answered)
+        if (answered := [r for r in results if r["error"] is None])
+        else None,
     }
     for key in ("source", "category"):
         groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
@@ -152,6 +162,10 @@ def run(
                 ("chance accuracy", metrics["chance_accuracy"], None, metrics["n"]),
             ],
         ),
+        "",
+        f"Judge failures (no usable answer): {metrics['n_judge_failures']} of {metrics['n']} items "
+        f"({fmt(metrics['judge_failure_rate'])}); accuracy over the {metrics['n_answered']} answered items: "
+        f"{fmt(metrics['accuracy_answered'])}.",
         "",
         f"Unparseable judge outputs (counted wrong, left out of RMSE): {metrics['n_missing']}; "
         f"judge calls {evaluator.calls}, failed {evaluator.failures}; bad items skipped: {len(bad or [])}.",
@@ -272,7 +286,9 @@ def summary(metrics: dict[str, Any]) -> str:
     return (
         f"n {metrics['n']}: accuracy {fmt(metrics['accuracy'])} {fmt(metrics['accuracy_ci95'])}, "
         f"RMSE {fmt(metrics['rmse'])} {fmt(metrics['rmse_ci95'])} (chance accuracy {fmt(metrics['chance_accuracy'])}); "
-        f"unparseable {metrics['n_missing']}, bad items skipped {metrics['n_bad_items']}"
+        f"unparseable {metrics['n_missing']}, bad items skipped {metrics['n_bad_items']}; judge failures "
+        f"{metrics['n_judge_failures']} ({fmt(metrics['judge_failure_rate'])}), accuracy over answered "
+        f"{fmt(metrics['accuracy_answered'])}"
         + (
             f"\n  scalar RM: accuracy {fmt(metrics['scalar_rm']['accuracy'])} "
             f"{fmt(metrics['scalar_rm']['accuracy_ci95'])}, RMSE {fmt(metrics['scalar_rm']['rmse'])}, "

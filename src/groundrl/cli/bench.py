@@ -68,6 +68,18 @@ def _check_judge(metrics: dict, what: str) -> None:
         )
 
 
+def _check_failure_rate(metrics: dict, limit: float) -> None:
+    """Exit 1 (after the files are written) when the share of items whose judge call
+    failed is over ``limit`` (--max-judge-failures): such a run measures the outage."""
+    rate = metrics.get("judge_failure_rate")
+    if rate is not None and rate > limit:
+        _fail(
+            f"{metrics['n_judge_failures']} of {metrics['n']} judge calls failed ({rate:.1%} > "
+            f"--max-judge-failures {limit:.1%}); accuracy over the answered items is "
+            f"{metrics.get('accuracy_answered')}; see `error` / `raw` in results.jsonl"
+        )
+
+
 def _wrote(out: Path, metrics: dict) -> None:
     typer.echo("wrote " + ", ".join(str(out / n) for n in metrics.get("files", [])))
 
@@ -113,6 +125,14 @@ def score_rm_cmd(
         "a baseline: 10*sigmoid(reward) on the 0-10 scale, Spearman with gold; text only.",
     ),
     scalar_rm_device: str | None = typer.Option(None, "--scalar-rm-device", help="Device of --scalar-rm."),
+    max_judge_failures: float = typer.Option(
+        0.1,
+        "--max-judge-failures",
+        min=0.0,
+        max=1.0,
+        help="Exit 1 (after writing the files) when more than this share of judge calls failed "
+        "(default 0.1): an outage is not a result.",
+    ),
     judge: JudgeConfig | None = None,
 ) -> None:
     from groundrl.benchmarks import score_rm
@@ -144,6 +164,7 @@ def score_rm_cmd(
     typer.echo(score_rm.summary(m))
     _wrote(output, m)
     _check_judge(m, "accuracy and RMSE")
+    _check_failure_rate(m, max_judge_failures)
     if m["n_missing"] == m["n"]:
         _fail(f"no judge output had a parseable <score> ({m['n']} items); see `raw` in results.jsonl")
 
@@ -246,6 +267,14 @@ def pairwise_rm_cmd(
         help="Proxy-verified inference (Proxy-GRM): a proxy agent on the same judge, given only each "
         "verdict's rubric, votes too; agreement and accuracy when both agree are reported.",
     ),
+    max_judge_failures: float = typer.Option(
+        0.1,
+        "--max-judge-failures",
+        min=0.0,
+        max=1.0,
+        help="Exit 1 (after writing the files) when more than this share of judge calls failed "
+        "(default 0.1): an outage is not a result.",
+    ),
     judge: JudgeConfig | None = None,
 ) -> None:
     from groundrl.benchmarks import pairwise_rm
@@ -292,6 +321,7 @@ def pairwise_rm_cmd(
     typer.echo(pairwise_rm.summary(m))
     _wrote(output, m)
     _check_judge(m, "accuracies")
+    _check_failure_rate(m, max_judge_failures)
     if m["unparseable"] == m["n"]:
         _fail(f"no verdict could be read ({m['n']} pairs); see `raw` in results.jsonl")
 
