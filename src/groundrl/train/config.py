@@ -382,6 +382,9 @@ def _build_stage(i: int, st: Mapping[str, Any], top: Mapping[str, Any], tiny: bo
                 f"{where}: a {kind.name} stage trains with {kind.trainer or 'no trainer'}, not `{key}:`"
             )
     blocks = {k: _parse_block(f"{where}: ", k, v, kind) for k, v in st.items() if k not in ("name", "kind")}
+    if "inputs" in kind.blocks:  # the reward-model runners read image bounds into their inputs
+        image = st.get("image", top.get("image")) or {}
+        blocks["inputs"] = _parse_block(f"{where}: ", "inputs", {**image, **(st.get("inputs") or {})}, kind)
     merged = {**top, **blocks}
     settings: dict[str, Any] = {k: v for k, v in {**top, **st}.items() if k not in ("name", "kind")}
     if merged.get("judge") is not None:
@@ -565,7 +568,7 @@ def plain(v: Any) -> Any:
 def effective_config(cfg: TrainConfig, full: bool = True) -> dict[str, Any]:
     """Per stage what really runs: its input model, data, TRL config class and every field
     (``full=False``: only what groundrl or the file set), and its typed blocks."""
-    stages, prev, notes = [], None, []
+    stages, prev, trained, notes = [], None, None, []
     for st in cfg.stages:
         out = f"{cfg.output_dir}/{st.name}" if cfg.staged else cfg.output_dir
         args: dict[str, Any] = dict(st.args)
@@ -578,7 +581,7 @@ def effective_config(cfg: TrainConfig, full: bool = True) -> dict[str, Any]:
             {
                 "name": st.name,
                 "kind": st.kind.name,
-                "model": cfg.model if prev is None else f"{cfg.output_dir}/{prev}/final",
+                "model": cfg.model if trained is None else f"{cfg.output_dir}/{trained}/final",
                 "data": data,
                 "trainer_config": trl_fields.CLASS_NAMES.get(st.kind.trainer or "", None),
                 "args": plain(args),
@@ -586,6 +589,7 @@ def effective_config(cfg: TrainConfig, full: bool = True) -> dict[str, Any]:
             }
         )
         prev = st.name
+        trained = st.name if st.kind.trainer else trained  # a stage that trains nothing passes the model on
     eff: dict[str, Any] = {
         "recipe": cfg.recipe,
         "model": cfg.model,
