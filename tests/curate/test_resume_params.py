@@ -71,3 +71,16 @@ def test_guard_on_an_output_from_before_params_were_kept(tmp_path):
     out.write_text("")
     assert guard(out, "rejective", {"--tau": 3.0}) is None
     assert json.loads(params_path(out).read_text())["--tau"] == 3.0
+
+
+def test_dash_reads_stdin_and_stdout_is_refused(tmp_path):
+    out = tmp_path / "o.jsonl"
+    r = runner.invoke(
+        app, ["curate", "rejective", "-", "-o", str(out), "-q"], input=json.dumps(RECORD) + "\n"
+    )
+    assert r.exit_code == 0, r.output
+    assert json.loads(out.read_text())["kept"] == [0]
+    r = curate("rejective", tmp_path / "missing.jsonl", "-o", out)
+    assert r.exit_code == 2 and "does not exist" in said(r)
+    r = curate("rejective", out, "-o", "-")
+    assert r.exit_code == 2 and "not - (stdout)" in said(r)

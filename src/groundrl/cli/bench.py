@@ -14,8 +14,8 @@ from groundrl.judges.config import JudgeConfig
 
 app = typer.Typer(
     help=(
-        "Benchmarks: score-rm, pairwise-rm, planning, judge-reliability; build-eqa builds an EQARewardBench-"
-        "style set from OpenEQA, openeqa-format converts OpenEQA predictions to score-rm items. Datasets are "
+        "Benchmarks of reward models, judges and planners (the commands below). build-eqa builds an "
+        "EQARewardBench-style set from OpenEQA, openeqa-format converts OpenEQA predictions to score-rm items. Datasets are "
         "read in their published layouts (see docs/benchmarks.md). Each benchmark reads INPUT and writes results.jsonl, metrics.json (raw values), report.md "
         "(rounded, every metric defined) and PNGs into the folder -o/--output. Exit status 1 when the "
         "result would be meaningless: no usable item, every judge call failed, no parseable judge "
@@ -33,8 +33,8 @@ OUT = typer.Option(
 LIMIT = typer.Option(None, "--limit", min=1, help="Use only the first N usable items (for a quick look).")
 
 
-def _input(help: str) -> Any:
-    return typer.Argument(..., exists=True, dir_okay=False, readable=True, help=help)
+def _input(help: str, metavar: str = "INPUT") -> Any:
+    return typer.Argument(..., metavar=metavar, exists=True, dir_okay=False, readable=True, help=help)
 
 
 def _fail(message: str, code: int = 1) -> None:
@@ -229,7 +229,11 @@ def _load_pairwise(
 @judge_command
 def pairwise_rm_cmd(
     input: Path = typer.Argument(
-        ..., exists=True, readable=True, help="Items file, or a folder of VL-RewardBench parquet files."
+        ...,
+        metavar="INPUT",
+        exists=True,
+        readable=True,
+        help="Items file, or a folder of VL-RewardBench parquet files.",
     ),
     output: Path = OUT,
     fmt: str = typer.Option("auto", "--format", help=FORMAT_HELP),
@@ -440,9 +444,9 @@ def _ids(ids: Any, show: int = 3) -> str:
     ),
 )
 def openeqa_cmd(
-    questions: Path = _input("OpenEQA questions file (open-eqa-v0.json)."),
-    predictions: Path = _input("Predictions: a JSON list of {question_id, answer}."),
-    gold_scores: Path = _input("LLM-match metrics: a JSON object {question_id: 1..5}."),
+    questions: Path = _input("OpenEQA questions file (open-eqa-v0.json).", "QUESTIONS"),
+    predictions: Path = _input("Predictions: a JSON list of {question_id, answer}.", "PREDICTIONS"),
+    gold_scores: Path = _input("LLM-match metrics: a JSON object {question_id: 1..5}.", "GOLD_SCORES"),
     output: Path = typer.Option(
         ..., "-o", "--output", help="Output JSONL file of score-rm items (its folder is created)."
     ),
@@ -489,7 +493,11 @@ def openeqa_cmd(
 @judge_command
 def judge_reliability_cmd(
     input: Path = typer.Argument(
-        ..., exists=True, readable=True, help="Pairwise items (any layout) or score-rm JSONL items."
+        ...,
+        metavar="INPUT",
+        exists=True,
+        readable=True,
+        help="Pairwise items (any layout) or score-rm JSONL items.",
     ),
     output: Path = OUT,
     fmt: str = typer.Option("auto", "--format", help=FORMAT_HELP),
@@ -563,7 +571,7 @@ def judge_reliability_cmd(
 )
 @judge_command
 def build_eqa_cmd(
-    questions: Path = _input("OpenEQA questions file (open-eqa-v0.json)."),
+    questions: Path = _input("OpenEQA questions file (open-eqa-v0.json).", "QUESTIONS"),
     frames_root: Path = typer.Option(
         ..., "--frames-root", exists=True, file_okay=False, help="OpenEQA episode frames root (data/frames)."
     ),

@@ -28,7 +28,7 @@ app = typer.Typer(help="Write groundrl datasets in a trainer's own layout.", no_
     ),
 )
 def verl_cmd(
-    input: Path = typer.Argument(..., exists=True, dir_okay=False, help="JSONL of samples."),
+    input: Path = typer.Argument(..., metavar="INPUT", exists=True, dir_okay=False, help="JSONL of samples."),
     output: Path = typer.Option(..., "-o", "--output", help="Parquet file to write (its folder is created)."),
     recipe: str | None = typer.Option(
         None, "--recipe", help=f"Recipe of lines that name none: {', '.join(recipe_names())}."

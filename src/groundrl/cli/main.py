@@ -18,6 +18,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # plain click help: it wraps descriptions and never cuts a flag name at 80 columns
+    # (rich's option tables did: `--batch-concurren…`), and prints no markup
+    rich_markup_mode=None,
 )
 
 

@@ -28,7 +28,9 @@ from groundrl.summary import print_summary
 @recipe_command
 def score_cmd(
     recipe: str = typer.Argument(
-        ..., help=f"Recipe: {', '.join(recipe_names())} (`groundrl recipes` shows their fields and options)."
+        ...,
+        metavar="RECIPE",
+        help=f"Recipe: {', '.join(recipe_names())} (`groundrl recipes` shows their fields and options).",
     ),
     input: Path = typer.Argument(..., metavar="INPUT", help="JSONL file of samples; - reads standard input."),
     output: Path | None = typer.Option(
