@@ -9,8 +9,8 @@ other types, so ``rewards/<part>/mean`` is the per-type reward in TRL's logs (pl
 | ``task_type`` | fields | parts (weight) |
 |---|---|---|
 | ``planning`` | ``gold`` (a completion with ``<actions>``), ``question``? | ``format`` (rule reward, 1.0; 0.2 with a judge), ``grm`` (planning GRM, 0.8, with a judge: the released 0.8 GRM + 0.2 rule), ``plan_f1`` (metric, 0) |
-| ``spatial_mcq`` | ``answer`` (a letter) | ``spatial_mcq.accuracy`` (MCQ letter match) |
-| ``spatial_descriptive`` | ``answer`` | ``spatial_descriptive.accuracy`` (exact / numeric 5%; with a judge, semantic equivalence) |
+| ``spatial_mcq`` | ``answer`` (a letter, word or sentence) | ``spatial_mcq.accuracy`` (:func:`~groundrl.rewards.spatial.spatial_mcq_reward`: strictness by answer form, verbosity penalised) |
+| ``spatial_descriptive`` | ``answer`` | ``spatial_descriptive.accuracy`` (:func:`~groundrl.rewards.spatial.spatial_descriptive_reward`: relation synonyms, antonym and subject/object swaps, verbosity penalised; else exact / numeric 5%, with a judge semantic equivalence) |
 | ``detection`` | ``boxes`` (gold boxes) | ``detection.iou`` (:func:`~groundrl.rewards.perception.detection_reward`) |
 | ``counting`` | ``answer`` (an int) | ``counting.accuracy`` (:func:`~groundrl.rewards.perception.counting_reward`) |
 | ``instruction`` | ``answer`` | ``instruction.accuracy`` (as descriptive; our choice — the paper names the task, not its reward) |
@@ -28,6 +28,7 @@ from typing import Any
 from groundrl.rewards.outcome import outcome
 from groundrl.rewards.perception import counting_reward, detection_reward
 from groundrl.rewards.planning import DEFAULT_ATOMIC_ACTIONS, embodied_format, plan_f1
+from groundrl.rewards.spatial import spatial_descriptive_reward, spatial_mcq_reward
 from groundrl.rubric import Part, Rubric
 from groundrl.types import Score
 
@@ -98,11 +99,14 @@ def build(atomic_actions: Any = None, judge: Any = None) -> RouterRubric:
     def answer(completion: Any, gold: Any) -> Score:
         return outcome(completion, gold, semantic=semantic)
 
+    def descriptive(completion: Any, gold: Any) -> Score:
+        return spatial_descriptive_reward(completion, gold, semantic=semantic)
+
     parts = [
         _routed("planning", "format", lambda c, gold: embodied_format(c, verbs)),
         _routed("planning", "plan_f1", plan_f1),
-        _routed("spatial_mcq", "spatial_mcq.accuracy", answer),
-        _routed("spatial_descriptive", "spatial_descriptive.accuracy", answer),
+        _routed("spatial_mcq", "spatial_mcq.accuracy", spatial_mcq_reward),
+        _routed("spatial_descriptive", "spatial_descriptive.accuracy", descriptive),
         _routed("detection", "detection.iou", detection_reward),
         _routed("counting", "counting.accuracy", counting_reward),
         _routed("instruction", "instruction.accuracy", answer),
