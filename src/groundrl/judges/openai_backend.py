@@ -47,6 +47,7 @@ import contextlib
 import json
 import logging
 from collections.abc import Sequence
+from concurrent.futures import CancelledError
 from typing import Any
 
 import aiohttp
@@ -254,7 +255,11 @@ class OpenAIBackend(JudgeBackend):
         return await asyncio.wrap_future(fut)
 
     def generate(self, requests: Sequence[Request], params: SamplingParams | None = None) -> list[Generation]:
-        return self._loop.run(self._agenerate(requests, params or SamplingParams()))
+        try:
+            return self._loop.run(self._agenerate(requests, params or SamplingParams()))
+        except CancelledError:  # close() cancelled the calls in flight (a server shutting down)
+            self.stats.failures += len(requests)
+            return [Generation(error="cancelled: the judge backend was closed") for _ in requests]
 
     # -- log-probabilities -------------------------------------------------------
 
@@ -341,15 +346,29 @@ class OpenAIBackend(JudgeBackend):
                 )
             )
 
-        return self._loop.run(run())
+        try:
+            return self._loop.run(run())
+        except CancelledError:
+            self.stats.failures += len(requests)
+            return [LogProbResult(None, "cancelled: the judge backend was closed") for _ in requests]
 
     def close(self) -> None:
+        """Cancel the calls in flight (their requests end as failed Generations at once:
+        a server's shutdown must not wait for the judge's timeouts), then close."""
         if self._client is not None:
             client = self._client
             with contextlib.suppress(Exception):
+                self._loop.run(self._cancel_in_flight())
                 self._loop.run(client.close())
             self._client = None
         self._loop.close()
+
+    @staticmethod
+    async def _cancel_in_flight() -> None:
+        me = asyncio.current_task()
+        for task in asyncio.all_tasks():
+            if task is not me:
+                task.cancel()
 
 
 __all__ = ["JudgeHTTPError", "OpenAIBackend"]

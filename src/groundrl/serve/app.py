@@ -74,6 +74,9 @@ SHED_DELAY_S = 0.25
 # MIN_BODY_RATE bytes/s once this grace has passed (16 MiB then takes at most ~4.5 min)
 BODY_TIMEOUT_S = 10.0
 MIN_BODY_RATE = 64 * 1024
+# [ours] after uvicorn's --graceful-timeout, batches still scoring get this long before
+# their judge calls are cancelled (their requests were already answered or cancelled)
+SHUTDOWN_GRACE_S = 1.0
 CLIENT_GONE = 499  # nginx's "client closed request": a hang-up is not a server error
 GONE: Any = object()  # what _read_body returns for a hang-up
 
@@ -190,10 +193,12 @@ class _Guard:
         path = scope.get("path", "")
         status = 500
 
+        started = False
+
         async def send_status(message: dict) -> None:
-            nonlocal status
+            nonlocal status, started
             if message["type"] == "http.response.start":
-                status = message["status"]
+                status, started = message["status"], True
             await send(message)
 
         try:
@@ -223,6 +228,11 @@ class _Guard:
                     self.buffered -= len(body)
                 return
             await self.app(scope, receive, send_status)
+        except asyncio.CancelledError:
+            # uvicorn cancels requests still running past --graceful-timeout: answer them in
+            # JSON (uvicorn would send a plain-text 500 and log a traceback)
+            if started is False:
+                await _send(send_status, 503, "server shutting down; retry on another replica", self.retry)
         finally:
             self.metrics.observe(path, status, time.perf_counter() - t0)
 
@@ -503,11 +513,30 @@ class _Scorers:
             log.exception("building recipe %s", name)
             return _error(500, f"recipe {name!r} could not be built: {type(e).__name__}: {e}")
 
-    async def close(self) -> None:
-        # uvicorn has let in-flight requests finish; let the batchers finish too
-        for b in list(self.batchers.values()):
-            await b.close()
+    async def close(self, grace_s: float = 1.0) -> None:
+        """uvicorn has let in-flight requests finish (or cancelled them past
+        ``--graceful-timeout``); batches still scoring after ``grace_s`` more seconds
+        belong to no live request: their requests are failed, the rubrics closed (which
+        cancels in-flight judge calls), and their threads are not waited for."""
+        batchers = list(self.batchers.values())
+        done = asyncio.gather(*(b.close() for b in batchers), return_exceptions=True)
+        try:
+            await asyncio.wait_for(asyncio.shield(done), grace_s)
+        except TimeoutError:
+            running = sum(b.running for b in batchers)
+            for b in batchers:
+                b.abort()
+            log.warning(
+                "shutdown: %d batch(es) still scoring after the grace period: their requests failed, "
+                "judge calls cancelled",
+                running,
+            )
+            done.add_done_callback(lambda f: f.cancelled() or f.exception())  # consumed, not awaited
         self.batchers.clear()
+        # closing a judge backend cancels its in-flight calls: off the loop, it may block briefly
+        await asyncio.to_thread(self._close_rubrics)
+
+    def _close_rubrics(self) -> None:
         for name, (_rec, rub) in list(self.rubrics.items()):
             if name not in self.overrides:  # a caller's rubric is the caller's to close
                 rub.close()
@@ -689,7 +718,7 @@ def create_app(
     @asynccontextmanager
     async def lifespan(_app: FastAPI):
         yield
-        await scorers.close()
+        await scorers.close(SHUTDOWN_GRACE_S)
 
     app = FastAPI(
         title="groundrl reward server",

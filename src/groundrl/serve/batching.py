@@ -23,10 +23,36 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
+import threading
 from collections.abc import Callable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
+
+
+def _in_daemon_thread(fn: Callable[[Any], Any], arg: Any, name: str) -> asyncio.Future:
+    """``fn(arg)`` in a new daemon thread, as a future of the running loop. Daemon, not a
+    ``ThreadPoolExecutor`` worker: the interpreter joins those at exit, so one part that
+    never returns would keep a stopped server alive forever (issue 26)."""
+    loop = asyncio.get_running_loop()
+    fut = loop.create_future()
+
+    def settle(ok: bool, value: Any) -> None:
+        if not fut.done():
+            (fut.set_result if ok else fut.set_exception)(value)
+
+    def target() -> None:
+        try:
+            out = fn(arg)
+        except BaseException as e:  # noqa: BLE001 - handed to the awaiting task
+            ok, out = False, e
+        else:
+            ok = True
+        with contextlib.suppress(RuntimeError):  # a closed loop: nobody waits any more
+            loop.call_soon_threadsafe(settle, ok, out)
+
+    threading.Thread(target=target, name=name, daemon=True).start()
+    return fut
 
 
 class Overloaded(Exception):
@@ -101,11 +127,16 @@ class MicroBatcher:
         self._wake: asyncio.Event | None = None
         self._worker: asyncio.Task | None = None
         self._running: set[asyncio.Task] = set()
-        self._executor: ThreadPoolExecutor | None = None
+        self._in_flight: set[tuple] = set()  # (job, start, end) of batches being scored
 
     @property
     def queued(self) -> int:
         return self._queued
+
+    @property
+    def running(self) -> int:
+        """Batches being scored now."""
+        return len(self._running)
 
     async def submit(self, items: Sequence[Any]) -> list[Any]:
         """Score ``items``; the results come back in order, one per item. Raises
@@ -119,7 +150,6 @@ class MicroBatcher:
         loop = asyncio.get_running_loop()
         if self._worker is None:
             self._wake = asyncio.Event()
-            self._executor = ThreadPoolExecutor(self.concurrency, thread_name_prefix=f"groundrl-{self.name}")
             self._worker = loop.create_task(self._run())
         job = _Job(items, loop.create_future(), loop.time())
         self._jobs.append(job)
@@ -181,9 +211,9 @@ class MicroBatcher:
 
     async def _score(self, batch: list[tuple[_Job, int, int]], slots: asyncio.Semaphore) -> None:
         flat = [x for job, a, b in batch for x in job.items[a:b]]
-        loop = asyncio.get_running_loop()
+        self._in_flight.update(batch)
         try:
-            results = list(await loop.run_in_executor(self._executor, self.score, flat))
+            results = list(await _in_daemon_thread(self.score, flat, f"groundrl-{self.name}"))
             if len(results) != len(flat):
                 raise RuntimeError(f"scoring returned {len(results)} results for {len(flat)} items")
         except asyncio.CancelledError:
@@ -200,6 +230,7 @@ class MicroBatcher:
                 if job.done == len(job.items) and not job.future.done():
                     job.future.set_result(job.results)
         finally:
+            self._in_flight.difference_update(batch)
             self.batches += 1
             self.scored += len(flat)
             self.admission.release(len(flat))
@@ -212,7 +243,7 @@ class MicroBatcher:
                 job.future.set_exception(error)
 
     async def close(self) -> None:
-        """Refuse new work, finish what was accepted, stop the worker and its thread."""
+        """Refuse new work, finish what was accepted, stop the worker."""
         self._closing = True
         if self._worker is None:
             return
@@ -220,5 +251,22 @@ class MicroBatcher:
         await self._worker
         if self._running:
             await asyncio.gather(*self._running, return_exceptions=True)
-        if self._executor is not None:
-            self._executor.shutdown(wait=False)
+
+    def abort(self) -> int:
+        """Shutdown past its deadline: answer every queued and running request with
+        :class:`Overloaded` ("shutting down"), stop waiting for the batches being scored
+        (their daemon threads finish or are dropped at exit). Returns the requests failed."""
+        self._closing = True
+        jobs = {id(j): j for j in self._jobs}
+        jobs.update({id(j): j for j, _, _ in self._in_flight})
+        failed = 0
+        for job in jobs.values():
+            if not job.future.done():
+                job.future.set_exception(Overloaded("shutting down"))
+                failed += 1
+        self.admission.release(self._queued)
+        self._queued = 0
+        self._jobs.clear()
+        for task in [*self._running, *([self._worker] if self._worker else [])]:
+            task.cancel()
+        return failed
