@@ -51,10 +51,16 @@ class TrainerField:
 
 
 def _source(module: str) -> str:
-    spec = importlib.util.find_spec(module)
-    if spec is None or not spec.origin or not spec.origin.endswith(".py"):
+    # find_spec of a submodule would import its parent packages (trl's __init__ takes
+    # seconds); the top-level package's folder is found without importing anything
+    top, *rest = module.split(".")
+    spec = importlib.util.find_spec(top)
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError(f"no package {top}")
+    path = Path(next(iter(spec.submodule_search_locations)), *rest).with_suffix(".py")
+    if not path.is_file():
         raise ImportError(f"no Python source for {module}")
-    return Path(spec.origin).read_text(encoding="utf-8")
+    return path.read_text(encoding="utf-8")
 
 
 def _literal(node: ast.AST | None) -> Any:
