@@ -14,7 +14,7 @@ from groundrl.monitor.rows import rows_from_scores
 
 
 def _cfg(**kw):
-    base = {"truth": "truth", "window": 1, "baseline_steps": 2, "min_samples": 4}
+    base = {"truth": "truth", "window": 1, "baseline_steps": 2, "min_samples": 4, "min_high_samples": 3}
     return MonitorConfig.from_mapping({**base, **kw})
 
 
@@ -82,7 +82,7 @@ def test_length_repetition_format_and_group_alarms():
     assert names["repetition_rise"]["value"] == pytest.approx(4 / 7)  # 0 -> 4/7
     # format 0.5 -> 1.0 (+0.5) while accuracy (= truth) stays 0.5: gap 0.5
     assert names["format_over_accuracy"]["value"] == pytest.approx(0.5)
-    # both groups now give every completion reward 1
+    # window 1: both groups of the step give every completion reward 1
     assert names["zero_std_groups"]["value"] == pytest.approx(1.0)
 
 
@@ -116,7 +116,9 @@ def test_config_defaults_and_errors_name_the_key():
         MonitorConfig.from_mapping({"probe": {"every": 5}})
     with pytest.raises(ValueError, match=r"monitor.probe.perturbations: expected a list from"):
         MonitorConfig.from_mapping({"probe": {"path": "p.jsonl", "perturbations": ["blur"]}})
-    with pytest.raises(ValueError, match=r"window, baseline_steps and min_samples must be >= 1"):
+    with pytest.raises(
+        ValueError, match=r"window, baseline_steps, min_samples and min_high_samples must be >= 1"
+    ):
         MonitorConfig.from_mapping({"window": 0})
     with pytest.raises(ValueError, match=r"monitor: expected a mapping"):
         MonitorConfig.from_mapping([1])

@@ -81,10 +81,11 @@ def test_shortcut_token_against_reference():
     ]
     # high-reward texts: 4; 'verified' in 2 of them and in 0/4 references: gap 0.5.
     # 'apple' is in 1/4 references (> 1%): never a candidate.
-    tok, gap = sg.shortcut_token(rows, reference, high_reward=0.8)
+    tok, gap = sg.shortcut_token(rows, reference, high_reward=0.8, min_high=4)
     assert tok == "verified"
     assert gap == pytest.approx(0.5)
-    assert sg.shortcut_token(rows, (Counter(), 0), 0.8) == (None, None)
+    assert sg.shortcut_token(rows, reference, 0.8, min_high=5) == (None, None)  # 4 high-reward texts
+    assert sg.shortcut_token(rows, (Counter(), 0), 0.8, min_high=1) == (None, None)
 
 
 def test_slope_gap_and_kl_jump():

@@ -26,6 +26,7 @@ from groundrl.monitor.rows import rows_from_trl
 log = logging.getLogger("groundrl.monitor")
 
 MONITOR_LOG = "log.jsonl"
+SAMPLES_LOG = "monitor_samples.jsonl"
 _PROBE_SKIP = ("completion", "gt_score", "prompt")
 
 
@@ -62,6 +63,22 @@ def reward_score_fn(trainer: Any, name: str):
         return total
 
     return score
+
+
+def _save_samples(path: Path, step: int, rows: list[dict[str, Any]], config: MonitorConfig) -> None:
+    """The step's rows under the config's own names, so ``groundrl monitor`` with the same
+    ``monitor:`` block replays exactly these signals."""
+    names = {
+        "reward": config.reward,
+        "truth": config.truth,
+        "format": config.format,
+        "accuracy": config.accuracy,
+    }
+    with path.open("a", encoding="utf-8") as f:
+        for r in rows:
+            rec = {"step": step, "completion": r["completion"], "group": r.get("group")}
+            rec.update({names[k]: r.get(k) for k in names if names[k] and k in r})
+            f.write(json.dumps(rec) + "\n")
 
 
 def monitor_callback(config: MonitorConfig, out_dir: Path, stage: str, trainer: Any) -> Any:
@@ -105,6 +122,8 @@ def monitor_callback(config: MonitorConfig, out_dir: Path, stage: str, trainer: 
                 extra = self.monitor.observe_probe(step, p)
                 out["alarms"] = out["alarms"] + extra.pop("alarms")
                 out.update(extra)
+            if config.save_samples:
+                _save_samples(Path(out_dir) / SAMPLES_LOG, step, rows, config)
             row = {"stage": stage, "step": step, **out}
             with (Path(out_dir) / MONITOR_LOG).open("a", encoding="utf-8") as f:
                 f.write(json.dumps(row) + "\n")

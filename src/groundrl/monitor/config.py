@@ -59,7 +59,9 @@ class MonitorConfig:
     high_reward: float = 0.8  # "high judge reward": reward >= this
     truth_pass: float = 0.5  # ground truth >= this counts as passed
     reference_column: str | None = None  # dataset column with reference texts (token signal)
+    min_high_samples: int = 8  # fewer high-reward samples in the window: no token signal
     examples: int = 3  # example samples kept per alarm
+    save_samples: bool = False  # also write every monitored sample to monitor_samples.jsonl
     stop_on_alarm: bool = False
     thresholds: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_THRESHOLDS))
     probe: ProbeConfig | None = None
@@ -85,10 +87,10 @@ class MonitorConfig:
             else:
                 kw[key] = _check_field(cls, "monitor", key, value)
         cfg = cls(**kw)
-        if cfg.window < 1 or cfg.baseline_steps < 1 or cfg.min_samples < 1 or cfg.examples < 0:
+        if min(cfg.window, cfg.baseline_steps, cfg.min_samples, cfg.min_high_samples) < 1 or cfg.examples < 0:
             raise ValueError(
-                "monitor: window, baseline_steps and min_samples must be >= 1 and examples >= 0 "
-                f"(got {cfg.window}, {cfg.baseline_steps}, {cfg.min_samples}, {cfg.examples})"
+                "monitor: window, baseline_steps, min_samples and min_high_samples must be >= 1 and examples >= 0 "
+                f"(got {cfg.window}, {cfg.baseline_steps}, {cfg.min_samples}, {cfg.min_high_samples}, {cfg.examples})"
             )
         return cfg
 

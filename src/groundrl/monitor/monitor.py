@@ -18,6 +18,7 @@ from groundrl.monitor import signals as sg
 from groundrl.monitor.config import MonitorConfig
 
 PREFIX = "monitor/"
+MIN_EACH = 8  # passed and failed samples the window needs for a reward-truth correlation
 
 
 @dataclass
@@ -87,7 +88,7 @@ class Monitor:
         if self.steps_seen <= self.config.baseline_steps:
             self._early.extend(str(r.get("completion") or "") for r in rows)
         win = [r for rs in self.window for r in rs]
-        values = self._signals(win, rows, metrics or {})
+        values = self._signals(win, metrics or {})
         for k, v in values.items():
             if not isinstance(v, str):
                 self._record(k, v)
@@ -97,9 +98,7 @@ class Monitor:
         out["alarms"] = [a.to_dict() for a in new]
         return out
 
-    def _signals(
-        self, win: list[dict[str, Any]], rows: list[dict[str, Any]], metrics: Mapping[str, Any]
-    ) -> dict[str, Any]:
+    def _signals(self, win: list[dict[str, Any]], metrics: Mapping[str, Any]) -> dict[str, Any]:
         c = self.config
         enough = len(win) >= c.min_samples
         v: dict[str, Any] = {
@@ -109,9 +108,9 @@ class Monitor:
             "repetition": sg.mean(sg.repetition(r.get("completion")) for r in win),
             "format_mean": sg.mean(sg.num(r.get("format")) for r in win),
             "accuracy_mean": sg.mean(sg.num(r.get("accuracy", r.get("truth"))) for r in win),
-            "zero_std_groups": sg.zero_std_groups(rows),
+            "zero_std_groups": sg.zero_std_groups(win),
         }
-        v["truth_spearman"] = sg.spearman([r.get("reward") for r in win], [r.get("truth") for r in win])
+        v["truth_spearman"] = self._truth_spearman(win)
         v["hack_share"] = sg.hack_share(win, c.high_reward, c.truth_pass)
         if not enough:
             v = {k: None for k in v}
@@ -119,7 +118,7 @@ class Monitor:
         if reference is None and self.steps_seen > c.baseline_steps:
             reference = sg.document_frequency(self._early)
         if enough and reference is not None:
-            tok, gap = sg.shortcut_token(win, reference, c.high_reward)
+            tok, gap = sg.shortcut_token(win, reference, c.high_reward, min_high=c.min_high_samples)
             v["shortcut_token_gap"] = gap
             if tok is not None:
                 v["shortcut_token"] = tok
@@ -129,6 +128,17 @@ class Monitor:
             v["kl_jump"] = sg.kl_jump(self.kl_history[-c.window :], kl)
             self.kl_history.append(kl)
         return v
+
+    def _truth_spearman(self, win: list[dict[str, Any]]) -> float | None:
+        """Spearman(reward, truth), only with at least ``MIN_EACH`` passed and failed
+        samples: with binary truth and 3 successes the rank correlation swings by 0.3
+        between windows of the same policy [ours: measured on the demo's honest run]."""
+        truth = [sg.num(r.get("truth")) for r in win]
+        passed = sum(t is not None and t >= self.config.truth_pass for t in truth)
+        failed = sum(t is not None and t < self.config.truth_pass for t in truth)
+        if min(passed, failed) < MIN_EACH:
+            return None
+        return sg.spearman([r.get("reward") for r in win], truth)
 
     # -- alarms ----------------------------------------------------------------
     def _check(self, step: int, v: Mapping[str, Any], win: list[dict[str, Any]]) -> list[Alarm]:

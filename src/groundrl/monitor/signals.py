@@ -135,14 +135,16 @@ def shortcut_token(
     reference: tuple[Counter[str], int],
     high_reward: float,
     max_reference_share: float = 0.01,
+    min_high: int = 8,
 ) -> tuple[str | None, float | None]:
     """The token most over-represented in high-reward samples against the reference texts
     (the data): ``(token, share in high-reward samples - share in the reference)`` over
     tokens that at most ``max_reference_share`` of the reference texts contain. ``(None,
-    None)`` without high-reward samples or reference texts."""
+    None)`` with fewer than ``min_high`` high-reward samples (one odd sample is not a
+    pattern) or no reference texts."""
     ref_df, ref_n = reference
     high = [r for r in rows if (v := num(r.get("reward"))) is not None and v >= high_reward]
-    if not high or ref_n == 0:
+    if len(high) < max(1, min_high) or ref_n == 0:
         return None, None
     df, n = document_frequency(r.get("completion") for r in high)
     best, gap = None, 0.0
