@@ -78,10 +78,38 @@ def test_max_turns_cuts_and_pays_progress(setup):
         ]
 
     rollout = EnvRollout(by_prompt, max_turns=2, generate_fn=junk, turn_penalty=0.25)
-    (ep,) = rollout.play(model, tok, [recs[1]["prompt"]], 16)
+    (ep,) = rollout.play(model, tok, [recs[1]["prompt"]], 64)
     assert ep.turns == 2 and not ep.success and not ep.ended
     assert ep.reward == 0.0 - 0.25  # no progress, one extra turn
     assert ep.env_mask[-1] == 1  # no feedback after the last turn
+
+
+def test_length_cap_counts_feedback_tokens(setup):
+    """max_new_tokens 12 x 3 turns = 36 tokens for the whole completion: an 8-token turn
+    and its feedback (20+ tokens) leave no room for another turn, so the episode is cut
+    there (paid its progress) instead of growing past the documented cap."""
+    from groundrl.train.multiturn import EnvRollout
+
+    tasks, recs, by_prompt, model, tok = setup
+    asked = []
+
+    def junk(model, tok, contexts, n, trainer=None):
+        asked.append(n)
+        return [
+            tok(" nonsense", add_special_tokens=False)["input_ids"] + [tok.eos_token_id] for _ in contexts
+        ]
+
+    t1 = tok(" nonsense", add_special_tokens=False)["input_ids"] + [tok.eos_token_id]
+    fb = tok(
+        "\nFeedback: Last action is invalid. No action could be read in any vocabulary.\nPlan:",
+        add_special_tokens=False,
+    )["input_ids"]
+    assert len(t1) + len(fb) >= 36 > len(t1)  # the arithmetic this test relies on
+    rollout = EnvRollout(by_prompt, max_turns=3, generate_fn=junk)
+    (ep,) = rollout.play(model, tok, [recs[1]["prompt"]], 12)
+    assert ep.turns == 1 and not ep.ended and ep.completion_ids == t1 and asked == [12]
+    (ep,) = rollout.play(model, tok, [recs[1]["prompt"]], 40)  # cap 120: room for all 3 turns
+    assert ep.turns == 3 and len(ep.completion_ids) == 3 * len(t1) + 2 * len(fb) <= 120
 
 
 @pytest.mark.slow

@@ -78,6 +78,80 @@ def default_feedback_text(info: dict[str, Any], obs: dict[str, Any]) -> str:
     return f"\nFeedback: {label + ': ' if label else ''}{last}\nPlan:"
 
 
+#: Where environment feedback goes between two policy turns: ``user`` — a user turn of
+#: the tokenizer's chat template (for chat / Instruct models: the model re-plans inside
+#: its template); ``raw`` — the text as is (a model trained on plain text, like the demo's).
+FEEDBACK_ROLES = ("user", "raw")
+
+_SENTINEL = "\x00groundrl-turn\x00"
+_chat_cache: dict[int, tuple[str, str, str]] = {}
+
+
+def _chat_pieces(tokenizer: Any) -> tuple[str, str, str]:
+    """``(close, before, after)``: what the chat template writes after an assistant
+    message's content (``close``), and around a user message's content in the turn that
+    follows it, up to the next assistant turn's generation prompt."""
+    key = id(tokenizer)
+    if key not in _chat_cache:
+        if not getattr(tokenizer, "chat_template", None):
+            raise ValueError(
+                "feedback as a user turn needs the tokenizer's chat template, and this tokenizer has "
+                "none; use the raw feedback mode (feedback_role='raw')"
+            )
+        base = [{"role": "user", "content": "u"}, {"role": "assistant", "content": _SENTINEL}]
+        one = tokenizer.apply_chat_template(base, tokenize=False)
+        two = tokenizer.apply_chat_template(
+            [*base, {"role": "user", "content": _SENTINEL + "fb"}], tokenize=False, add_generation_prompt=True
+        )
+        if not two.startswith(one) or one.count(_SENTINEL) != 1:
+            raise ValueError(
+                "this chat template rewrites earlier turns when a user turn follows, so feedback cannot be "
+                "appended as a user turn; use the raw feedback mode (feedback_role='raw')"
+            )
+        close = one[one.index(_SENTINEL) + len(_SENTINEL) :]
+        turn = two[len(one) :]
+        before, after = turn.split(_SENTINEL + "fb", 1)
+        _chat_cache[key] = (close, before, after)
+    return _chat_cache[key]
+
+
+def chat_feedback_text(tokenizer: Any, feedback: str, *, turn_ended: bool = True) -> str:
+    """The text to append after a policy turn so that ``feedback`` enters as a user turn
+    of the tokenizer's chat template: the end of the assistant turn the template writes
+    (less the end-of-turn token the policy already sampled, when ``turn_ended``), the user
+    turn, and the next assistant turn's generation prompt. Decoded, ``prompt + turn +
+    this`` equals the chat template applied to the same messages (tests check it).
+
+    ``tokenizer`` is a tokenizer or processor with ``apply_chat_template``; raises
+    ValueError when it has no chat template or one that rewrites earlier turns."""
+    close, before, after = _chat_pieces(tokenizer)
+    eos = getattr(tokenizer, "eos_token", None) or getattr(
+        getattr(tokenizer, "tokenizer", None), "eos_token", None
+    )
+    if turn_ended and eos and close.startswith(eos):
+        close = close[len(eos) :]
+    return close + before + feedback.strip() + after
+
+
+def feedback_ids(
+    tokenizer: Any,
+    info: dict[str, Any],
+    obs: dict[str, Any],
+    role: str,
+    last_ids: Sequence[int],
+    text_fn: FeedbackText | None = None,
+) -> list[int]:
+    """The token ids of the feedback between two turns: ``role`` ``"user"`` renders it as
+    a user turn (:func:`chat_feedback_text`; the turn ended when its last id is the EOS),
+    ``"raw"`` tokenizes ``text_fn(info, obs)`` (default :func:`default_feedback_text`)."""
+    text = (text_fn or default_feedback_text)(info, obs)
+    tok = getattr(tokenizer, "tokenizer", tokenizer)
+    if role == "user":
+        eos = tok.eos_token_id
+        text = chat_feedback_text(tokenizer, text, turn_ended=bool(last_ids) and last_ids[-1] == eos)
+    return list(tok(text, add_special_tokens=False)["input_ids"])
+
+
 def episode_reward(
     env_reward: float,
     *,
@@ -172,9 +246,15 @@ class EnvRollout:
     :class:`~groundrl.sim.tasks.Task` (or task JSON), or a callable ``prompt -> Task``.
     ``max_turns``: policy turns per episode (1 = one plan, no re-planning).
     ``max_new_tokens``: tokens per turn (default: the trainer's
-    ``max_completion_length``); the whole episode is capped at ``max_turns`` times that.
-    ``feedback_text(info, obs) -> str``: the text between turns
-    (:func:`default_feedback_text`). ``env_kwargs`` go to
+    ``max_completion_length``); the whole completion — every turn *and* every feedback —
+    is capped at ``max_turns`` times that: a turn asks for at most what is left, and
+    feedback that would leave no room for another turn ends the episode instead (cut,
+    paid its progress under ``reward="plan"``, as by ``max_turns``).
+    ``feedback_text(info, obs) -> str``: the feedback between turns
+    (:func:`default_feedback_text`). ``feedback_role``: ``"user"`` puts it in a user turn
+    of the tokenizer's chat template (:func:`chat_feedback_text`), ``"raw"`` appends the
+    text as is; ``"auto"`` (default) is ``"user"`` for chat prompts (message lists) and
+    ``"raw"`` for text prompts, whose context is no chat template. ``env_kwargs`` go to
     :class:`~groundrl.sim.env.HouseholdEnv` (``reward``, ``success_bonus``,
     ``invalid_penalty``, ``max_steps``, ``max_invalid``, ``vocab``); the default reward
     is ``"plan"``. ``turn_penalty`` is subtracted from the episode reward per turn after
@@ -195,10 +275,14 @@ class EnvRollout:
         feedback_text: FeedbackText = default_feedback_text,
         turn_penalty: float = 0.0,
         generate_fn: Callable[..., list[list[int]]] | None = None,
+        feedback_role: str = "auto",
         **env_kwargs: Any,
     ) -> None:
         if max_turns < 1:
             raise ValueError(f"max_turns must be ≥ 1, got {max_turns}")
+        if feedback_role not in ("auto", *FEEDBACK_ROLES):
+            raise ValueError(f"feedback_role must be 'auto', 'user' or 'raw', got {feedback_role!r}")
+        self.feedback_role = feedback_role
         if turn_penalty < 0:
             raise ValueError(f"turn_penalty must be ≥ 0, got {turn_penalty}")
         self.task_of = task_of
@@ -266,16 +350,19 @@ class EnvRollout:
         venv = HouseholdVectorEnv(len(prompts), tasks, **self.env_kwargs)
         venv.reset(options={"tasks": tasks})
         episodes = [Episode(_encode_prompt(tokenizer, p)) for p in prompts]
+        roles = [self._role(p) for p in prompts]
         eos = tokenizer.eos_token_id
+        cap = self.max_turns * max_new_tokens  # the whole completion, feedback included
         active = list(range(len(prompts)))
         for turn in range(self.max_turns):
             if not active:
                 break
             contexts = [episodes[i].prompt_ids + episodes[i].completion_ids for i in active]
-            outs = self.generate_fn(model, tokenizer, contexts, max_new_tokens, trainer)
+            asks = [min(max_new_tokens, cap - len(episodes[i].completion_ids)) for i in active]
+            outs = self.generate_fn(model, tokenizer, contexts, max(asks), trainer)
             texts = []
-            for i, ids in zip(active, outs, strict=True):
-                ids = list(ids)
+            for i, ids, ask in zip(active, outs, asks, strict=True):
+                ids = list(ids)[:ask]
                 if eos in ids:
                     ids = ids[: ids.index(eos) + 1]
                 ep = episodes[i]
@@ -303,9 +390,10 @@ class EnvRollout:
                 if turn + 1 < self.max_turns:
                     one_info = {k: v[i] for k, v in info.items() if isinstance(v, list)}
                     one_obs = {k: v[i] for k, v in obs.items()}
-                    fb = tokenizer(self.feedback_text(one_info, one_obs), add_special_tokens=False)[
-                        "input_ids"
-                    ]
+                    last = ep.completion_ids[-1:]
+                    fb = feedback_ids(tokenizer, one_info, one_obs, roles[i], last, self.feedback_text)
+                    if len(ep.completion_ids) + len(fb) >= cap:  # no room left for another turn
+                        continue
                     ep.completion_ids += fb
                     ep.env_mask += [0] * len(fb)
                     still.append(i)
@@ -320,6 +408,11 @@ class EnvRollout:
                 turn_penalty=self.turn_penalty,
             )
         return episodes
+
+    def _role(self, prompt: Any) -> str:
+        if self.feedback_role != "auto":
+            return self.feedback_role
+        return "raw" if isinstance(prompt, str) else "user"
 
     @staticmethod
     def sample(
@@ -380,11 +473,14 @@ def _encode_prompt(tokenizer: Any, prompt: Any) -> list[int]:
 
 
 __all__ = [
+    "FEEDBACK_ROLES",
     "Episode",
     "EpisodeOptions",
     "EnvRollout",
+    "chat_feedback_text",
     "default_feedback_text",
     "env_reward",
+    "feedback_ids",
     "episode_reward",
     "env_reward_funcs",
     "env_success",
