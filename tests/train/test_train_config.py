@@ -188,3 +188,19 @@ def test_output_and_seed_flags_replace_the_file(tmp_path):
     eff = yaml.safe_load(r.output)
     assert eff["output_dir"] == str(tmp_path / "elsewhere") and eff["seed"] == 7
     assert eff["stages"][0]["args"]["seed"] == 7
+
+
+@pytest.mark.slow
+def test_monitor_block_runs_inside_groundrl_train(tmp_path):
+    """`monitor:` in the train YAML: parsed at load, its callback logs monitor/* rows per step,
+    report.md gets the monitor's section (issue 28: the monitor runs inside groundrl train)."""
+    import json
+
+    bad = _train("--config", str(_write(tmp_path, _base(tmp_path, monitor={"windw": 3}))))
+    assert bad.exit_code == 2 and "monitor" in bad.output and "windw" in bad.output
+    cfg = _base(tmp_path, monitor={}, grpo={"max_steps": 2, "max_completion_length": 8})
+    r = _train("--config", str(_write(tmp_path, cfg)))
+    assert r.exit_code == 0, r.output
+    rows = [json.loads(x) for x in (tmp_path / "out" / "log.jsonl").read_text().splitlines()]
+    assert any(k.startswith("monitor/") for row in rows for k in row)
+    assert "## Reward-hacking monitor" in (tmp_path / "out" / "report.md").read_text()

@@ -142,6 +142,9 @@ def write_report(
             for name, s in summarize(srows).items():
                 lines.append(f"| `{name}` | {fmt(s['first'])} | {fmt(s['last'])} | {fmt(s['mean'])} |")
             lines.append("")
+        section = _monitor_section(rows)
+        if section:
+            lines += [section, ""]
         if (out_dir / CURVES_FILE).is_file():
             lines += [f"![curves]({CURVES_FILE})", ""]
         path = out_dir / REPORT_FILE
@@ -150,6 +153,16 @@ def write_report(
     except Exception as e:  # the model is saved; a report must not fail the run
         log.warning("report.md not written: %s", e)
         return None
+
+
+def _monitor_section(rows: list[dict[str, Any]]) -> str:
+    """The reward-hacking monitor's section (``groundrl.monitor.report_section``): ``""``
+    when the run had no ``monitor:`` block."""
+    try:
+        from groundrl.monitor import report_section
+    except ImportError:
+        return ""
+    return str(report_section(rows))
 
 
 def alarm_lines(stages: list[Mapping[str, Any]]) -> list[str]:
