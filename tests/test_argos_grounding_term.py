@@ -85,3 +85,56 @@ def test_verifier_hand_worked_point_frame_segment(chat_server):
 def test_recipe_weights_name_the_terms():
     with pytest.raises(ValueError, match="grounding"):
         get_recipe("argos").rubric(weights={"spatial": 2.0})
+
+
+# --- video points on their own frame [Argos §3.1 "Temporal rewards", App. D] ---------
+
+VIDEO = (
+    'In frame 1 the <points x1="2" y1="2" alt="cup">cup</points> is on the left. '
+    'At frame 2 the <points x1="2" y1="2" alt="cup">cup</points> has moved. '
+    'Later the <points x1="8" y1="8" alt="cup">cup</points> is gone. <answer>cup</answer>'
+)
+# the cup's box is at the top left on frame 1 and at the bottom right on frame 2
+FRAME_MASKS = {"1": {"cup": [[0, 0, 4, 4]]}, "2": {"cup": [[6, 6, 9, 9]]}}
+
+
+def test_video_points_are_scored_on_their_own_frame():
+    from groundrl.rewards.grounding import point_frame_mentions, spatial_video
+
+    pairs = point_frame_mentions(VIDEO)
+    assert [None if m is None else int(m.at) for _, m in pairs] == [1, 2, None]
+    s = spatial_video(VIDEO, FRAME_MASKS)
+    # by hand: (2, 2) in frame 1's box -> hit; (2, 2) not in frame 2's box -> miss; the third
+    # point's sentence names no frame -> 0. 1/3
+    assert s.value == pytest.approx(1 / 3) and "no frame named" in s.reason
+    # had the points been looked up on one image's masks (frame 1's), the second would hit: 2/3
+    from groundrl.rewards.grounding import spatial
+
+    assert spatial(VIDEO, FRAME_MASKS["1"]).value == pytest.approx(2 / 3)
+    # seconds map through fps (frame 1 at 0 s): "at 0.5 seconds" at 2 fps is frame 2
+    timed = 'At 0.5 seconds the <points x1="7" y1="7" alt="cup">cup</points> is there.'
+    assert spatial_video(timed, FRAME_MASKS, n_frames=2, fps=2).value == 1.0
+    assert spatial_video(timed, FRAME_MASKS, n_frames=2).value == 0.0  # no fps: cannot place it
+
+
+def test_recipe_and_verifier_use_frame_masks():
+    sample = {"answer": "cup", "frames": [RED, BLUE], "frame_masks": FRAME_MASKS}
+    v = get_recipe("argos").rubric().score(VIDEO, **sample)
+    assert v.parts["grounding"].value == pytest.approx(1 / 3)
+    res = AgenticVerifier().verify([VIDEO], [sample])[0]
+    assert res.parts["spatial"].value == pytest.approx(1 / 3)
+
+    # a model provider (detector + segmenter) is asked on the cited frame's image
+    class FrameProvider:
+        def __init__(self):
+            self.seen = []
+
+        def __call__(self, label, s):
+            self.seen.append(s["image"])
+            return [[0, 0, 4, 4]] if s["image"] is RED else [[6, 6, 9, 9]]
+
+    provider = FrameProvider()
+    res = AgenticVerifier(mask_provider=provider).verify([VIDEO], [{"answer": "cup", "frames": [RED, BLUE]}])[
+        0
+    ]
+    assert res.parts["spatial"].value == pytest.approx(1 / 3) and provider.seen == [RED, BLUE]

@@ -20,7 +20,7 @@ from typing import Any
 from groundrl.examples import bundled
 from groundrl.recipes.base import Recipe
 from groundrl.recipes.options import Option
-from groundrl.rewards.grounding import grounding_term, spatial
+from groundrl.rewards.grounding import grounding_term, spatial, spatial_video
 from groundrl.rewards.outcome import outcome
 from groundrl.rubric import Part, Rubric
 from groundrl.types import Score
@@ -76,13 +76,23 @@ def build(
 WEIGHT_KEYS = ("outcome", "grounding", "reasoning")
 
 
+def _spatial(completion: Any, s: dict[str, Any]) -> Score:
+    """Points in masks: per frame for a video sample with ``frame_masks`` (each point on
+    the frame its sentence cites), else on the image's ``points_masks``."""
+    if s.get("frame_masks") is not None:
+        frames = s.get("frames")
+        n = len(frames) if isinstance(frames, (list, tuple)) and frames else None
+        return spatial_video(completion, s["frame_masks"], n, s.get("fps"), s.get("timestamps"))
+    return spatial(completion, s.get("points_masks"))
+
+
 def grounding_batch(judge: Any = None) -> Any:
     """``fn(completions, samples)``: per sample the one grounding term of points
     (``points_masks``) and, with teacher judges, frame and segment mentions (batched)."""
 
     def run(completions: list[Any], samples: list[dict[str, Any]]) -> list[Score]:
         cats: list[dict[str, Score | None]] = [
-            {"spatial": spatial(c, s.get("points_masks"))} for c, s in zip(completions, samples, strict=True)
+            {"spatial": _spatial(c, s)} for c, s in zip(completions, samples, strict=True)
         ]
         if judge is not None and hasattr(judge, "frame_grounding"):
             for name in ("frame_grounding", "segment_grounding"):
@@ -99,7 +109,7 @@ RECIPE = Recipe(
     summary="gated: outcome < tau ? outcome : weighted mean of outcome, grounding (and reasoning)",
     build=build,
     required=("answer",),
-    optional=("points_masks",),
+    optional=("points_masks", "frame_masks"),
     label_field="answer",
     options=(
         Option("tau", "float", 0.5, "accuracy gate: below it the total is the outcome alone"),

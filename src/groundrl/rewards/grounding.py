@@ -33,12 +33,14 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping
 from typing import Any, Protocol, runtime_checkable
 
 import numpy as np
 
-from groundrl.parse.grounding import Point, extract_points
+from groundrl.parse.grounding import FrameMention, Point, extract_points, frame_index
+from groundrl.parse.tags import iter_tag_spans
 from groundrl.types import Score
 
 
@@ -242,3 +244,139 @@ def grounding_term(categories: Mapping[str, Score | None]) -> Score:
     if skipped:
         why += "; not applicable: " + ", ".join(skipped)
     return Score("grounding", value, why)
+
+
+# --- video: each point scored on its own frame ------------------------------------
+
+_FRAME_NUM_RE = re.compile(r"\bframe\s*#?\s*(\d+)\b(?!\s*(?:-|–|to\b|through\b))", re.IGNORECASE)
+_SECONDS_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:seconds?|secs?|s)\b", re.IGNORECASE)
+_SENTENCE_END_RE = re.compile(r"[.!?](?=\s)|\n")
+
+
+def point_frame_mentions(text: str) -> list[tuple[Point, FrameMention | None]]:
+    """Each cited point with the frame it is drawn on: the nearest ``frame N`` before it
+    in the same sentence, else the nearest ``t seconds`` there, else ``None`` (Argos'
+    video traces write "in frame 24 at 18.71 seconds … <points …>" [Argos App. D, Fig. 6];
+    the paper extracts the pairs with an LLM, we read them from the text). Linear."""
+    if not isinstance(text, str):
+        return []
+    spans = sorted((s[0], s[3]) for tag in ("points", "point") for s in iter_tag_spans(text, tag))
+    frames = [(m.start(), int(m.group(1)), m.group(0)) for m in _FRAME_NUM_RE.finditer(text)]
+    secs = [(m.start(), float(m.group(1)), m.group(0)) for m in _SECONDS_RE.finditer(text)]
+    ends = [m.start() for m in _SENTENCE_END_RE.finditer(text)]
+    out: list[tuple[Point, FrameMention | None]] = []
+    fi = si = ei = 0
+    last_f = last_s = None
+    sentence_start = 0
+    for pos, end in spans:
+        while ei < len(ends) and ends[ei] < pos:
+            sentence_start = ends[ei]
+            ei += 1
+        while fi < len(frames) and frames[fi][0] < pos:
+            last_f = frames[fi]
+            fi += 1
+        while si < len(secs) and secs[si][0] < pos:
+            last_s = secs[si]
+            si += 1
+        mention = None
+        if last_f is not None and last_f[0] >= sentence_start:
+            mention = FrameMention(float(last_f[1]), "frame", last_f[2], "")
+        elif last_s is not None and last_s[0] >= sentence_start:
+            mention = FrameMention(last_s[1], "second", last_s[2], "")
+        # the points of one tag share its frame
+        out += [(p, mention) for p in extract_points(text[pos:end])]
+    return out
+
+
+def spatial_video(
+    completion: Any,
+    frame_masks: Any,
+    n_frames: int | None = None,
+    fps: Any = None,
+    timestamps: Any = None,
+    coord_scale: float | None = None,
+) -> Score:
+    """Spatial grounding for a video trace: each point is looked up in the masks of the
+    frame it cites (:func:`point_frame_mentions`, frames 1-based as in Argos' traces)
+    [Argos §3.1 "Temporal rewards": the identified frame is analogous to an image].
+
+    ``frame_masks``: ``{frame number (1-based, int or str): {label: mask}}``, a list of
+    such tables in frame order, or a callable ``(label, frame_index_0_based) -> mask``.
+    A point with no frame mention in its sentence, or whose frame is not in the video,
+    scores 0 [ours: it cannot be verified]. ``None`` (not applicable) without points.
+
+    >>> text = 'In frame 2 the <points x1="5" y1="5" alt="cup">cup</points> is red.'
+    >>> spatial_video(text, {2: {"cup": [[0, 0, 9, 9]]}, 1: {}}).value
+    1.0
+    """
+    scale = _check_scale(coord_scale)
+    pairs = point_frame_mentions(completion)
+    if not pairs:
+        return Score("spatial", None, "no points cited")
+    if isinstance(frame_masks, str):
+        try:
+            frame_masks = json.loads(frame_masks)
+        except (ValueError, RecursionError):
+            return Score("spatial", None, "frame_masks is a string but not JSON")
+    lookup = _frame_lookup(frame_masks)
+    if lookup is None:
+        return Score("spatial", None, "no frame_masks in the sample")
+    get, count = lookup
+    n = n_frames if isinstance(n_frames, int) and not isinstance(n_frames, bool) and n_frames > 0 else count
+    hits, misses = 0, []
+    for p, mention in pairs:
+        if mention is None:
+            misses.append(f"{p.label!r}: no frame named in its sentence")
+            continue
+        at = frame_index(mention, n, fps, timestamps)
+        if not at.ok:
+            misses.append(f"{p.label!r}: {at.error}")
+            continue
+        region = get(p.label, at.value)
+        r = None if region is None else _Region(region, scale)
+        if r is None or r.why:
+            misses.append(f"{p.label!r}: no usable mask on frame {at.value + 1}")
+        elif r.contains(p):
+            hits += 1
+    reason = f"{hits}/{len(pairs)} points inside their masks on their own frames"
+    if misses:
+        reason += "; " + "; ".join(misses[:5])
+    return Score("spatial", hits / len(pairs), reason)
+
+
+def _frame_lookup(frame_masks: Any) -> tuple[Any, int] | None:
+    """``(get(label, index0) -> mask | None, frame count)`` for the accepted forms."""
+    if callable(frame_masks) and not isinstance(frame_masks, Mapping):
+
+        def call(label: str, k: int) -> Any:
+            try:
+                return frame_masks(label, k)
+            except Exception:  # a failing provider is a missing mask
+                return None
+
+        return call, 10**9
+    if isinstance(frame_masks, Mapping):
+        tables: dict[int, Any] = {}
+        for key, table in frame_masks.items():
+            try:
+                tables[int(key) - 1] = table
+            except (TypeError, ValueError):
+                continue
+        count = max(tables, default=-1) + 1
+    elif isinstance(frame_masks, (list, tuple)):
+        tables = dict(enumerate(frame_masks))
+        count = len(frame_masks)
+    else:
+        return None
+
+    normalised: dict[int, dict[str, Any]] = {}
+
+    def get(label: str, k: int) -> Any:
+        table = tables.get(k)
+        if not isinstance(table, Mapping):
+            return None
+        if k not in normalised:
+            normalised[k] = {_norm(a): v for a, v in table.items()}
+        return normalised[k].get(_norm(label))
+
+    return get, count

@@ -26,7 +26,7 @@ from typing import Any
 
 from groundrl.parse.answers import drop_tag_blocks, extract_answer
 from groundrl.parse.grounding import Point, extract_points, extract_temporal_mentions
-from groundrl.rewards.grounding import GROUNDING_CATEGORIES, grounding_term, spatial
+from groundrl.rewards.grounding import GROUNDING_CATEGORIES, grounding_term, spatial, spatial_video
 from groundrl.rewards.outcome import answer_type, outcome
 from groundrl.rubric import Part
 from groundrl.types import Score
@@ -128,12 +128,30 @@ def _spatial_tool(provider: Callable[[str, dict[str, Any]], Any]) -> Tool:
             return False, "no points cited"
         return True, f"{len(p.points)} point(s) cited"
 
+    def one(t: str, s: dict[str, Any]) -> Score:
+        video = _video_masks(provider, s)
+        if video is not None:  # each point on its own frame [Argos §3.1 "Temporal rewards"]
+            frames = s.get("frames")
+            n = len(frames) if isinstance(frames, (list, tuple)) and frames else None
+            return spatial_video(t, video, n, s.get("fps"), s.get("timestamps"))
+        return spatial(t, lambda label: provider(label, s))
+
     def run(texts: list[str], samples: list[dict[str, Any]], parsed: list[ParsedResponse]) -> list[Score]:
-        return [
-            spatial(t, lambda label, s=s: provider(label, s)) for t, s in zip(texts, samples, strict=True)
-        ]
+        return [one(t, s) for t, s in zip(texts, samples, strict=True)]
 
     return Tool("spatial", applies, run, cost=0.1)
+
+
+def _video_masks(provider: Any, s: dict[str, Any]) -> Any:
+    """Per-frame masks of a video sample: its ``frame_masks`` (ground truth per frame), or
+    — with a model provider (detector + segmenter) and ``frames`` — the provider run on the
+    cited frame; ``None`` for an image sample."""
+    if s.get("frame_masks") is not None:
+        return s["frame_masks"]
+    frames = s.get("frames")
+    if isinstance(provider, BoxMaskProvider) or not isinstance(frames, (list, tuple)) or not frames:
+        return None
+    return lambda label, k: provider(label, {**s, "image": frames[k]})
 
 
 def _teacher_tool(name: str, teachers: Any) -> Tool:
