@@ -16,6 +16,11 @@ Aggregation:
   parts only. (The Argos paper writes ``w_G`` in the denominator where ``w_S`` is meant;
   we normalise by the weights of the parts actually present.)
 
+Deadlines (issue 26): ``Part(timeout=s)`` or ``Rubric(part_timeout=s)`` bounds each call
+of a part that may block (a judge, a third-party part); a call past it scores the
+part's ``fallback`` with reason ``timeout: …`` (counted: ``Rubric.timeouts()``) and the
+batch goes on.
+
 Failures never escape: a part that raises (a bug in user code) scores its ``fallback``
 (default 0.0) with the exception in the reason; a field a part needs but the sample lacks
 is scored the same way with ``missing field 'x'``. Use :meth:`Rubric.required_fields` to
@@ -26,6 +31,8 @@ from __future__ import annotations
 
 import inspect
 import math
+import os
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -33,6 +40,32 @@ from typing import Any, Literal
 from groundrl.types import Score, Verdict
 
 Aggregate = Literal["sum", "gated_mean"]
+
+
+ENV_PART_TIMEOUT = "GROUNDRL_PART_TIMEOUT"
+
+
+def env_part_timeout(environ: Mapping[str, str] | None = None) -> float | None:
+    """``GROUNDRL_PART_TIMEOUT`` (seconds a reward part's call may take, issue 26; unset:
+    no deadline): how verl / OpenRLHF / Ray workers and ``reward_funcs`` get the deadline
+    that ``Rubric(part_timeout=…)`` sets in Python."""
+    raw = (os.environ if environ is None else environ).get(ENV_PART_TIMEOUT)
+    if not raw:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not (0 < value < float("inf")):
+        raise ValueError(f"{ENV_PART_TIMEOUT} must be a number of seconds > 0, got {raw!r}")
+    return value
+
+
+def _check_timeout(what: str, value: Any) -> None:
+    if value is not None and not (
+        isinstance(value, (int, float)) and not isinstance(value, bool) and 0 < value < math.inf
+    ):
+        raise ValueError(f"{what} must be a number of seconds > 0 (or None for no deadline), got {value!r}")
 
 
 def _coerce(name: str, out: Any) -> Score:
@@ -66,6 +99,10 @@ class Part:
     # (low, high) the part's value can take (the paper's formula), when known: the rubric
     # derives its total's range from these (OpenRLHF's normalised ``scores``).
     value_range: tuple[float, float] | None = None
+    # Seconds a call of this part may take (issue 26): past it the part scores its fallback
+    # with reason "timeout: …" and the batch goes on (the call's thread is left to finish).
+    # None: the rubric's part_timeout, if any.
+    timeout: float | None = None
     # Filled in __post_init__: which sample fields the function asks for.
     _params: tuple[str, ...] = field(default=(), init=False, repr=False)
     _required: tuple[str, ...] = field(default=(), init=False, repr=False)
@@ -85,6 +122,8 @@ class Part:
                 raise ValueError(
                     f"Part {self.name!r}: value_range must be finite (low, high), got {self.value_range!r}"
                 )
+        _check_timeout(f"Part {self.name!r}: timeout", self.timeout)
+        self.timeouts = 0  # calls that ran past their deadline
         if self.batched:
             return
         try:
@@ -188,7 +227,32 @@ class Part:
         except Exception as e:  # a buggy part must not kill a training step
             return self._failed(f"error: {type(e).__name__}: {e}")
 
-    def score_batch(self, completions: Sequence[Any], samples: Sequence[Mapping[str, Any]]) -> list[Score]:
+    def score_batch(
+        self, completions: Sequence[Any], samples: Sequence[Mapping[str, Any]], timeout: float | None = None
+    ) -> list[Score]:
+        """One Score per completion. With a deadline (``self.timeout``, else ``timeout``)
+        the call runs in a daemon thread and a call past it scores the fallback, reason
+        ``timeout``, counted in ``self.timeouts``."""
+        limit = self.timeout if self.timeout is not None else timeout
+        if limit is None:
+            return self._score_batch_now(completions, samples)
+        done, box = threading.Event(), []
+
+        def run() -> None:
+            try:
+                box.append(self._score_batch_now(completions, samples))
+            finally:
+                done.set()
+
+        threading.Thread(target=run, name=f"groundrl-part-{self.name}", daemon=True).start()
+        if done.wait(limit) and box:
+            return box[0]
+        self.timeouts += 1
+        return [self._failed(f"timeout: part {self.name!r} took over {limit:g} s") for _ in completions]
+
+    def _score_batch_now(
+        self, completions: Sequence[Any], samples: Sequence[Mapping[str, Any]]
+    ) -> list[Score]:
         if not self.batched:
             return self._score_each(completions, samples)
         try:
@@ -213,6 +277,7 @@ class Rubric:
         gate: str | None = None,
         tau: float = 0.5,
         name: str = "rubric",
+        part_timeout: float | None = None,
     ) -> None:
         parts = list(parts)
         if not parts:
@@ -233,6 +298,9 @@ class Rubric:
         self.gate = gate
         self.tau = float(tau)
         self.name = name
+        # seconds any part without its own ``timeout`` may take per call (None: no deadline)
+        _check_timeout("part_timeout", part_timeout)
+        self.part_timeout = part_timeout
         # Judge backends this rubric owns (closed by close()) and the judge objects behind
         # its model-based parts (their call/failure counters feed run summaries).
         self.resources: list[Any] = []
@@ -271,6 +339,10 @@ class Rubric:
             lo = sum(min(p.weight * p.value_range[0], p.weight * p.value_range[1]) for p in counted)  # type: ignore[index]
             hi = sum(max(p.weight * p.value_range[0], p.weight * p.value_range[1]) for p in counted)  # type: ignore[index]
         return (float(lo), float(hi)) if hi > lo else None
+
+    def timeouts(self) -> int:
+        """Part calls that ran past their deadline, over all parts."""
+        return sum(p.timeouts for p in self.parts)
 
     def judge_stats(self) -> tuple[int, int]:
         """``(calls, failures)`` summed over the rubric's judges."""
@@ -321,7 +393,8 @@ class Rubric:
         if len(completions) != len(samples):
             raise ValueError(f"{len(completions)} completions but {len(samples)} samples")
         names = [p.name for p in self.parts]
-        columns = [p.score_batch(completions, samples) for p in self.parts]
+        limit = self.part_timeout
+        columns = [p.score_batch(completions, samples, limit) for p in self.parts]
         verdicts = []
         if self.aggregate == "sum":  # the common case, summed in place (same order as total())
             weights = [p.weight for p in self.parts]

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from groundrl.floats import tidy
+from groundrl.rubric import env_part_timeout
 from groundrl.scoring import iter_jsonl_lines, json_text, score_records
 
 CHUNK_LINES = 512
@@ -33,7 +34,9 @@ def _init(
     from groundrl.recipes import get_recipe
 
     rec = get_recipe(recipe)
-    _worker.update(recipe=rec, rubric=rec.rubric(**options), rows=rows, path=path, tmp=tmp, digits=digits)
+    rubric = rec.rubric(**options)
+    rubric.part_timeout = env_part_timeout()  # `score --part-timeout` passes it down
+    _worker.update(recipe=rec, rubric=rubric, rows=rows, path=path, tmp=tmp, digits=digits)
 
 
 def _score_chunk(chunk: tuple[int, int, int]) -> tuple[str, list[dict[str, Any]], int, int]:

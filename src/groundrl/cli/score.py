@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from groundrl.cli.main import app
 from groundrl.cli.recipe_options import RecipeArgs, recipe_by_name, recipe_command
 from groundrl.floats import DIGITS, tidy
 from groundrl.recipes import recipe_names
+from groundrl.rubric import ENV_PART_TIMEOUT
 from groundrl.scoring import iter_jsonl_lines, json_text, score_records
 from groundrl.summary import print_summary
 
@@ -62,6 +64,13 @@ def score_cmd(
     raw_floats: bool = typer.Option(
         False, "--raw-floats", help="Write floats at full precision (default: rounded to 6 decimals)."
     ),
+    part_timeout: float = typer.Option(
+        0.0,
+        "--part-timeout",
+        min=0.0,
+        help="Seconds a reward part's call may take (a hung judge or third-party part); past it the part "
+        "scores its fallback with reason `timeout` and scoring goes on. 0 (default): no deadline.",
+    ),
     recipe_args: RecipeArgs = None,  # type: ignore[assignment]
 ) -> None:
     rec = recipe_by_name(recipe)
@@ -80,6 +89,9 @@ def score_cmd(
         )
     options = recipe_args.options(rec, aliases)
     rubric = recipe_args.rubric(rec, aliases)  # built here too: option errors before any work
+    if part_timeout:
+        rubric.part_timeout = part_timeout
+        os.environ[ENV_PART_TIMEOUT] = str(part_timeout)  # --workers processes build their own rubric
     try:
         if ray:
             _score_on_ray(rec.name, options, input, output, limit, ray_address)

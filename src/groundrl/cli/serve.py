@@ -121,6 +121,13 @@ def command(
         min=0.0,
         help="KiB/s a request body must average after --body-timeout seconds (0: no floor).",
     ),
+    part_timeout: float = typer.Option(
+        600.0,
+        "--part-timeout",
+        min=0.0,
+        help="Seconds a reward part's call may take (a hung judge or third-party part); past it the part "
+        "scores its fallback with reason `timeout` and the batch is answered. 0: no deadline.",
+    ),
     graceful_timeout: float = typer.Option(
         30.0,
         "--graceful-timeout",
@@ -157,6 +164,7 @@ def command(
         "docs": docs,
         "body_timeout_s": body_timeout,
         "min_body_rate": min_body_rate_kb * 1024,
+        "part_timeout_s": part_timeout or None,
     }
     if recipe_args.judge is not None:
         config["judge"] = recipe_args.judge_spec()  # JSON: worker processes rebuild it

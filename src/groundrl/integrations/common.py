@@ -10,7 +10,7 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from groundrl.rubric import Rubric
+from groundrl.rubric import Rubric, env_part_timeout
 
 ENV_RECIPE = "GROUNDRL_RECIPE"
 ENV_OPTIONS = "GROUNDRL_OPTIONS"
@@ -75,7 +75,9 @@ def resolve_rubric(
         return recipe_or_rubric
     from groundrl.recipes import get_recipe
 
-    return get_recipe(recipe_or_rubric).rubric(**merged)
+    rubric = get_recipe(recipe_or_rubric).rubric(**merged)
+    rubric.part_timeout = env_part_timeout()  # verl / OpenRLHF / Ray workers: set by environment
+    return rubric
 
 
 def label_field(recipe_or_rubric: str | Rubric) -> str | None:

@@ -106,27 +106,27 @@ def _total_func(scorer: _BatchScorer, name: str | None) -> Callable[..., list[fl
     return reward
 
 
-def _score_part(part: Part, prompts, completions, kwargs) -> list[float | None]:
+def _score_part(part: Part, prompts, completions, kwargs, timeout: float | None = None) -> list[float | None]:
     if completions is None:
         raise ValueError("TRL reward function called without completions")
     texts = [completion_text(c) for c in completions]
-    scores = part.score_batch(texts, _samples(prompts, len(texts), kwargs))
+    scores = part.score_batch(texts, _samples(prompts, len(texts), kwargs), timeout)
     log_extra = kwargs.get("log_extra")
     if callable(log_extra):
         log_extra(f"{part.name}_reason", [sc.reason for sc in scores])
     return _check([sc.value for sc in scores], completions)
 
 
-def _part_func(part: Part, async_judges: bool) -> Callable[..., Any]:
+def _part_func(part: Part, async_judges: bool, timeout: float | None = None) -> Callable[..., Any]:
     if part.batched and async_judges:
 
         async def reward(prompts=None, completions=None, completion_ids=None, **kwargs):
-            return await asyncio.to_thread(_score_part, part, prompts, completions, kwargs)
+            return await asyncio.to_thread(_score_part, part, prompts, completions, kwargs, timeout)
 
     else:
 
         def reward(prompts=None, completions=None, completion_ids=None, **kwargs):
-            return _score_part(part, prompts, completions, kwargs)
+            return _score_part(part, prompts, completions, kwargs, timeout)
 
     reward.__name__ = reward.__qualname__ = part.name
     return reward
@@ -148,7 +148,7 @@ def reward_funcs(
     "model": …, "url": …}``) or a ready judge object."""
     rubric = resolve_rubric(recipe_or_rubric, recipe_options, judge, **options)
     if rubric.aggregate == "sum":
-        return [_part_func(p, async_judges) for p in rubric.parts], rubric.weights
+        return [_part_func(p, async_judges, rubric.part_timeout) for p in rubric.parts], rubric.weights
     scorer = _BatchScorer(rubric)
     funcs = [_total_func(scorer, None)] + [_total_func(scorer, name) for name in rubric.names]
     return funcs, [1.0] + [0.0] * len(rubric.names)

@@ -487,6 +487,8 @@ class _Scorers:
         if name not in self.rubrics:
             rec = self.extra[name] if name in self.extra else get_recipe(name)
             rub = self.overrides.get(name) or rec.rubric(**self.options.get(name, {}))
+            if self.batching.get("part_timeout_s") is not None and rub.part_timeout is None:
+                rub.part_timeout = self.batching["part_timeout_s"]  # a part that hangs scores `timeout`
             self.rubrics[name] = (rec, rub)
         return self.rubrics[name]
 
@@ -659,6 +661,7 @@ def create_app(
     body_timeout_s: float = BODY_TIMEOUT_S,
     min_body_rate: float = MIN_BODY_RATE,
     max_body_elements: int = MAX_BODY_ELEMENTS,
+    part_timeout_s: float | None = None,
 ) -> FastAPI:
     """The reward server as an ASGI app (no server is started; run it with uvicorn).
 
@@ -679,7 +682,10 @@ def create_app(
     ``min_body_rate``: bytes/s a body must average once ``body_timeout_s`` has passed
     (0: no rate floor). ``max_body_elements``: JSON values (containers and scalars) a
     body may hold (413 above), so memory is bounded by parsed size, not only by bytes;
-    nesting is bounded by Python's recursion limit (400). ``docs``: serve
+    nesting is bounded by Python's recursion limit (400). ``part_timeout_s``: seconds a
+    reward part's call may take (``Rubric.part_timeout`` of every rubric the server uses
+    that has none); past it the part scores its fallback with reason ``timeout`` (counted
+    as a judge failure for a judge-backed part) and the batch is answered. ``docs``: serve
     ``/openapi.json`` (the real request/response bodies and status codes,
     :mod:`groundrl.serve.openapi`) and ``/docs``; off by default.
 
@@ -696,6 +702,10 @@ def create_app(
     if not (isinstance(body_timeout_s, (int, float)) and 0 < body_timeout_s < float("inf")):
         raise ValueError(f"body_timeout_s must be a finite number of seconds > 0, got {body_timeout_s!r}")
     _check_int("max_body_elements", max_body_elements)
+    if part_timeout_s is not None and not (
+        isinstance(part_timeout_s, (int, float)) and 0 < part_timeout_s < float("inf")
+    ):
+        raise ValueError(f"part_timeout_s must be a number of seconds > 0 or None, got {part_timeout_s!r}")
     if not (isinstance(min_body_rate, (int, float)) and 0 <= min_body_rate < float("inf")):
         raise ValueError(f"min_body_rate must be a finite number of bytes/s ≥ 0, got {min_body_rate!r}")
     extra = dict(recipes or {})
@@ -709,7 +719,12 @@ def create_app(
     max_samples = min(max_samples, max_queue)
     metrics = Metrics((*ROUTES, *DOC_ROUTES) if docs else ROUTES)
     admission = Admission(max_queue)
-    batching = {"max_batch": max_batch, "max_wait_ms": max_wait_ms, "batch_concurrency": batch_concurrency}
+    batching = {
+        "max_batch": max_batch,
+        "max_wait_ms": max_wait_ms,
+        "batch_concurrency": batch_concurrency,
+        "part_timeout_s": part_timeout_s,
+    }
     options = {k: dict(v) for k, v in (recipe_options or {}).items()}
     scorers = _Scorers(names, extra, options, dict(rubric_overrides or {}), admission, batching, metrics)
     for name in dict.fromkeys([*([recipe] if recipe else []), *options, *scorers.overrides]):

@@ -7,7 +7,8 @@ made in the process that uses it.
 
 Configuration keys (all optional): ``recipe``, ``token``, ``max_batch``, ``max_wait_ms``,
 ``max_queue``, ``max_body_bytes``, ``max_samples``, ``batch_concurrency``,
-``retry_after_s``, ``body_timeout_s``, ``min_body_rate`` (see :func:`groundrl.serve.app.create_app`); ``options``: recipe options
+``retry_after_s``, ``body_timeout_s``, ``min_body_rate``, ``max_body_elements``,
+``part_timeout_s`` (see :func:`groundrl.serve.app.create_app`); ``options``: recipe options
 by name (``action_map``, ``lenient``, ``tau``, any registered recipe's), each given to
 every recipe that declares it (the server's ``recipe`` alone when it declares it);
 ``judge``: a :class:`~groundrl.judges.config.JudgeConfig` mapping (``{"backend",
@@ -35,6 +36,8 @@ APP_KEYS = (
     "docs",
     "body_timeout_s",
     "min_body_rate",
+    "max_body_elements",
+    "part_timeout_s",
 )
 KEYS = (*APP_KEYS, "options", "judge")
 
