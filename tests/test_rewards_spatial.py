@@ -1,4 +1,4 @@
-"""EmbodiedBrain spatial rewards [EmbodiedBrain §4.2.1 item 3]: MCQ strictness by answer
+"""EmbodiedBrain spatial rewards [EmbodiedBrain §4.2.2 item 3]: MCQ strictness by answer
 form, descriptive relations with synonyms, antonyms and subject/object swaps, verbosity
 penalised; all worked by hand."""
 

@@ -1,6 +1,6 @@
 """EmbodiedBrain spatial-perception rewards: multiple-choice and descriptive questions.
 
-The paper's evaluator [EmbodiedBrain §4.2.1, item 3 "Spatial Perception Data"] has two
+The paper's evaluator [EmbodiedBrain §4.2.2, item 3 "Spatial Perception Data"] has two
 branches and states no numbers; what follows is its rules with our constants:
 
 * **multiple choice** (:func:`spatial_mcq_reward`) — strictness follows the gold's form:

@@ -22,7 +22,7 @@ T − t actions.
 The prompt (:func:`planner_prompt`) lists the action vocabulary with its ids, one
 ``id: name`` per line, as EB-ALFRED's planner prompt does, then the instruction, the scene
 and the JSON keys to answer with: the format reward checks each step's
-``(action_id, action_name)`` against this map [RR §3.2, Eq. 11], so the policy must be
+``(action_id, action_name)`` against this map [RR §3.3, Eq. 9], so the policy must be
 shown it, not made to memorise it. ``list_actions=False`` keeps the short prompt
 (instruction and scene only) for tiny smoke runs.
 
