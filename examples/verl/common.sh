@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Shared by the per-recipe scripts: verl 0.8's GRPO trainer with groundrl's compute_score
-# as the custom reward function. Needs a GPU machine with verl installed (its own
+# Shared by the per-recipe scripts: verl 0.8's GRPO trainer with groundrl's
+# compute_score_async as the custom reward function (verl awaits it; a batch's judge calls
+# go to the judge together, see bench/verl_judge.py). Needs a GPU machine with verl installed (its own
 # environment: verl pins numpy<2) and the data written by
 #   groundrl export verl DATA.jsonl -o train.parquet --recipe RECIPE
 # Settings come from the environment (defaults in brackets); anything after the script's
@@ -84,7 +85,7 @@ groundrl_verl() {
     "trainer.project_name=groundrl"
     "trainer.experiment_name=${recipe}"
     "reward.custom_reward_function.path=${reward_py}"
-    reward.custom_reward_function.name=compute_score
+    reward.custom_reward_function.name=compute_score_async
     "+reward.custom_reward_function.reward_kwargs.recipe=${recipe}"
   )
   overrides+=("${RECIPE_OVERRIDES[@]}" "$@")

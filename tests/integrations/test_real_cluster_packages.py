@@ -17,12 +17,13 @@ RP_KEYS = ["format", "accuracy"]
 PG_KEYS = ["accuracy", "format"]
 
 
-@pytest.mark.parametrize("manager", ["naive", "remote"])
-def test_verl_reward_loop_mixed_recipes(manager):
+@pytest.mark.parametrize(("manager", "fn"), [("naive", "compute_score_async"), ("remote", "compute_score")])
+def test_verl_reward_loop_mixed_recipes(manager, fn):
     """A reinforced_planning + proxy_grm batch through RewardLoopManager.compute_rm_score:
     every row has the same keys, parts of the two recipes stay apart, pandas-style ndarray
-    gold is read, and the process-based `remote` manager pickles our compute_score."""
-    out = drive("verl_reward_loop.py", manager)
+    gold is read; the naive manager awaits compute_score_async (the scripts' entry point)
+    and the process-based `remote` manager pickles our sync compute_score."""
+    out = drive("verl_reward_loop.py", manager, fn)
     keys = ["score"]
     for recipe, parts in (("reinforced_planning", RP_KEYS), ("proxy_grm", PG_KEYS)):
         keys.append(f"{recipe}/applies")
@@ -78,8 +79,8 @@ def test_examples_verl_scripts_pass_verl_startup_and_score():
     (legacy-reward migration, resolve, validate_config) at 1 node x 8 GPUs (and argos at
     the header's 1-GPU and 2-node geometries); with the actor micro-batch unset verl's
     check fails (the checks are live). verl's get_custom_reward_fn loads groundrl's
-    compute_score with each recipe script's reward_kwargs and scores the recipe's sample
-    as worked by hand."""
+    compute_score_async with each recipe script's reward_kwargs and, awaited, it scores the
+    recipe's sample as worked by hand."""
     out = drive("verl_examples.py", str(ROOT))
     scripts = out["scripts"]
     assert set(scripts) == {
@@ -101,6 +102,7 @@ def test_examples_verl_scripts_pass_verl_startup_and_score():
         if recipe == "household_multiturn":
             continue
         assert r["path"].endswith("groundrl/integrations/verl.py") and r["kwargs"]["recipe"] == recipe
+        assert r["async"]  # verl sees compute_score_async as a coroutine function and awaits it
         if r["want"] is not None:
             assert r["score"] == r["want"], (recipe, r)
     assert "judge" in scripts["proxy_grm"]["kwargs"] and "tau" in scripts["argos"]["kwargs"]["recipe_options"]

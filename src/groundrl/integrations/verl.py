@@ -45,10 +45,12 @@ module: ``compute_score = make_compute_score("reinforced_planning", action_map="
 
 from __future__ import annotations
 
+import asyncio
 import json
+import math
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from groundrl.integrations.common import (
     RubricCache,
@@ -182,6 +184,78 @@ def _truthy(value: Any) -> bool:
     return bool(value)
 
 
+class _Call(NamedTuple):
+    """One ``compute_score`` call resolved: the sample's recipe, the run's recipes (two or
+    more: namespaced keys), each recipe's rubric, and the sample's fields. (A NamedTuple,
+    not a dataclass: verl execs this file outside ``sys.modules``, where a dataclass
+    cannot resolve its string annotations.)"""
+
+    name: str
+    run: list[str]
+    rubrics: dict[str, Rubric]
+    sample: dict[str, Any]
+    applicability: bool
+
+
+def _resolve_call(
+    data_source: Any,
+    ground_truth: Any,
+    extra_info: Any,
+    recipe: str | None,
+    recipes: Any,
+    recipe_options: Mapping[str, Any] | None,
+    judge: Any,
+    applicability: Any,
+) -> _Call:
+    import os
+
+    from groundrl.recipes import get_recipe, recipe_names
+
+    env_recipe, env_options, env_judge = env_config()
+    extra_info = _extra(extra_info)
+    name = extra_info.get("recipe") if isinstance(extra_info, dict) else None
+    if name is None and isinstance(data_source, str) and data_source.startswith("groundrl/"):
+        name = data_source.split("/", 1)[1]
+    name = name or recipe or env_recipe
+    if name is None:
+        raise ValueError(
+            f"cannot tell the groundrl recipe (data_source={data_source!r}); set extra_info['recipe'], "
+            f"data_source='groundrl/<recipe>' or reward_kwargs.recipe, with one of {', '.join(recipe_names())}"
+        )
+    run = _recipe_list(recipes) or _recipe_list(os.environ.get(ENV_RECIPES))
+    if len(run) >= 2 and name not in run:
+        raise ValueError(f"sample recipe {name!r} is not one of this run's recipes ({', '.join(run)})")
+    shared_options = dict(recipe_options) if recipe_options is not None else env_options
+    shared_judge = judge if judge is not None else env_judge
+    if applicability is None:
+        applicability = os.environ.get(ENV_APPLICABILITY, "")
+    rubrics = {}
+    for r in run if len(run) >= 2 else [name]:
+        options, judge_ = options_for(get_recipe(r), shared_options, shared_judge)
+        rubrics[r] = _rubrics.get(r, options, judge_)
+    sample = _sample(get_recipe(name).label_field, ground_truth, extra_info)
+    return _Call(name, run if len(run) >= 2 else [], rubrics, sample, _truthy(applicability))
+
+
+def _assemble(call: _Call, verdict: Any) -> dict[str, Any]:
+    """verl's result dict for the sample's verdict (see the module docstring's keys)."""
+    rubric = call.rubrics[call.name]
+    if not call.run:
+        if call.applicability:
+            return {"score": verdict.total, **trainer_values(verdict, rubric.names, applicability=True)}
+        return {"score": verdict.total, **part_values(verdict, rubric.names, TRAINER_NOT_APPLICABLE)}
+    out: dict[str, Any] = {"score": verdict.total}
+    for r in call.run:
+        mine = r == call.name
+        out[f"{r}/{APPLIES}"] = 1.0 if mine else 0.0
+        out.update(
+            trainer_values(
+                verdict if mine else None, call.rubrics[r].names, prefix=f"{r}/", applicability=True
+            )
+        )
+    return out
+
+
 def compute_score(
     data_source: Any = None,
     solution_str: Any = "",
@@ -202,50 +276,121 @@ def compute_score(
     ``$GROUNDRL_RECIPES``, comma-separated) names every recipe of a mixed run: with two or
     more, the keys are namespaced and identical on every call (see the module docstring).
     An unknown recipe, or one outside ``recipes``, is a configuration error and raises
-    ``ValueError`` naming the choices."""
-    import os
+    ``ValueError`` naming the choices. One sample per call: a judge-backed recipe sends
+    one judge request per call (see :func:`compute_score_async` for batched calls)."""
+    call = _resolve_call(
+        data_source, ground_truth, extra_info, recipe, recipes, recipe_options, judge, applicability
+    )
+    verdict = call.rubrics[call.name].score(completion_text(solution_str), **call.sample)
+    return _assemble(call, verdict)
 
-    from groundrl.recipes import get_recipe, recipe_names
 
-    env_recipe, env_options, env_judge = env_config()
-    extra_info = _extra(extra_info)
-    name = extra_info.get("recipe") if isinstance(extra_info, dict) else None
-    if name is None and isinstance(data_source, str) and data_source.startswith("groundrl/"):
-        name = data_source.split("/", 1)[1]
-    name = name or recipe or env_recipe
-    if name is None:
-        raise ValueError(
-            f"cannot tell the groundrl recipe (data_source={data_source!r}); set extra_info['recipe'], "
-            f"data_source='groundrl/<recipe>' or reward_kwargs.recipe, with one of {', '.join(recipe_names())}"
-        )
-    run = _recipe_list(recipes) or _recipe_list(os.environ.get(ENV_RECIPES))
-    shared_options = dict(recipe_options) if recipe_options is not None else env_options
-    shared_judge = judge if judge is not None else env_judge
-    if applicability is None:
-        applicability = os.environ.get(ENV_APPLICABILITY, "")
-    if len(run) < 2:
-        rec = get_recipe(name)
-        options, judge_ = options_for(rec, shared_options, shared_judge)
-        rubric = _rubrics.get(name, options, judge_)
-        return _result(
-            rubric, solution_str, _sample(rec.label_field, ground_truth, extra_info), _truthy(applicability)
-        )
-    if name not in run:
-        raise ValueError(f"sample recipe {name!r} is not one of this run's recipes ({', '.join(run)})")
-    out: dict[str, Any] = {"score": 0.0}
-    for r in run:
-        rec = get_recipe(r)
-        options, judge_ = options_for(rec, shared_options, shared_judge)
-        rubric = _rubrics.get(r, options, judge_)
-        verdict = None
-        if r == name:
-            verdict = rubric.score(
-                completion_text(solution_str), **_sample(rec.label_field, ground_truth, extra_info)
+# -- the async, batched entry point --------------------------------------------------
+
+#: How long a batch waits for more concurrent calls before it is scored [ours: verl
+#: decodes each response in a thread before calling compute_score, so a batch's calls
+#: arrive spread over a few ms; 20 ms gathers them at little cost next to a judge call].
+BATCH_WINDOW_S = 0.02
+#: The most calls scored in one ``Rubric.score_batch`` [ours: the judge's own
+#: ``concurrency`` bounds the requests in flight; this only bounds one batch's memory].
+MAX_BATCH = 512
+
+
+class _Batcher:
+    """Concurrent calls on one event loop for one rubric, scored together: each call
+    waits (at most ``window`` s, or until ``max_batch`` are waiting), then the waiting
+    calls go to ``Rubric.score_batch`` in a worker thread, so judge-backed parts send
+    their requests as one batch (the judge backend's concurrency and micro-batching)."""
+
+    def __init__(self, rubric: Rubric, window: float, max_batch: int) -> None:
+        self.rubric, self.window, self.max_batch = rubric, window, max_batch
+        self.pending: list[tuple[Any, dict[str, Any], asyncio.Future]] = []
+        self.timer: asyncio.TimerHandle | None = None
+        self.batches: list[int] = []  # sizes of the batches scored (bench/tests read it)
+
+    async def score(self, completion: Any, sample: dict[str, Any]) -> Any:
+        loop = asyncio.get_running_loop()
+        fut = loop.create_future()
+        self.pending.append((completion, sample, fut))
+        if len(self.pending) >= self.max_batch:
+            self._flush()
+        elif self.timer is None:
+            self.timer = loop.call_later(self.window, self._flush)
+        return await fut
+
+    def _flush(self) -> None:
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        batch, self.pending = self.pending, []
+        if batch:
+            self.batches.append(len(batch))
+            asyncio.get_running_loop().create_task(self._run(batch))
+
+    async def _run(self, batch: list[tuple[Any, dict[str, Any], asyncio.Future]]) -> None:
+        try:
+            verdicts = await asyncio.to_thread(
+                self.rubric.score_batch, [b[0] for b in batch], [b[1] for b in batch]
             )
-            out["score"] = verdict.total
-        out[f"{r}/{APPLIES}"] = 1.0 if r == name else 0.0
-        out.update(trainer_values(verdict, rubric.names, prefix=f"{r}/", applicability=True))
-    return out
+        except Exception as e:  # Rubric.score_batch contains part errors; this is a bug
+            for *_, fut in batch:
+                if not fut.done():
+                    fut.set_exception(e)
+            return
+        for (*_, fut), v in zip(batch, verdicts, strict=True):
+            if not fut.done():
+                fut.set_result(v)
+
+
+_batchers: dict[tuple[int, int], _Batcher] = {}
+
+
+def _batcher(rubric: Rubric, window: float, max_batch: int) -> _Batcher:
+    loop = asyncio.get_running_loop()
+    key = (id(loop), id(rubric))
+    b = _batchers.get(key)
+    if b is None or (b.window, b.max_batch) != (window, max_batch):
+        if len(_batchers) > 64:  # loops come and go (asyncio.run per call in some callers)
+            _batchers.clear()
+        b = _batchers[key] = _Batcher(rubric, window, max_batch)
+    return b
+
+
+async def compute_score_async(
+    data_source: Any = None,
+    solution_str: Any = "",
+    ground_truth: Any = None,
+    extra_info: Any = None,
+    *,
+    recipe: str | None = None,
+    recipes: Any = None,
+    recipe_options: Mapping[str, Any] | None = None,
+    judge: Any = None,
+    applicability: Any = None,
+    batch_window_s: float = BATCH_WINDOW_S,
+    max_batch: int = MAX_BATCH,
+    **kwargs: Any,
+) -> dict[str, Any]:
+    """:func:`compute_score` as a coroutine, the same keys and values: verl awaits an
+    ``async def`` reward function on its reward loop (``reward.custom_reward_function.name:
+    compute_score_async``) and runs a batch's samples concurrently. A judge-backed recipe's
+    concurrent calls are gathered (``batch_window_s``, up to ``max_batch``; reward kwargs)
+    and scored in one ``Rubric.score_batch``, so the judge sends them with its own
+    concurrency and micro-batching instead of one request per call from verl's thread
+    pool. Rule-only recipes are scored in place (nothing to wait for)."""
+    if not (batch_window_s >= 0 and math.isfinite(batch_window_s)):
+        raise ValueError(f"reward_kwargs.batch_window_s must be a finite number ≥ 0, got {batch_window_s!r}")
+    if isinstance(max_batch, bool) or not isinstance(max_batch, int) or max_batch < 1:
+        raise ValueError(f"reward_kwargs.max_batch must be an integer ≥ 1, got {max_batch!r}")
+    call = _resolve_call(
+        data_source, ground_truth, extra_info, recipe, recipes, recipe_options, judge, applicability
+    )
+    rubric = call.rubrics[call.name]
+    text = completion_text(solution_str)
+    if not any(p.batched for p in rubric.parts):
+        return _assemble(call, rubric.score(text, **call.sample))
+    verdict = await _batcher(rubric, float(batch_window_s), max_batch).score(text, call.sample)
+    return _assemble(call, verdict)
 
 
 IMAGE = "<image>"  # verl RLHFDataset's placeholder: one per entry of the row's images
@@ -419,4 +564,5 @@ if __name__ != "groundrl.integrations.verl":  # loaded by path (verl's custom_re
     from groundrl.integrations import verl as _installed
 
     compute_score = _installed.compute_score  # noqa: F811
+    compute_score_async = _installed.compute_score_async  # noqa: F811
     make_compute_score = _installed.make_compute_score  # noqa: F811

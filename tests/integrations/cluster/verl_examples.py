@@ -14,7 +14,9 @@ The checks, as verl 0.8 runs them (the entry modules themselves need CUDA-only i
 Each script runs at its default geometry (1 node x 8 GPUs), argos also at the two others
 common.sh's header documents; a control with the actor micro-batch unset must fail verl's check."""
 
+import asyncio
 import copy
+import inspect
 import json
 import os
 import subprocess
@@ -113,6 +115,9 @@ with initialize_config_dir(config_dir=str(CONF), version_base=None):
             sol, gt, extra, want = SAMPLES[script]
             fn = get_custom_reward_fn(default_cfg)
             got = fn(f"groundrl/{script}", sol, gt, extra) if script != "proxy_grm" else None
+            if inspect.isawaitable(got):  # compute_score_async, as verl's reward loop awaits it
+                got = asyncio.run(got)
+            res["async"] = inspect.iscoroutinefunction(fn)
             rcfg = default_cfg.reward.custom_reward_function
             res.update(
                 path=rcfg.path,

@@ -20,6 +20,7 @@ from verl.experimental.reward_loop.reward_loop import RewardLoopManager
 import groundrl.integrations.verl as gverl
 
 manager_name = sys.argv[1]  # naive | remote
+fn_name = sys.argv[2] if len(sys.argv) > 2 else "compute_score"  # | compute_score_async
 RP = json.dumps(
     {
         "reasoning_and_reflection": "r",
@@ -95,7 +96,7 @@ cfg.actor_rollout_ref.model.tokenizer_path = tmp
 cfg.reward.num_workers = 1
 cfg.reward.reward_manager.name = manager_name
 cfg.reward.custom_reward_function.path = gverl.__file__
-cfg.reward.custom_reward_function.name = "compute_score"
+cfg.reward.custom_reward_function.name = fn_name
 OmegaConf.set_struct(cfg, False)
 cfg.reward.custom_reward_function.reward_kwargs = {"recipes": ["reinforced_planning", "proxy_grm"]}
 ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
