@@ -3,11 +3,11 @@
 * :func:`proxy_record` — a policy GRM's output on a pair (``query``, ``response_1``,
   ``response_2``, ``preferred``, ``image``?, and ``output``: its
   ``<rubric>…</rubric><eval>…</eval><answer>…</answer>`` text, or ``rubric``) → a proxy
-  record with ``rubric`` = the text up to and including ``</rubric>``
-  (:func:`groundrl.rewards.preference.rubric_text`, what the proxy is shown in training).
-  The proxy sees the rubric, never the evaluation or the verdict: an output without a
-  closed ``</rubric>`` is dropped (``status: no_rubric``), since its "rubric" would be the
-  whole evaluation.
+  record with ``rubric`` = the first ``<rubric>…</rubric>`` block and nothing else
+  (:func:`groundrl.rewards.preference.rubric_text`, what the proxy is shown in policy
+  training [Proxy-GRM §3.3, Eq. 7]). The proxy sees the rubric, never a preamble, the
+  evaluation or the verdict: an output without a closed rubric block is dropped
+  (``status: no_rubric``).
 * :func:`distill_record` — a proxy record with a teacher's outputs (``teacher_output``
   or ``teacher_outputs``: texts of a strong model answering the proxy prompt) → the first
   output whose format is valid (``<think>…</think>`` then ``<answer>…</answer>``) and
@@ -25,6 +25,7 @@ from typing import Any
 
 from groundrl.parse.scores import parse_pairwise_verdict, parse_preferred
 from groundrl.parse.tags import tags_in_order
+from groundrl.rewards.preference import rubric_text
 
 PAIR_FIELDS = ("query", "response_1", "response_2")
 
@@ -47,15 +48,18 @@ def proxy_record(rec: Mapping[str, Any]) -> dict[str, Any]:
     >>> proxy_record({"id": "a", "query": "q", "response_1": "x", "response_2": "y", "preferred": 2,
     ...               "output": "<rubric>count</rubric><eval>2 is right</eval><answer>2</answer>"})["rubric"]
     '<rubric>count</rubric>'
+    >>> proxy_record({"id": "b", "query": "q", "response_1": "x", "response_2": "y", "preferred": 2,
+    ...               "output": "2 wins. <rubric>count</rubric><eval>e</eval><answer>2</answer>"})["rubric"]
+    '<rubric>count</rubric>'
     """
     pair = _pair(rec)
     if pair is None:
         return {"id": rec.get("id"), "status": "missing_fields"}
     text = rec.get("rubric") if isinstance(rec.get("rubric"), str) else rec.get("output")
-    if not isinstance(text, str) or "</rubric>" not in text.lower():
+    rubric = rubric_text(text)
+    if not rubric:
         return {**pair, "status": "no_rubric"}
-    i = text.lower().find("</rubric>")
-    return {**pair, "rubric": text[: i + len("</rubric>")], "status": "kept"}
+    return {**pair, "rubric": rubric, "status": "kept"}
 
 
 def proxy_format_ok(text: Any) -> bool:
