@@ -5,9 +5,12 @@ policy in place of the LLM server, and verl's own postprocessing into the DataPr
 trains on. One driver run (tests/integrations/cluster/verl_household_loop.py) feeds every
 test; expected values are worked by hand. Skips, saying why, without that environment.
 
-Config of the run: max_turns 3, turn_penalty 0.25, reward "plan" (success bonus 1), and
-data.max_response_length R = 192. Rows: A re-plans to success, B is cut by the response
-budget, C is cut by max_turns."""
+Config of the run: max_turns 3, turn_penalty 0.25, reward "plan" (success bonus 1),
+feedback_role raw (its token counts are worked by hand) and data.max_response_length
+R = 192. Rows: A re-plans to success, B is cut by the response budget, C is cut by
+max_turns. A second run plays row A with the default feedback_role (user) and a server
+that returns logprobs. The scripted server checks every call against the real
+LLMServerClient.generate and vLLM server signatures."""
 
 from __future__ import annotations
 
@@ -35,6 +38,7 @@ def test_loop_is_found_through_verls_registry_and_instantiate(out):
         "name": "groundrl_household",
         "max_turns": 3,
         "turn_penalty": 0.25,
+        "feedback_role": "raw",
     }
     assert out["built"]["cls"] == target
     assert out["built"]["options"] == {
@@ -47,7 +51,7 @@ def test_loop_is_found_through_verls_registry_and_instantiate(out):
         "max_invalid": 10,
         "vocab": "auto",
         "max_tokens_per_turn": None,
-        "feedback_role": None,
+        "feedback_role": "user",
     }
     # every row is routed to the loop by its agent_name column
     assert out["agent_names"] == ["groundrl_household"] * 3
@@ -149,3 +153,29 @@ def test_example_script_overrides_compose_with_verls_config(out):
     assert ex["default_agent_loop"] == "groundrl_household"
     assert ex["adv_estimator"] == "grpo" and ex["custom_reward_path"] is None
     assert ex["n_overrides"] == 23  # 14 of the loop + 9 of the batch geometry (common.sh)
+
+
+def test_default_feedback_is_a_user_turn_of_the_chat_template_with_logprob_0(out):
+    """Row A with feedback_role user (the default): the context of turn 2, decoded, is the
+    chat template of prompt + turn 1 + the feedback as a user message; the feedback tokens
+    have mask 0 and rollout logprob 0, the policy's the server's -0.5; same reward."""
+    c, p = out["chat"], out["pieces"]
+    assert c["context_decoded"] == c["template"]
+    assert c["template"].endswith(
+        "<|im_end|>\n<|im_start|>user\nFeedback: Last action is invalid. " + FB_INVALID_WHY + "\nPlan:"
+        "<|im_end|>\n<|im_start|>assistant\n"
+    )
+    t1, t2 = p["nonsense"], p["plan_a"]
+    n_fb = len(c["response"]) - len(t1) - len(t2)
+    assert c["response"][: len(t1)] == t1 and c["response"][-len(t2) :] == t2 and n_fb > 0
+    assert c["mask"] == [1] * len(t1) + [0] * n_fb + [1] * len(t2)
+    assert c["logprobs"] == [-0.5] * len(t1) + [0.0] * n_fb + [-0.5] * len(t2)
+    assert c["rm_scores_sum"] == 1.75 and c["checked"] == 2
+
+
+def test_scripted_server_is_held_to_the_real_signatures(out):
+    """Every call the loop made was bound to verl's LLMServerClient.generate (and its
+    pass-through keywords to vLLM's server generate); a renamed keyword (images= for
+    image_data=) fails that check."""
+    assert out["renamed_keyword_rejected"]
+    assert out["signature_checked_calls"] == len(out["calls"]) == 7

@@ -26,7 +26,7 @@ def test_imports_without_verl_and_says_what_is_missing():
 
 def test_options_defaults_and_errors_name_the_key():
     o = vl.loop_options({})
-    assert (o.max_turns, o.reward, o.success_bonus, o.feedback_role) == (3, "plan", 1.0, None)
+    assert (o.max_turns, o.reward, o.success_bonus, o.feedback_role) == (3, "plan", 1.0, "user")
     bad = [
         ({"max_turns": 0}, "max_turns must be an integer ≥ 1"),
         ({"max_turns": 2.5}, "max_turns must be an integer ≥ 1"),
@@ -34,7 +34,8 @@ def test_options_defaults_and_errors_name_the_key():
         ({"turn_penalty": -1}, "turn_penalty must be a finite number ≥ 0"),
         ({"success_bonus": float("nan")}, "success_bonus must be a finite number ≥ 0"),
         ({"vocab": "klingon"}, "vocab must be 'auto' or one of"),
-        ({"feedback_role": "assistant"}, "feedback_role must be null"),
+        ({"feedback_role": "assistant"}, "feedback_role must be 'user'"),
+        ({"feedback_role": None}, "feedback_role must be 'user'"),
         ({"max_tokens_per_turn": 0}, "max_tokens_per_turn must be an integer ≥ 1 or null"),
         ({"max_turn": 3}, r"unknown option\(s\) \['max_turn'\]"),
     ]
@@ -93,7 +94,7 @@ def _play(task, script, response_length, **opts):
         asked.append((len(context), max_tokens))
         return script[len(asked) - 1], None
 
-    async def encode(text):
+    async def encode(text, turn_ids):
         return _enc(text)
 
     ep = asyncio.run(

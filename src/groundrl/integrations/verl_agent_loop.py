@@ -19,9 +19,13 @@ Episode semantics (identical to ``EnvRollout``; the shared parts are imported fr
    until one fails or the episode ends.
 3. If the episode goes on and turns remain, the environment's EB-ALFRED feedback,
    rendered by :func:`~groundrl.train.multiturn.default_feedback_text`, is appended as
-   token ids with ``response_mask`` 0 (not trained), and the policy re-plans from
-   ``prompt + every earlier turn + feedback`` — up to ``max_turns`` turns. Nothing is
-   decoded and re-tokenised between turns: the trained ids are the sampled ids.
+   token ids with ``response_mask`` 0 (not trained; logprob 0 when the server returns
+   logprobs), and the policy re-plans from ``prompt + every earlier turn + feedback`` —
+   up to ``max_turns`` turns. By default (``feedback_role: user``) the feedback is a user
+   turn of the chat template (:func:`~groundrl.train.multiturn.chat_feedback_text`: the
+   close of the policy's turn, the user turn, the next assistant turn's generation
+   prompt), so the context is exactly the chat template of the conversation so far.
+   Nothing is decoded and re-tokenised between turns: the trained ids are the sampled ids.
 4. ``reward_score`` is :func:`~groundrl.train.multiturn.episode_reward` of the summed
    environment rewards: with the default ``reward: plan`` it is
    :func:`groundrl.sim.reward.sim_reward` of everything the agent ran
@@ -45,9 +49,9 @@ Where it differs from ``EnvRollout`` (verl's constraints, not a change of semant
   ``reward: plan``. ``EnvRollout`` has no global cap (``max_turns × max_new_tokens``).
 * one trajectory per coroutine (``HouseholdEnv``), not a lockstep batch
   (``HouseholdVectorEnv``): verl runs its agent loops concurrently, one per sample.
-* ``feedback_role: user`` (off by default) wraps the feedback as a user chat turn with
-  the tokenizer's chat template (verl's ``remove_system_prompt`` way) for chat models;
-  the default appends the raw text, exactly as ``EnvRollout``.
+* verl's rows are chat prompts, so the feedback is a user turn by default, as
+  ``EnvRollout`` does for chat prompts; ``feedback_role: raw`` appends the text as is
+  (``EnvRollout`` on text prompts), for a model trained without a chat template.
 * ``num_turns`` follows verl's count (``__num_turns__``, logged as ``num_turns/*``):
   the prompt, every policy turn and every feedback message; ``env_turns`` is the
   number of policy turns (``EnvRollout``'s ``env_turns``).
@@ -83,7 +87,7 @@ the loop is built — or before launching, with
 ``max_turns`` (3), ``reward`` (``plan`` | ``progress`` | ``sparse``), ``success_bonus``
 (1.0), ``invalid_penalty`` (0.0), ``turn_penalty`` (0.0), ``max_steps`` (30),
 ``max_invalid`` (10), ``vocab`` (``auto`` or a vocabulary name),
-``max_tokens_per_turn`` (null: the budget left), ``feedback_role`` (null | ``user``).
+``max_tokens_per_turn`` (null: the budget left), ``feedback_role`` (``user`` | ``raw``).
 
 **Logged.** ``critic/score/*`` is the episode reward, ``num_turns/*`` verl's turn count,
 ``agent_loop/tool_calls/*`` the time spent in the simulator. Per sample, the
@@ -106,7 +110,13 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 
 from groundrl.sim.tasks import Task
-from groundrl.train.multiturn import EpisodeOptions, default_feedback_text, episode_reward
+from groundrl.train.multiturn import (
+    FEEDBACK_ROLES,
+    EpisodeOptions,
+    chat_feedback_text,
+    default_feedback_text,
+    episode_reward,
+)
 
 logger = logging.getLogger("groundrl.integrations")
 
@@ -114,7 +124,6 @@ AGENT_NAME = "groundrl_household"
 DATA_SOURCE = "groundrl/household"
 TARGET = "groundrl.integrations.verl_agent_loop.HouseholdAgentLoop"
 REWARD_KINDS = ("plan", "progress", "sparse")
-FEEDBACK_ROLES = (None, "user")
 #: The keyword arguments verl 0.8's ``AgentLoopWorker`` passes to every agent loop
 #: (``name`` is the config entry's own key, passed on by ``hydra.utils.instantiate``).
 VERL_KWARGS = frozenset(
@@ -140,7 +149,7 @@ class LoopOptions(EpisodeOptions):
     shared episode settings plus verl's per-turn token cap and feedback role."""
 
     max_tokens_per_turn: int | None = None
-    feedback_role: str | None = None
+    feedback_role: str = "user"
 
 
 def _bad(key: str, why: str, value: Any) -> ValueError:
@@ -187,9 +196,13 @@ def loop_options(options: Mapping[str, Any] | None = None) -> LoopOptions:
     vocab = opts.get("vocab", "auto")
     if vocab != "auto" and vocab not in vocab_names():
         raise _bad("vocab", f"must be 'auto' or one of {list(vocab_names())}", vocab)
-    role = opts.get("feedback_role")
+    role = opts.get("feedback_role", "user")
     if role not in FEEDBACK_ROLES:
-        raise _bad("feedback_role", "must be null (raw feedback text, as TRL's EnvRollout) or 'user'", role)
+        raise _bad(
+            "feedback_role",
+            "must be 'user' (a user turn of the chat template) or 'raw' (the feedback text as is)",
+            role,
+        )
     return LoopOptions(
         max_turns=_int(opts, "max_turns", 3, 1),
         reward=reward,
@@ -330,6 +343,8 @@ class EpisodeTrace:
 
 #: ``generate(context_ids, max_tokens) -> (token_ids, log_probs or None)``
 Generate = Callable[[list[int], int], Awaitable[tuple[list[int], list[float] | None]]]
+#: ``encode_feedback(text, turn_ids) -> token ids`` of the feedback after a turn
+EncodeFeedback = Callable[[str, list[int]], Awaitable[list[int]]]
 
 
 async def play_episode(
@@ -338,7 +353,7 @@ async def play_episode(
     *,
     generate: Generate,
     decode: Callable[[list[int]], str],
-    encode_feedback: Callable[[str], Awaitable[list[int]]],
+    encode_feedback: EncodeFeedback,
     eos_token_id: int | None,
     response_length: int,
     options: LoopOptions,
@@ -387,7 +402,7 @@ async def play_episode(
         if turn + 1 == options.max_turns:
             ep.cut = "max_turns"
             break
-        fb = list(await encode_feedback(default_feedback_text(info, obs)))
+        fb = list(await encode_feedback(default_feedback_text(info, obs), ids))
         if len(ep.response_ids) + len(fb) >= response_length:  # no room left for a next turn
             ep.cut = "response_length"
             break
@@ -471,11 +486,10 @@ else:
                 last["routed_experts"] = out.routed_experts
                 return list(out.token_ids), out.log_probs
 
-            async def encode_feedback(text: str) -> list[int]:
+            async def encode_feedback(text: str, turn_ids: list[int]) -> list[int]:
                 if self.options.feedback_role == "user":
-                    return await self.apply_chat_template(
-                        [{"role": "user", "content": text}], remove_system_prompt=True
-                    )
+                    ended = bool(turn_ids) and turn_ids[-1] == self.tokenizer.eos_token_id
+                    text = chat_feedback_text(self.processor or self.tokenizer, text, turn_ended=ended)
                 return await self.loop.run_in_executor(
                     None, lambda: self.tokenizer.encode(text, add_special_tokens=False)
                 )

@@ -82,7 +82,22 @@ def ids(text):
 
 gloop.write_rows(rows, str(tmp / "household.parquet"))
 loop_yaml = tmp / "agent_loops.yaml"
+# the hand-worked rows below count raw feedback tokens; the chat run (end) takes the default
 loop_yaml.write_text(
+    yaml.safe_dump(
+        [
+            {
+                "name": "groundrl_household",
+                "_target_": gloop.TARGET,
+                "max_turns": 3,
+                "turn_penalty": 0.25,
+                "feedback_role": "raw",
+            }
+        ]
+    )
+)
+chat_yaml = tmp / "chat_agent_loops.yaml"
+chat_yaml.write_text(
     yaml.safe_dump(
         [{"name": "groundrl_household", "_target_": gloop.TARGET, "max_turns": 3, "turn_penalty": 0.25}]
     )
@@ -133,15 +148,54 @@ registered = dict(_agent_loop_registry.get("groundrl_household", {}))
 example_entry = yaml.safe_load(Path(example["agent_loop_config_path"]).read_text())[0]
 
 
+import ast  # noqa: E402
+import inspect  # noqa: E402
+
+from verl.workers.rollout.llm_server import LLMServerClient  # noqa: E402
+
+# The real server's generate: LLMServerClient.generate takes named multimodal arguments
+# and passes any other keyword on to the replica's generate (vLLM's, whose module needs
+# vllm to import, so its parameters are read from its source).
+CLIENT_SIG = inspect.signature(LLMServerClient.generate)
+_vllm_src = Path(verl.__file__).parent / "workers" / "rollout" / "vllm_rollout" / "vllm_async_server.py"
+REPLICA_PARAMS = {
+    a.arg
+    for node in ast.walk(ast.parse(_vllm_src.read_text()))
+    if isinstance(node, ast.AsyncFunctionDef) and node.name == "generate"
+    for a in node.args.args + node.args.kwonlyargs
+} - {"self"}
+
+
+def check_real_signature(request_id, kwargs):
+    """Raise TypeError as the real client + vLLM replica would on this call."""
+    bound = CLIENT_SIG.bind(None, request_id, **kwargs)
+    extra = bound.arguments.get("kwargs", {})
+    unknown = sorted(set(extra) - REPLICA_PARAMS)
+    if unknown:
+        raise TypeError(f"vLLM server generate() got unexpected keyword argument(s) {unknown}")
+
+
+try:  # the check itself is live: a renamed keyword fails it
+    check_real_signature("r", {"prompt_ids": [1], "sampling_params": {}, "images": None})
+    renamed_keyword_rejected = False
+except TypeError:
+    renamed_keyword_rejected = True
+
+
 class ScriptedServer:
     """verl's LLMServerClient.generate, answered by a script per task: turn n of a
-    trajectory (one request_id) gets the n-th scripted token ids."""
+    trajectory (one request_id) gets the n-th scripted token ids (and ``logprob`` per
+    token when given). Every call is checked against the real signatures."""
 
-    def __init__(self, scripts, prompt_of):
-        self.scripts, self.prompt_of = scripts, prompt_of
+    def __init__(self, scripts, prompt_of, logprob=None):
+        self.scripts, self.prompt_of, self.logprob = scripts, prompt_of, logprob
         self.turns, self.calls = {}, []
+        self.checked = 0
 
-    async def generate(self, request_id, *, prompt_ids, sampling_params, **kwargs):
+    async def generate(self, request_id, **kwargs):
+        check_real_signature(request_id, kwargs)
+        self.checked += 1
+        prompt_ids, sampling_params = kwargs["prompt_ids"], kwargs["sampling_params"]
         key = next(k for k, p in self.prompt_of.items() if list(prompt_ids[: len(p)]) == p)
         n = self.turns.get(request_id, 0)
         self.turns[request_id] = n + 1
@@ -154,7 +208,9 @@ class ScriptedServer:
                 "temperature": sampling_params.get("temperature"),
             }
         )
-        return TokenOutput(token_ids=self.scripts[key][n], log_probs=None, num_preempted=0)
+        ids_ = self.scripts[key][n]
+        lp = None if self.logprob is None else [self.logprob] * len(ids_)
+        return TokenOutput(token_ids=ids_, log_probs=lp, num_preempted=0)
 
 
 def chat_ids(messages):
@@ -232,6 +288,35 @@ try:
 except Exception as e:  # hydra wraps the loop's ValueError in its InstantiationException
     bad_error = {"type": type(e).__name__, "cause": type(e.__cause__).__name__, "message": str(e)}
 
+# -- the default feedback role (a user turn of the chat template), with logprobs: row A
+chat_cfg = OmegaConf.create(OmegaConf.to_container(cfg, resolve=False))
+chat_cfg.actor_rollout_ref.rollout.agent.agent_loop_config_path = str(chat_yaml)
+chat_server = ScriptedServer(scripts, prompt_of, logprob=-0.5)
+chat_out = asyncio.run(
+    AgentLoopWorker(chat_cfg, llm_client=chat_server).generate_sequences(batch.select_idxs([0]))
+)
+ctb = chat_out.batch
+cw = int(ctb["attention_mask"][0, P:].sum())
+chat_ctx = next(c["context"] for c in chat_server.calls if c["turn"] == 2)
+want_ctx = hf.apply_chat_template(
+    [
+        *rows[0]["prompt"],
+        {"role": "assistant", "content": " nonsense"},
+        {"role": "user", "content": FB_INVALID.strip()},
+    ],
+    add_generation_prompt=True,
+    tokenize=False,
+)
+chat = {
+    "context_decoded": hf.decode(chat_ctx),
+    "template": want_ctx,
+    "response": ctb["responses"][0, :cw].tolist(),
+    "mask": ctb["response_mask"][0, :cw].tolist(),
+    "logprobs": [round(float(x), 4) for x in ctb["rollout_log_probs"][0, :cw].tolist()],
+    "rm_scores_sum": float(ctb["rm_scores"][0].sum()),
+    "checked": chat_server.checked,
+}
+
 print(
     json.dumps(
         {
@@ -261,6 +346,9 @@ print(
             "gold_len_a": len(task_a.gold_plan),
             "bad_error": bad_error,
             "R": R,
+            "chat": chat,
+            "signature_checked_calls": server.checked,
+            "renamed_keyword_rejected": renamed_keyword_rejected,
         }
     )
 )
