@@ -6,9 +6,13 @@ deep JSON, runs of number-like text). The tests check that these inputs are hand
 in a test flakes on a loaded CI machine (issue 17, item 1).
 
 Run: ``.venv/bin/python bench/adversarial.py [--repeat 3] [--only argos]``.
-Prints one line per case: the best of ``--repeat`` timings, the budget, and their ratio
-(ratio ≤ 1 meets the budget). Exits 1 when any case is over budget, so it can gate a
-release on a quiet machine; it never runs under ``make test``.
+Prints one line per case: the best of ``--repeat`` timings (CPU seconds of this process,
+so other work on a shared machine does not count), the budget, and their ratio
+(ratio ≤ 1 meets the budget). The growth table (issue 30) times every reward and parser on
+hostile shapes at 10 KB, 100 KB and 1 MB: the worst ×10 growth over its budget
+(:data:`GROWTH_BUDGET`) and seconds per MB at 1 MB over :data:`PER_MB_BUDGET`
+(``--only growth`` runs only that table). Exits 1 when any case is over budget, so it can
+gate a release on a quiet machine; it never runs under ``make test``.
 """
 
 from __future__ import annotations
@@ -221,6 +225,128 @@ def _sim():
     return [("sim_reward: 0.9 MB of plan lines", 5.0, lambda: sim_reward(junk, task))]
 
 
+# ---------------------------------------------------------------------------
+# Growth: each hostile shape at 10 KB, 100 KB and 1 MB (issue 30, item 2)
+# ---------------------------------------------------------------------------
+
+SIZES = (10_000, 100_000, 1_000_000)
+GROWTH_BUDGET = 15.0  # time ×10 input: linear is ~10, quadratic ~100 [ours: room for noise]
+PER_MB_BUDGET = 0.2  # seconds per MB of completion [ours: issue 16's part budget]
+
+
+def _fill(unit: str, size: int, head: str = "", tail: str = "") -> str:
+    return head + unit * max(1, (size - len(head) - len(tail)) // len(unit)) + tail
+
+
+def _growth_shapes() -> list[tuple[str, Callable[[int], object], Callable[[object], object]]]:
+    """(label, make(size) -> input, score(input)) for every reward and parser on the shapes
+    that were super-linear (issue 30): digits and digit runs inside ``<plans>``, long plans,
+    plans of ints, many boxes, many ``[`` without JSON, long P/R/F1 predictions below the
+    cap, and the Proxy-GRM / verdict / RR parsers on their own hostile shapes."""
+    from groundrl.parse.scores import parse_pairwise_verdict
+    from groundrl.rewards.perception import detection_reward
+    from groundrl.rewards.planning import (
+        MAX_PLAN_ACTIONS,
+        embodied_format,
+        load_action_map,
+        plan_f1,
+        plan_order_f1,
+        reinforced_accuracy,
+        reinforced_format,
+    )
+    from groundrl.rewards.preference import proxy_accuracy, proxy_format
+
+    amap = load_action_map({i: f"pickup obj{i}" for i in range(300)})
+    rr_gold = str([f"pickup obj{i}" for i in range(20)])
+    eb_gold = "<actions>" + repr([["Pick", f"obj{i}"] for i in range(20)]) + "</actions>"
+    resp = "<response>ok</response>"
+
+    def eb(text):
+        embodied_format(text)
+        plan_f1(text, eb_gold)
+        plan_order_f1(text, eb_gold)
+
+    def rr(text):
+        reinforced_format(text, amap)
+        reinforced_accuracy(text, rr_gold)
+
+    def det(text):
+        detection_reward(text, '[{"bbox_2d": [0, 0, 10, 10], "label": "mug"}]')
+
+    def proxy(text):
+        proxy_format(text)
+        proxy_accuracy(text, 1)
+        parse_pairwise_verdict(text)
+
+    def rr_plan(step: str, size: int) -> str:
+        keys = '{"reasoning_and_reflection": "r", "visual_state_description": "v", "language_plan": "l", '
+        return _fill(step + ", ", size, keys + '"executable_plan": [', step + "]}")
+
+    def long_names(size: int) -> str:  # MAX_PLAN_ACTIONS - 6 actions with long object names
+        n = MAX_PLAN_ACTIONS - 6
+        name = "x" * max(1, size // n - 14)
+        return resp + "<actions>" + repr([["Pick", f"{name}{i}"] for i in range(n)]) + "</actions>"
+
+    step = '{"action_id": 1, "action_name": "pickup obj1"}'
+    return [
+        ("EB format+P/R/F1: one digit run in <plans>", lambda n: _fill("1", n, resp + "<plans>", "</plans>"), eb),
+        ("EB format+P/R/F1: digit runs of 1000 in <plans>", lambda n: _fill("1" * 1000 + " ", n, "<plans>", "</plans>"), eb),
+        ("EB format+P/R/F1: many '1. [' in <plans>", lambda n: _fill("1. [", n, "<plans>", "</plans>"), eb),
+        ("EB format+P/R/F1: numbered lines", lambda n: _fill("1.[Manipulate] pick it\n", n, "<plans>", "</plans>"), eb),
+        ("EB format+P/R/F1: many actions", lambda n: _fill("['Pick', 'Apple'], ", n, resp + "<actions>[", "]</actions>"), eb),
+        ("EB format+P/R/F1: many locomotion actions", lambda n: _fill("['Navigate', 'x'], ", n, "<actions>[", "['Pick', 'obj1']]</actions>"), eb),
+        ("EB format+P/R/F1: tuples", lambda n: _fill("('Pick', 'Apple'), ", n, "<actions>(", ")</actions>"), eb),
+        ("EB format+P/R/F1: long prediction below the cap", long_names, eb),
+        ("EB format+P/R/F1: many [ without a list", lambda n: _fill("[", n, "<actions>", "</actions>"), eb),
+        ("RR format+accuracy: long plan", lambda n: rr_plan(step, n), rr),
+        ("RR format+accuracy: plan of ints", lambda n: rr_plan("1", n), rr),
+        ("RR format+accuracy: truncated long plan", lambda n: rr_plan(step, n)[:-3], rr),
+        ("RR format+accuracy: fenced prose", lambda n: _fill("The plan. ", n, "```json\n{", "}\n```"), rr),
+        ("detection: many boxes", lambda n: _fill('{"bbox_2d": [1, 2, 30, 40], "label": "mug"}, ', n, "<answer>[", "{}]</answer>"), det),
+        ("detection: many [ without JSON", lambda n: _fill("[", n), det),
+        ("detection: many [1, without JSON", lambda n: _fill("[1, ", n), det),
+        ("detection: many boxes, Python literal", lambda n: _fill("(1, 2, 30, 40), ", n, "<answer>[", "]</answer>"), det),
+        ("Proxy-GRM + verdict: long eval", lambda n: _fill("1 ", n, "<rubric>r</rubric><eval>", "</eval><answer>1</answer>"), proxy),
+        ("Proxy-GRM + verdict: <rubric prefixes", lambda n: _fill("<rubric_item>", n, "<rubric>", "</rubric><eval>e</eval><answer>2</answer>"), proxy),
+    ]  # fmt: skip
+
+
+GROWTH_FLOOR_S = 0.001  # below a millisecond, fixed costs and timer noise decide the ratio
+
+
+def _time(fn: Callable[[], object], repeat: int) -> float:
+    """Best CPU seconds of this process over ``repeat`` cold runs: on a shared machine the
+    time spent waiting for a core is not the code's."""
+    best = float("inf")
+    for _ in range(max(1, repeat)):
+        clear_caches()  # every timing is a cold pass: a cached parse is not the budget
+        t = time.process_time()
+        fn()
+        best = min(best, time.process_time() - t)
+    return best
+
+
+def run_growth(repeat: int) -> tuple[int, tuple[float, str]]:
+    """One line per shape: seconds at each size, the worst ×10 growth over its budget,
+    and seconds per MB at 1 MB over its budget (ratios ≤ 1 meet them)."""
+    print(
+        f"\n{'shape (growth)':<52} {'10 KB':>8} {'100 KB':>8} {'1 MB':>8} {'growth/budget':>14} {'s/MB/budget':>12}"
+    )
+    over, worst = 0, (0.0, "")
+    for label, make, fn in _growth_shapes():
+        fn(make(1_000))  # warm-up: lazy imports (scipy) out of the timing
+        ts = [_time(lambda t=make(size), f=fn: f(t), repeat) for size in SIZES]
+        fl = [max(t, GROWTH_FLOOR_S) for t in ts]
+        growth = max(fl[1] / fl[0], fl[2] / fl[1]) / GROWTH_BUDGET
+        per_mb = ts[2] / (SIZES[2] / 1e6) / PER_MB_BUDGET
+        bad = growth > 1 or per_mb > 1
+        over += bad
+        worst = max(worst, (max(growth, per_mb), f"{label} (growth {growth:.2f}, per MB {per_mb:.2f})"))
+        cols = " ".join(f"{t:8.4f}" for t in ts)
+        print(f"{label:<52} {cols} {growth:14.2f} {per_mb:12.2f}{'  OVER' if bad else ''}")
+    return over, worst
+
+
 GROUPS = {
     "parse": _parse_core,
     "scores": _parse_scores,
@@ -240,25 +366,30 @@ def main(argv: list[str] | None = None) -> int:
         "--repeat", type=int, default=3, help="timings per case; the best is reported (default 3)"
     )
     ap.add_argument(
-        "--only", choices=sorted(GROUPS), action="append", help="run only these groups (repeatable)"
+        "--only",
+        choices=sorted([*GROUPS, "growth"]),
+        action="append",
+        help="run only these groups (repeatable)",
     )
     args = ap.parse_args(argv)
     over = 0
     worst: tuple[float, str] = (0.0, "")
+    groups = args.only or [*GROUPS, "growth"]
     print(f"{'case':<52} {'best s':>8} {'budget s':>9} {'ratio':>6}")
-    for group in args.only or list(GROUPS):
+    for group in groups:
+        if group == "growth":
+            continue
         for label, budget, fn in GROUPS[group]():
-            best = float("inf")
-            for _ in range(max(1, args.repeat)):
-                clear_caches()  # every timing is a cold pass: a cached parse is not the budget
-                t = time.perf_counter()
-                fn()
-                best = min(best, time.perf_counter() - t)
+            best = _time(fn, args.repeat)
             ratio = best / budget
             worst = max(worst, (ratio, f"{label} ({best:.3f} s of {budget:g} s)"))
             over += ratio > 1
             flag = "  OVER" if ratio > 1 else ""
             print(f"{label:<52} {best:8.3f} {budget:9.2f} {ratio:6.2f}{flag}")
+    if "growth" in groups:
+        g_over, g_worst = run_growth(args.repeat)
+        over += g_over
+        worst = max(worst, g_worst)
     print(f"{over} case(s) over budget (target: ratio ≤ 1.00 on an idle core); worst: {worst[1]}")
     return 1 if over else 0
 

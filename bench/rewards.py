@@ -129,7 +129,7 @@ def clear_caches() -> None:
 
 
 # ---------------------------------------------------------------------------
-# Corpora
+# Corpora: every completion carries the shape it was built as (issue 30, item 1)
 # ---------------------------------------------------------------------------
 
 
@@ -142,29 +142,80 @@ def alfred_map() -> dict[str, str]:
     return {str(i): f"{v} {o}" for i, (v, o) in enumerate((v, o) for v in verbs for o in objs)}
 
 
-RR_MUTATIONS = (
-    "none", "none", "none", "drop", "swap", "rename", "case", "whitespace", "missing_key", "string_id",
-    "fenced", "truncate", "duplicate_key", "unicode", "empty", "extra_steps", "name_not_str", "step_not_dict",
-    "bool_id", "plan_not_list",
-)  # fmt: skip
+def _pick(rng: random.Random, table: dict[str, tuple[str, ...]]) -> tuple[str, str]:
+    """A (shape, mutation): shapes equally likely, then a mutation of that shape."""
+    shape = rng.choice(list(table))
+    return shape, rng.choice(table[shape])
+
+
+def _steps(rng: random.Random, items: list, mut: str) -> list:
+    """The step-level mutations every plan corpus shares (items: a list of copies)."""
+    if mut == "drop" and len(items) > 1:
+        del items[rng.randrange(len(items))]
+    elif mut == "swap" and len(items) > 1:
+        a, b = rng.sample(range(len(items)), 2)
+        items[a], items[b] = items[b], items[a]
+    elif mut == "repeat" and items:
+        k = rng.randrange(len(items))
+        items[k:k] = [items[k]] * rng.randint(1, 3)
+    elif mut == "long" and items:  # a plan of 50-200 steps
+        items = [items[i % len(items)] for i in range(rng.randint(50, 200))]
+    return items
+
+
+def _prose_around(rng: random.Random, text: str) -> str:
+    pre, post = prose(rng, rng.randint(3, 40)), prose(rng, rng.randint(0, 30))
+    return f"{pre}\n{text}\n{post}"
+
+
+RR_SHAPES = {
+    "real examples": ("example", "example_json"),
+    "clean": ("none",),
+    "steps": ("drop", "swap", "repeat", "rename", "extra_steps"),
+    "long plan": ("long",),
+    "surface": ("case", "whitespace", "unicode", "indent"),
+    "types": ("string_id", "bool_id", "name_not_str", "step_not_dict", "plan_not_list", "ints"),
+    "prose": ("fenced", "prose_around", "missing_key", "duplicate_key"),
+    "broken": ("truncate", "empty"),
+}
+
+
+def alfred_examples() -> list[tuple[str, list[str]]]:
+    """EB-ALFRED's in-context examples (raw model-style outputs and their action names)."""
+    out = []
+    for name in ("alfred_examples.json", "alfred_long_horizon_examples.json"):
+        f = EXTERNAL / "eb-alfred" / name
+        if not f.is_file():
+            continue
+        for ex in json.loads(f.read_text(encoding="utf-8")):
+            raw = ex.split("Output:", 1)[-1].strip()
+            names = re.findall(r'"action_name":\s*"([^"]*)"', raw)
+            ids = [int(i) for i in re.findall(r'"action_id":\s*(\d+)', raw)]
+            if names and len(ids) == len(names):
+                out.append((raw, names, ids))
+    return out
 
 
 def rr_corpus(rng: random.Random, n: int, amap: dict[str, str]) -> list[dict[str, Any]]:
     ids = sorted(amap, key=int)
+    examples = alfred_examples()
     out: list[dict[str, Any]] = []
     while len(out) < n:
-        t = rng.choice([1, 2, 3, 4, 6, 8, 12, 20])
-        gold_ids = [rng.choice(ids) for _ in range(t)]
-        gold = str([amap[i] for i in gold_ids])  # the released code's label: a Python literal
+        ex = rng.choice(examples) if examples and rng.random() < 0.25 else None
+        if ex is not None:
+            gold_steps = [{"action_id": i, "action_name": nm} for nm, i in zip(ex[1], ex[2], strict=True)]
+        else:
+            t = rng.choice([1, 2, 3, 4, 6, 8, 12, 20])
+            gold_steps = [
+                {"action_id": int(i), "action_name": amap[i]} for i in (rng.choice(ids) for _ in range(t))
+            ]
+        gold = str([s["action_name"] for s in gold_steps])  # the released code's label: a Python literal
         for _ in range(GROUP):
-            mut = rng.choice(RR_MUTATIONS)
-            steps = [{"action_id": int(i), "action_name": amap[i]} for i in gold_ids]
-            if mut == "drop" and len(steps) > 1:
-                del steps[rng.randrange(len(steps))]
-            elif mut == "swap" and len(steps) > 1:
-                a, b = rng.sample(range(len(steps)), 2)
-                steps[a], steps[b] = steps[b], steps[a]
-            elif mut == "rename":
+            shape, mut = _pick(rng, RR_SHAPES)
+            if shape == "real examples" and ex is None:
+                shape, mut = "clean", "none"
+            steps = _steps(rng, [dict(s) for s in gold_steps], mut)
+            if mut == "rename":
                 k = rng.randrange(len(steps))
                 steps[k] = {"action_id": steps[k]["action_id"], "action_name": amap[rng.choice(ids)]}
             elif mut == "case":
@@ -186,24 +237,34 @@ def rr_corpus(rng: random.Random, n: int, amap: dict[str, str]) -> list[dict[str
             elif mut == "unicode":
                 steps[-1]["action_name"] += " 冰箱"
             length = _length(rng)
+            plan: Any = steps
+            if mut == "plan_not_list":
+                plan = "goto fridge then open"
+            elif mut == "ints":
+                plan = [s["action_id"] for s in steps]
             obj: dict[str, Any] = {
                 "reasoning_and_reflection": prose(rng, length, mut == "unicode"),
                 "visual_state_description": prose(rng, max(3, length // 2), mut == "unicode"),
                 "language_plan": prose(rng, max(3, length // 3)),
-                "executable_plan": steps if mut != "plan_not_list" else "goto fridge then open",
+                "executable_plan": plan,
             }
             if mut == "missing_key":
                 del obj[rng.choice(list(obj)[:3])]
-            text = json.dumps(obj, ensure_ascii=rng.random() < 0.5, indent=rng.choice([None, None, 2]))
-            if mut == "fenced":
+            indent = rng.choice([None, 2, 4]) if mut == "indent" else rng.choice([None, None, 2])
+            text = json.dumps(obj, ensure_ascii=rng.random() < 0.5, indent=indent)
+            if mut == "example":
+                text = ex[0]  # the raw example: not JSON (single quotes, no commas), as written
+            elif mut == "fenced":
                 text = f"```json\n{text}\n```"
+            elif mut == "prose_around":
+                text = _prose_around(rng, text)
             elif mut == "truncate":
                 text = text[: rng.randrange(1, len(text))]
             elif mut == "duplicate_key":
                 text = text[:-1] + ', "executable_plan": []}'
             elif mut == "empty":
                 text = rng.choice(["", "   ", "\n"])
-            out.append({"completion": text, "gold": gold})
+            out.append({"completion": text, "gold": gold, "shape": shape})
     return out[:n]
 
 
@@ -218,14 +279,27 @@ def eb_golds() -> list[str]:
             return golds
     acts = [["Navigate", "Apple"], ["Pick", "Apple"], ["Open", "Fridge"], ["Place", "Apple", "Fridge"]]
     lines = "\n".join(f"{i + 1}.[Manipulate] step {i}" for i in range(len(acts)))
-    return [f"<response>OK</response><plans>{lines}</plans><actions>{acts}</actions>"]
+    return [f"<response>OK</response>{lines}\n<plans></plans><actions>{acts}</actions>"]
 
 
 _ACT_RE = re.compile(r"<actions>(.*?)</actions>", re.DOTALL)
-EB_MUTATIONS = (
-    "none", "none", "none", "drop", "swap", "rename", "case", "whitespace", "plans_inside", "no_response",
-    "duplicate_tags", "truncate", "unicode", "empty", "not_list", "long", "double_quotes", "verb_only",
-)  # fmt: skip
+EB_SHAPES = {
+    "real gold": ("gold", "plans_inside"),
+    "steps": ("drop", "swap", "repeat", "rename", "verb_only"),
+    "long plan": ("long",),
+    "surface": ("case", "whitespace", "unicode", "double_quotes"),
+    "tuples": ("tuple_items", "tuple_top", "no_brackets"),
+    "tags": ("tag_case", "no_response", "duplicate_tags", "plans_inside_case"),
+    "prose": ("prose_around",),
+    "broken": ("truncate", "empty", "not_list"),
+}
+
+
+def _plan_lines(a: list) -> str:
+    return "\n".join(
+        f"{i + 1}.[{'Navigate' if it and it[0] == 'Navigate' else 'Manipulate'}] do it"
+        for i, it in enumerate(a)
+    )
 
 
 def eb_corpus(rng: random.Random, n: int) -> list[dict[str, Any]]:
@@ -239,52 +313,57 @@ def eb_corpus(rng: random.Random, n: int) -> list[dict[str, Any]]:
         except (ValueError, SyntaxError):
             acts = []
         for _ in range(GROUP):
-            mut = rng.choice(EB_MUTATIONS)
-            a = [list(x) for x in acts]
-            if mut == "drop" and len(a) > 1:
-                del a[rng.randrange(len(a))]
-            elif mut == "swap" and len(a) > 1:
-                i, j = rng.sample(range(len(a)), 2)
-                a[i], a[j] = a[j], a[i]
-            elif mut == "rename" and a:
+            shape, mut = _pick(rng, EB_SHAPES)
+            a = _steps(rng, [list(x) for x in acts], mut)
+            if mut == "rename" and a:
                 a[rng.randrange(len(a))][0] = rng.choice(["Grab", "Put down", "Take", "Slice", "Wipe"])
             elif mut == "case":
                 a = [[str(x).lower() for x in it] for it in a]
             elif mut == "unicode" and a:
                 a[-1] = [a[-1][0], "苹果 café"]
-            elif mut == "long":
-                a = a * rng.choice([3, 6])
             elif mut == "verb_only" and a:
                 a[0] = a[0][:1]
-            body = repr(a) if mut != "double_quotes" else json.dumps(a)
-            if mut == "whitespace":
+            body = json.dumps(a) if mut == "double_quotes" else repr(a)
+            if mut == "tuple_items":
+                body = repr([tuple(it) for it in a])
+            elif mut == "tuple_top":
+                body = repr(tuple(a))
+            elif mut == "no_brackets":
+                body = repr(a)[1:-1]
+            elif mut == "whitespace":
                 body = body.replace(", ", ",\n    ")
             elif mut == "not_list":
                 body = "Pick Apple then Place Apple"
             text = _ACT_RE.sub(lambda _m, body=body: f"<actions>{body}</actions>", gold, count=1)
-            if mut == "plans_inside":
-                lines = "\n".join(
-                    f"{i + 1}.[{'Navigate' if it[0] == 'Navigate' else 'Manipulate'}] do it"
-                    for i, it in enumerate(a)
-                )
-                text = text.replace("<plans></plans>", f"<plans>{lines}</plans>")
+            if mut in ("plans_inside", "plans_inside_case", "long"):  # numbered lines inside <plans>
+                tag = "PLANS" if mut == "plans_inside_case" else "plans"
+                text = text.replace("<plans></plans>", f"<{tag}>{_plan_lines(a)}</{tag}>")
+            elif mut == "tag_case":
+                text = text.replace("<actions>", "<Actions>").replace("</response>", "</RESPONSE>")
             elif mut == "no_response":
                 text = re.sub(r"</?response>", "", text)
             elif mut == "duplicate_tags":
                 text = text + f"<actions>{body}</actions>"
+            elif mut == "prose_around":
+                text = _prose_around(rng, text)
             elif mut == "truncate":
                 text = text[: rng.randrange(1, len(text))]
             elif mut == "empty":
                 text = ""
-            text = prose(rng, _length(rng) // 4) + "\n" + text if rng.random() < 0.3 else text
-            out.append({"completion": text, "gold": gold})
+            out.append({"completion": text, "gold": gold, "shape": shape})
     return out[:n]
 
 
-PROXY_MUTATIONS = (
-    "none", "none", "none", "wrong", "both", "no_answer_tag", "newlines", "space_between", "duplicate_tags",
-    "unicode", "truncate", "empty", "case", "think_layout", "prose_answer",
-)  # fmt: skip
+PROXY_SHAPES = {
+    "clean": ("none", "newlines"),
+    "verdicts": ("wrong", "both", "prose_answer", "neither"),
+    "think layout": ("think_layout",),
+    "tags": ("case", "rubric_items", "rubric_attr", "duplicate_tags", "no_answer_tag"),
+    "whitespace": ("space_between", "indented"),
+    "long": ("long",),
+    "prose": ("preamble", "trailer"),
+    "broken": ("truncate", "empty", "unicode"),
+}
 
 
 def proxy_corpus(rng: random.Random, n: int) -> list[dict[str, Any]]:
@@ -292,38 +371,54 @@ def proxy_corpus(rng: random.Random, n: int) -> list[dict[str, Any]]:
     while len(out) < n:
         pref = rng.choice([1, 2])
         for _ in range(GROUP):
-            mut = rng.choice(PROXY_MUTATIONS)
-            length = _length(rng)
+            shape, mut = _pick(rng, PROXY_SHAPES)
+            length = rng.choice([300, 800, 2000]) if mut == "long" else _length(rng)
             ans = str(pref if mut != "wrong" else 3 - pref)
             if mut == "both":
                 ans = "1 or 2"
+            elif mut == "neither":
+                ans = "tie"
             elif mut == "prose_answer":
                 ans = f"Response {ans} is better"
-            rub, ev = prose(rng, max(3, length // 3), mut == "unicode"), prose(rng, length, mut == "unicode")
+            k = max(3, length // 3)
+            rub = prose(rng, k, mut == "unicode")
+            if mut == "rubric_items":
+                rub = "".join(f"<rubric_item>{prose(rng, 6)}</rubric_item>" for _ in range(rng.randint(2, 5)))
+            ev = prose(rng, length, mut == "unicode")
             if mut == "think_layout":
                 text = f"<think>{rub}</think><summary>{ev}</summary><answer>{ans}</answer>"
             else:
-                sep = "\n" if mut == "newlines" else (" " if mut == "space_between" else "")
-                text = f"<rubric>{rub}</rubric>{sep}<eval>{ev}</eval>{sep}<answer>{ans}</answer>"
+                sep = {"newlines": "\n", "space_between": " ", "indented": "\n  "}.get(mut, "")
+                head = '<rubric id="1">' if mut == "rubric_attr" else "<rubric>"
+                text = f"{head}{rub}</rubric>{sep}<eval>{ev}</eval>{sep}<answer>{ans}</answer>"
             if mut == "no_answer_tag":
                 text = text.replace("<answer>", "").replace("</answer>", "")
             elif mut == "duplicate_tags":
                 text += f"<answer>{3 - pref}</answer>"
+            elif mut == "preamble":
+                text = prose(rng, rng.randint(3, 30)) + "\n" + text
+            elif mut == "trailer":
+                text = text + "\n" + prose(rng, rng.randint(3, 30))
             elif mut == "truncate":
                 text = text[: rng.randrange(1, len(text))]
             elif mut == "empty":
                 text = ""
             elif mut == "case":
                 text = text.replace("answer>", "Answer>")
-            out.append({"completion": text, "preferred": pref})
+            out.append({"completion": text, "preferred": pref, "shape": shape})
     return out[:n]
 
 
 DET_LABELS = ["mug", "apple", "knife", "bowl", "cup", "bottle"]
-DET_MUTATIONS = (
-    "none", "none", "jitter", "drop", "extra", "wrong_label", "case", "no_answer_tag", "fenced", "truncate",
-    "python_literal", "empty", "unicode", "bad_coord", "bare_boxes",
-)  # fmt: skip
+DET_SHAPES = {
+    "clean": ("none",),
+    "boxes": ("jitter", "drop", "extra", "wrong_label", "repeat"),
+    "many boxes": ("many",),
+    "literal": ("python_literal", "tuples", "bare_boxes"),
+    "prose": ("no_answer_tag", "fenced", "prose_after", "two_lists"),
+    "tags": ("tag_case", "case"),
+    "broken": ("truncate", "empty", "bad_coord", "unicode", "brackets"),
+}
 
 
 def det_corpus(rng: random.Random, n: int) -> list[dict[str, Any]]:
@@ -336,8 +431,9 @@ def det_corpus(rng: random.Random, n: int) -> list[dict[str, Any]]:
                           "label": rng.choice(DET_LABELS)})  # fmt: skip
         gold = json.dumps(boxes)
         for _ in range(GROUP):
-            mut = rng.choice(DET_MUTATIONS)
+            shape, mut = _pick(rng, DET_SHAPES)
             b = [{"bbox_2d": list(d["bbox_2d"]), "label": d["label"]} for d in boxes]
+            b = _steps(rng, b, "repeat" if mut == "repeat" else "")
             if mut == "jitter":
                 for d in b:
                     d["bbox_2d"] = [c + rng.randrange(-8, 9) for c in d["bbox_2d"]]
@@ -345,6 +441,9 @@ def det_corpus(rng: random.Random, n: int) -> list[dict[str, Any]]:
                 del b[rng.randrange(len(b))]
             elif mut == "extra":
                 b.append({"bbox_2d": [1, 1, 50, 50], "label": rng.choice(DET_LABELS)})
+            elif mut == "many":  # 50-200 boxes, most of them jittered copies
+                b = [{"bbox_2d": [c + rng.randrange(-20, 21) for c in d["bbox_2d"]], "label": d["label"]}
+                     for d in (rng.choice(boxes) for _ in range(rng.randint(50, 200)))]  # fmt: skip
             elif mut == "wrong_label":
                 b[0]["label"] = "chair"
             elif mut == "case":
@@ -353,21 +452,32 @@ def det_corpus(rng: random.Random, n: int) -> list[dict[str, Any]]:
                 b[0]["label"] = "杯子"
             elif mut == "bad_coord":
                 b[0]["bbox_2d"][1] = "ten"
-            body = json.dumps(b) if mut not in ("python_literal", "bare_boxes") else repr(b)
-            if mut == "bare_boxes":
+            body = json.dumps(b)
+            if mut == "python_literal":
+                body = repr(b)
+            elif mut == "tuples":
+                body = repr(tuple({"bbox_2d": tuple(d["bbox_2d"]), "label": d["label"]} for d in b))
+            elif mut == "bare_boxes":
                 body = json.dumps([d["bbox_2d"] for d in b])
+            elif mut == "two_lists":
+                body = json.dumps(b[:1]) + " then, corrected: " + body
             think = prose(rng, _length(rng) // 2)
+            tag = "Answer" if mut == "tag_case" else "answer"
             if mut == "no_answer_tag":
                 text = f"<think>{think}</think>{body}"
             elif mut == "fenced":
                 text = f"<think>{think}</think><answer>```json\n{body}\n```</answer>"
+            elif mut == "brackets":
+                text = f"<think>{think} [see [1] and [2, [3]]</think><answer>[[[ {body[:20]}</answer>"
             else:
-                text = f"<think>{think}</think><answer>{body}</answer>"
-            if mut == "truncate":
+                text = f"<think>{think}</think><{tag}>{body}</{tag}>"
+            if mut == "prose_after":
+                text += "\n" + prose(rng, rng.randint(3, 30))
+            elif mut == "truncate":
                 text = text[: rng.randrange(1, len(text))]
             elif mut == "empty":
                 text = ""
-            out.append({"completion": text, "gold": gold})
+            out.append({"completion": text, "gold": gold, "shape": shape})
     return out[:n]
 
 
@@ -391,7 +501,7 @@ def eqa_corpus(rng: random.Random, n: int) -> list[dict[str, Any]]:
             text = f"<score>3</score>{text}"
         elif mut == "empty":
             text = ""
-        out.append({"completion": text, "gt_score": rng.randint(0, 10)})
+        out.append({"completion": text, "gt_score": rng.randint(0, 10), "shape": "mixed"})
     return out
 
 
@@ -533,54 +643,106 @@ def released_proxy() -> dict[str, Callable[..., Any]] | None:
 
 
 # ---------------------------------------------------------------------------
-# Timing
+# Timing: per shape and overall, interleaved passes in one process
 # ---------------------------------------------------------------------------
 
+Impl = Callable[[list[dict[str, Any]]], Any]  # scores a list of samples
 
-def _json_loads_all(texts: list[str]) -> None:
-    for t in texts:
+
+def _json_loads_all(samples: list[dict[str, Any]]) -> None:
+    for s in samples:
         try:  # noqa: SIM105 - contextlib.suppress would add its own cost to the baseline
-            json.loads(t)
+            json.loads(s["completion"])
         except ValueError:
             pass
 
 
 def timed(fn: Callable[[], Any], clear: bool) -> float:
+    """CPU seconds of this process (single-threaded): on a shared, loaded machine the
+    time spent waiting for a core is not counted against either implementation."""
     if clear:
         clear_caches()
-    t = time.perf_counter()
+    t = time.process_time()
     fn()
-    return time.perf_counter() - t
+    return time.process_time() - t
 
 
-def compare(impls: dict[str, Callable[[], Any]], n: int, repeats: int) -> dict[str, float]:
-    """Median completions/s of each implementation over ``repeats`` interleaved passes."""
+def compare(impls: dict[str, Impl], data: list[dict[str, Any]], repeats: int) -> dict[str, dict[str, float]]:
+    """``{shape: {impl: completions/s}}`` plus ``"overall"``: each pass times every shape's
+    subset with every implementation in turn (groundrl's caches cleared before each of its
+    timings); a shape's rate is from its median time, overall from the median per-pass sum."""
+    shapes = list(dict.fromkeys(s["shape"] for s in data))
+    subsets = {sh: [s for s in data if s["shape"] == sh] for sh in shapes}
     for fn in impls.values():  # warm-up: lazy imports (scipy) out of the timing
-        timed(fn, True)
-    runs: dict[str, list[float]] = {k: [] for k in impls}
+        fn(data[:64])
+    times: dict[str, dict[str, list[float]]] = {sh: {k: [] for k in impls} for sh in shapes}
     for _ in range(repeats):
-        for k, fn in impls.items():
-            runs[k].append(timed(fn, k.startswith("groundrl")))  # ours: caches cleared each pass
-    return {k: n / statistics.median(v) for k, v in runs.items()}
+        for sh in shapes:
+            for k, fn in impls.items():
+                times[sh][k].append(timed(lambda fn=fn, sub=subsets[sh]: fn(sub), k.startswith("groundrl")))
+    rates = {sh: {k: len(subsets[sh]) / statistics.median(v) for k, v in times[sh].items()} for sh in shapes}
+    rates["overall"] = {
+        k: len(data) / statistics.median([sum(times[sh][k][i] for sh in shapes) for i in range(repeats)])
+        for k in impls
+    }
+    counts = {sh: len(sub) for sh, sub in subsets.items()}
+    counts["overall"] = len(data)
+    rates["_n"] = counts  # type: ignore[assignment]
+    return rates
 
 
-def _line(label: str, rates: dict[str, float], target_json: float | None = None) -> None:
-    ours = rates["groundrl"]
-    cols = [f"{label:34s} {ours:11,.0f}/s"]
-    if "json.loads" in rates:
-        r = rates["json.loads"] / ours
-        tgt = (
-            f" (target <= {target_json:g}x: {'met' if r <= target_json else 'NOT met'})"
-            if target_json
-            else ""
+SUMMARY: list[tuple[str, str, float | None, str]] = []  # (comparison, path, ratio, note)
+
+
+def report(
+    title: str, path: str, rates: dict[str, dict[str, float]], target_json: float | None = None
+) -> None:
+    """One table per comparison: a row per shape and the overall row, with the ratios."""
+    counts = rates.pop("_n")
+    has_rel, has_json = "released" in rates["overall"], "json.loads" in rates["overall"]
+    print(f"\n{title} — {path}")
+    head = f"  {'shape':22s} {'n':>5s} {'groundrl/s':>11s}"
+    head += f" {'released/s':>11s} {'ours÷released':>14s}" if has_rel else ""
+    head += f" {'json÷ours':>10s}" if has_json else ""
+    print(head)
+    for sh, r in rates.items():
+        line = f"  {sh:22s} {counts[sh]:5d} {r['groundrl']:11,.0f}"
+        if has_rel:
+            line += f" {r['released']:11,.0f} {r['groundrl'] / r['released']:13.2f}×"
+        if has_json:
+            line += f" {r['json.loads'] / r['groundrl']:9.2f}×"
+        print(line)
+    o = rates["overall"]
+    if has_rel:
+        ratio = o["groundrl"] / o["released"]
+        worst = min(rates, key=lambda sh: rates[sh]["groundrl"] / rates[sh]["released"])
+        note = f"worst shape {worst} {rates[worst]['groundrl'] / rates[worst]['released']:.2f}×"
+        SUMMARY.append((title, path, ratio, note))
+        print(
+            f"  overall ours÷released {ratio:.2f}× (target ≥ 2×: {'met' if ratio >= 2 else 'NOT met'}); {note}"
         )
-        cols.append(f"json.loads/groundrl {r:5.2f}x{tgt}")
-    if "released" in rates:
-        r = ours / rates["released"]
-        cols.append(f"groundrl/released {r:5.2f}x (target >= 2x: {'met' if r >= 2 else 'NOT met'})")
-    elif "released_note" in rates:
-        cols.append("released: not measured")
-    print("  ".join(cols))
+    else:
+        SUMMARY.append((title, path, None, "released code not loaded"))
+    if has_json and target_json:
+        r = o["json.loads"] / o["groundrl"]
+        print(
+            f"  overall json.loads÷ours {r:.2f}× (target ≤ {target_json:g}×: {'met' if r <= target_json else 'NOT met'})"
+        )
+        SUMMARY.append((title, path + " vs json.loads", r, f"target ≤ {target_json:g}×"))
+
+
+def _batched(rubric: Any, fields: tuple[str, ...], extra: dict[str, Any] | None = None) -> Impl:
+    """A recipe rubric scoring in batches of 64, as ``groundrl score`` and the server call it."""
+
+    def run(samples: list[dict[str, Any]]) -> None:
+        for i in range(0, len(samples), 64):
+            chunk = samples[i : i + 64]
+            rubric.score_batch(
+                [s["completion"] for s in chunk],
+                [{**{f: s[f] for f in fields}, **(extra or {})} for s in chunk],
+            )
+
+    return run
 
 
 def main() -> None:
@@ -588,127 +750,182 @@ def main() -> None:
     ap.add_argument("--n", type=int, default=6000, help="completions per reward (default 6000)")
     ap.add_argument("--repeats", type=int, default=11, help="interleaved timed passes (median; default 11)")
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--only", default="", help="comma-separated subset of: rr,eb_format,eb_prf,proxy,verdict,"
-                    "detection,eqa,recipes")  # fmt: skip
+    ap.add_argument(
+        "--only", default="", help="comma-separated subset of: rr,eb,proxy,verdict,detection,eqa,recipes"
+    )
+    ap.add_argument(
+        "--bare", action="store_true", help="also time the bare reward functions (not only the rubrics)"
+    )
     args = ap.parse_args()
     only = {s.strip() for s in args.only.split(",") if s.strip()}
 
     def want(k: str) -> bool:
         return not only or k in only
 
+    from groundrl.recipes import get_recipe
+
     rng = random.Random(args.seed)
     n, rep = args.n, args.repeats
     amap_s = alfred_map()
     amap = load_action_map(amap_s)
-    rr = rr_corpus(rng, n, amap_s)
-    eb = eb_corpus(rng, n)
-    px = proxy_corpus(rng, n)
-    det = det_corpus(rng, n)
-    eqa = eqa_corpus(rng, n)
+    rr, eb, px = rr_corpus(rng, n, amap_s), eb_corpus(rng, n), proxy_corpus(rng, n)
+    det, eqa = det_corpus(rng, n), eqa_corpus(rng, n)
     rel: dict[str, Callable[..., Any]] = {}
     for loader in (lambda: released_rr(amap_s), released_eb, released_proxy):
         try:
             rel.update(loader() or {})
         except Exception as e:  # a checkout at another commit: say so, time ours anyway
             print(f"(released code not loaded: {type(e).__name__}: {e})", file=sys.stderr)
+    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
     print(
-        f"{n} completions per reward, median of {rep} interleaved passes, groundrl caches cleared before each;"
-        f" python {sys.version.split()[0]}; released code: {', '.join(sorted(rel)) or 'none (set GROUNDRL_RELEASED_*)'}"
+        f"{n} completions per reward, median of {rep} interleaved passes (process CPU time), groundrl caches"
+        " cleared before each;"
+        f" python {sys.version.split()[0]}; load average {load};"
+        f" released code: {', '.join(sorted(rel)) or 'none (set GROUNDRL_RELEASED_*)'}"
     )
-    print(f"{'reward':34s} {'groundrl':>13s}")
 
-    def stage(key: str, label: str, ours: Callable[[], Any], texts: list[str] | None,
-              released: Callable[[], Any] | None, target_json: float | None = None) -> None:  # fmt: skip
-        impls: dict[str, Callable[[], Any]] = {"groundrl": ours}
-        if texts is not None:
-            impls["json.loads"] = lambda: _json_loads_all(texts)
-        if released is not None:
+    def run(title: str, path: str, ours: Impl, data: list, released: Impl | None, key: str,
+            json_target: float | None = None) -> None:  # fmt: skip
+        impls: dict[str, Impl] = {"groundrl": ours}
+        if released is not None and key in rel:
             impls["released"] = released
-        rates = compare(impls, n, rep)
-        if released is None and key in ("rr", "eb_format", "eb_prf", "proxy", "verdict", "detection"):
-            rates["released_note"] = 0.0
-        _line(label, rates, target_json)
+        if json_target:
+            impls["json.loads"] = _json_loads_all
+        report(title, path, compare(impls, data, rep), json_target)
 
     if want("rr"):
-        texts = [s["completion"] for s in rr]
 
-        def ours_rr() -> None:
-            for s in rr:
-                reinforced_format(s["completion"], amap)
-                reinforced_accuracy(s["completion"], s["gold"])
-
-        def rel_rr() -> None:
+        def rel_rr(samples):
             f = rel["rr"]
-            for s in rr:
+            for s in samples:
                 f(s["completion"], s["gold"])
 
-        stage("rr", "RR format + accuracy", ours_rr, texts, rel_rr if "rr" in rel else None, target_json=3.0)
-    if want("eb_format"):
-        cs, gs = [s["completion"] for s in eb], [s["gold"] for s in eb]
-
-        def ours_ebf() -> None:
-            for c in cs:
-                embodied_format(c)
-
-        stage("eb_format", "EmbodiedBrain format", ours_ebf, None,
-              (lambda: rel["eb_format"](cs, gs)) if "eb_format" in rel else None)  # fmt: skip
-    if want("eb_prf"):
-
-        def ours_prf() -> None:
-            for s in eb:
-                plan_f1(s["completion"], s["gold"])
-                plan_order_f1(s["completion"], s["gold"])
-
-        def rel_prf() -> None:
-            f = rel["eb_prf"]
-            for s in eb:
-                f(s["completion"], s["gold"])
-
-        stage(
-            "eb_prf", "EmbodiedBrain plan_f1 + order_f1", ours_prf, None, rel_prf if "eb_prf" in rel else None
+        rubric = get_recipe("reinforced_planning").rubric(action_map=amap)
+        title = "Reinforced Reasoning format + accuracy"
+        run(
+            title,
+            "rubric reinforced_planning",
+            _batched(rubric, ("gold",)),
+            rr,
+            rel_rr,
+            "rr",
+            json_target=3.0,
         )
+        if args.bare:
+
+            def ours_rr(samples):
+                for s in samples:
+                    reinforced_format(s["completion"], amap)
+                    reinforced_accuracy(s["completion"], s["gold"])
+
+            run(title, "bare reward functions", ours_rr, rr, rel_rr, "rr")
+    if want("eb"):
+
+        def rel_ebf(samples):
+            rel["eb_format"]([s["completion"] for s in samples], [s["gold"] for s in samples])
+
+        def rel_prf(samples):
+            f = rel["eb_prf"]
+            for s in samples:
+                f(s["completion"], s["gold"])
+
+        def rel_eb(samples):
+            rel_ebf(samples)
+            rel_prf(samples)
+
+        rubric = get_recipe("embodied_brain").rubric()
+        title = "EmbodiedBrain format + plan P/R/F1"
+        run(title, "rubric embodied_brain (released ORM + P/R/F1 core)", _batched(rubric, ("gold",)), eb, rel_eb,
+            "eb_format")  # fmt: skip
+        if args.bare:
+
+            def ours_ebf(samples):
+                for s in samples:
+                    embodied_format(s["completion"])
+
+            def ours_prf(samples):
+                for s in samples:
+                    plan_f1(s["completion"], s["gold"])
+                    plan_order_f1(s["completion"], s["gold"])
+
+            run("EmbodiedBrain format", "bare embodied_format", ours_ebf, eb, rel_ebf, "eb_format")
+            run("EmbodiedBrain plan P/R/F1", "bare plan_f1 + plan_order_f1", ours_prf, eb, rel_prf, "eb_prf")
     if want("proxy"):
 
-        def ours_px() -> None:
-            for s in px:
-                proxy_accuracy(s["completion"], s["preferred"])
-                proxy_format(s["completion"])
-
-        def rel_px() -> None:
+        def rel_px(samples):
             f = rel["proxy"]
-            for s in px:
+            for s in samples:
                 f("bench", s["completion"], str(s["preferred"]))
 
-        stage("proxy", "Proxy-GRM accuracy + format", ours_px, None, rel_px if "proxy" in rel else None)
+        rubric = get_recipe("proxy_grm").rubric()
+        title = "Proxy-GRM accuracy + format"
+        run(
+            title,
+            "rubric proxy_grm (released compute_score)",
+            _batched(rubric, ("preferred",)),
+            px,
+            rel_px,
+            "proxy",
+        )
+        if args.bare:
+
+            def ours_px(samples):
+                for s in samples:
+                    proxy_accuracy(s["completion"], s["preferred"])
+                    proxy_format(s["completion"])
+
+            run(title, "bare reward functions", ours_px, px, rel_px, "proxy")
     if want("verdict"):
 
-        def ours_v() -> None:
-            for s in px:
+        def ours_v(samples):
+            for s in samples:
                 parse_pairwise_verdict(s["completion"])
 
-        def rel_v() -> None:
+        def rel_v(samples):
             f = rel["verdict"]
-            for s in px:
+            for s in samples:
                 f(s["completion"])
 
-        stage("verdict", "pairwise verdict parser", ours_v, None, rel_v if "verdict" in rel else None)
+        run(
+            "pairwise verdict parser",
+            "parse_pairwise_verdict (released parse_answer)",
+            ours_v,
+            px,
+            rel_v,
+            "verdict",
+        )
     if want("detection"):
-        cs, gs = [s["completion"] for s in det], [s["gold"] for s in det]
+        for s in det:
+            s["boxes"], s["task_type"] = s["gold"], "detection"
 
-        def ours_det() -> None:
-            for c, g in zip(cs, gs, strict=True):
-                detection_reward(c, g)
+        def rel_det(samples):
+            rel["detection"]([s["completion"] for s in samples], [s["gold"] for s in samples])
 
-        stage("detection", "EmbodiedBrain detection", ours_det, None,
-              (lambda: rel["detection"](cs, gs)) if "detection" in rel else None)  # fmt: skip
+        rubric = get_recipe("embodied_brain").rubric(router=True)
+        title = "EmbodiedBrain detection"
+        run(title, "rubric embodied_brain router=true (released VisualPerceptionAccuracy)",
+            _batched(rubric, ("task_type", "boxes")), det, rel_det, "detection")  # fmt: skip
+        if args.bare:
+
+            def ours_det(samples):
+                for s in samples:
+                    detection_reward(s["completion"], s["gold"])
+
+            run(title, "bare detection_reward", ours_det, det, rel_det, "detection")
     if want("eqa"):
 
-        def ours_eqa() -> None:
-            for s in eqa:
+        def ours_eqa(samples):
+            for s in samples:
                 eqa_accuracy(s["completion"], s["gt_score"])
                 eqa_format(s["completion"])
 
-        stage("eqa", "EQA-RM accuracy + format", ours_eqa, None, None)
+        run(
+            "EQA-RM accuracy + format", "bare reward functions (no released code)", ours_eqa, eqa, None, "eqa"
+        )
+    if SUMMARY:
+        print(f"\n{'summary':60s} {'ratio':>7s}")
+        for title, path, ratio, note in SUMMARY:
+            print(f"{title + ' — ' + path:60.60s} {'' if ratio is None else f'{ratio:6.2f}×'}  {note}")
     if want("recipes"):
         recipes(n, rep, {"reinforced_planning": (rr, {"action_map": amap}), "embodied_brain": (eb, {}),
                          "proxy_grm": (px, {}), "eqa_rm": (eqa, {})})  # fmt: skip
@@ -718,41 +935,29 @@ def recipes(n: int, rep: int, corpora: dict[str, tuple[list[dict[str, Any]], dic
     """Per recipe rubric on the same corpora, in batches of 64 as ``groundrl score`` and the
     server call it, against its part functions called directly with the fields each names
     (target: the rubric within 1.2× of the bare parts)."""
-    try:
-        from groundrl.recipes import get_recipe
-    except ImportError as e:
-        print(f"recipes: not measured ({e})")
-        return
-    print(f"\n{'recipe rubric':34s} {'completions/s':>13s} {'bare parts/s':>13s} {'overhead':>9s}  target ≤ 1.20×")
+    print(
+        f"\n{'recipe rubric':34s} {'completions/s':>13s} {'bare parts/s':>13s} {'overhead':>9s}  target ≤ 1.20×"
+    )
+    from groundrl.recipes import get_recipe
+
     for name, (data, opts) in corpora.items():
-        try:
-            rubric = get_recipe(name).rubric(**opts)
-        except Exception as e:  # the recipe API is another module's; report, do not fail
-            print(f"{name:34s} not measured ({type(e).__name__}: {e})")
-            continue
+        rubric = get_recipe(name).rubric(**opts)
+        fields = tuple(k for k in data[0] if k not in ("completion", "shape"))
+        calls = [(p.fn, tuple(k for k in p._params if k in fields)) for p in rubric.parts if not p.batched]
 
-        comps = [s["completion"] for s in data]
-        fields = [{k: v for k, v in s.items() if k != "completion"} for s in data]
-        calls = [
-            (p.fn, [{k: f[k] for k in (*p._params,) if k in f} for f in fields])
-            for p in rubric.parts
-            if not p.batched
-        ]
+        def bare(samples: list, calls: list = calls) -> None:
+            for s in samples:  # sample by sample, as a hand-written reward loop would
+                c = s["completion"]
+                for fn, keys in calls:
+                    fn(c, **{k: s[k] for k in keys})
 
-        def run(rubric: Any = rubric, comps: list = comps, fields: list = fields) -> None:
-            for i in range(0, len(comps), 64):
-                rubric.score_batch(comps[i : i + 64], fields[i : i + 64])
-
-        def bare(comps: list = comps, calls: list = calls) -> None:
-            for i, c in enumerate(comps):  # sample by sample, as a hand-written reward loop would
-                for fn, kwargs in calls:
-                    fn(c, **kwargs[i])
-
-        rates = compare({"groundrl": run, "groundrl_bare": bare}, n, rep)
-        rates["bare"] = rates["groundrl_bare"]
-        ratio = rates["bare"] / rates["groundrl"]
+        rates = compare({"groundrl": _batched(rubric, fields), "groundrl_bare": bare},
+                        [{**s, "shape": "all"} for s in data], rep)["overall"]  # fmt: skip
+        ratio = rates["groundrl_bare"] / rates["groundrl"]
         ok = "ok" if ratio <= 1.2 else "MISSED"
-        print(f"{name:34s} {rates['groundrl']:11,.0f}/s {rates['bare']:11,.0f}/s {ratio:8.2f}×  {ok}")
+        print(
+            f"{name:34s} {rates['groundrl']:11,.0f}/s {rates['groundrl_bare']:11,.0f}/s {ratio:8.2f}×  {ok}"
+        )
 
 
 if __name__ == "__main__":

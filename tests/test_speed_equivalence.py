@@ -711,7 +711,7 @@ def test_equality_scores_equal_matrix_reference(p, g):
     assert _equality_scores(p, g) == (quantity, dp[len(p)][len(g)])
 
 
-# --- reinforced_planning rubric: batched parts equal the per-sample functions ---------------
+# --- reinforced_planning rubric: per sample the reward functions ---------------------------
 
 RR_SAMPLES = st.lists(
     st.tuples(
@@ -726,7 +726,7 @@ RR_SAMPLES = st.lists(
 
 @SETTINGS
 @given(RR_SAMPLES, st.booleans())
-def test_reinforced_planning_batched_parts_equal_per_sample(samples, lenient):
+def test_reinforced_planning_rubric_equals_reward_functions(samples, lenient):
     from groundrl.recipes import get_recipe
 
     amap = load_action_map({0: "goto fridge", 1: "open fridge"})
@@ -750,3 +750,43 @@ def test_reinforced_planning_batched_parts_equal_per_sample(samples, lenient):
         )
         assert v.parts["accuracy"] == acc
         assert v.total == v.parts["format"].value + acc.value
+
+
+# --- the orjson fast path of the plan digest: json.loads's values on its edge cases ---------
+
+
+def _plan(aid, name='"goto fridge"', extra=""):
+    return f'{{{extra}"executable_plan": [{{"action_id": {aid}, "action_name": {name}}}]}}'
+
+
+ORJSON_EDGES = [
+    _plan(123456789012345678901234567890),  # json: an int (a valid step); orjson: a float
+    _plan(-9223372036854775809),
+    _plan(18446744073709551615),
+    _plan(18446744073709551616),
+    _plan("1.0"),
+    _plan("1E400"),
+    _plan(0, '"\\ud800"'),  # a lone surrogate escape: json only
+    _plan(0, extra='"language_plan": NaN, '),
+    _plan(0, extra='"language_plan": -Infinity, '),
+    _plan(0, extra='"x": ' + "[" * 600 + "]" * 600 + ", "),  # deep: both decoders' limits
+    _plan(0, extra='"x": ' + "[" * 1010 + "]" * 1010 + ", "),  # json: too deep; orjson: fine
+    _plan(0, extra='"x": ' + "[" * 2000 + "]" * 2000 + ", "),
+    '{"executable_plan": [], "executable_plan": [{"action_id": 0, "action_name": "goto fridge"}]}',
+    "\ufeff" + _plan(0),
+    _plan(0) + " x",
+    _plan(0, '"a\\u0000b"'),
+    _plan(0, '"tab\there"'),  # a raw control character: refused by both
+    _plan(0, '"\ud800"'),  # a lone surrogate in the text itself
+]
+
+
+def test_plan_digest_fast_path_equals_json_on_edge_cases():
+    amap = {0: "goto fridge", 123456789012345678901234567890: "goto fridge"}
+    for text in ORJSON_EDGES:
+        for lenient in (False, True):
+            reinforced_plan_digest.cache_clear()
+            got = reinforced_format(text, amap, lenient=lenient)
+            assert got == ref_format(text, amap, lenient), text[:60]
+            got = reinforced_accuracy(text, ["goto fridge"], lenient=lenient)
+            assert got == ref_accuracy(text, ["goto fridge"], lenient), text[:60]

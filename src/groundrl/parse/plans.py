@@ -118,9 +118,43 @@ class PlanDigest(NamedTuple):
 _new_digest = tuple.__new__
 
 
-def _digest(text: str, lenient: bool) -> PlanDigest:
+try:  # orjson decodes the same documents to the same values twice as fast; optional
+    from orjson import loads as _fast_loads
+except ImportError:  # pragma: no cover - orjson is a dependency, but stay importable
+    _fast_loads = None
+
+# Fewer "{" + "[" than this bounds the nesting well below both decoders' depth limits
+# (orjson 1024, json the recursion limit), so neither fails where the other succeeds.
+_FAST_MAX_OPENS = 512
+
+
+def _fast_object(stripped: str) -> dict[str, Any] | None:
+    """``json.loads(stripped)`` by orjson when that is certainly the same value, else None.
+
+    orjson accepts a subset of what ``json.loads`` accepts (no NaN / Infinity, no lone
+    surrogates, no numbers beyond a float) and decodes it to equal values, except that an
+    integer beyond 64 bits becomes a float: :func:`_digest` re-reads such a plan with
+    ``json`` (only ``action_id`` can be one that matters). Anything orjson refuses goes to
+    the exact path, so every error message is ``json``'s own.
+    """
+    if _fast_loads is None or stripped[:1] != "{":
+        return None
+    if stripped.count("{") + stripped.count("[") >= _FAST_MAX_OPENS:
+        return None
+    try:
+        return _fast_loads(stripped)
+    except ValueError:  # orjson.JSONDecodeError is a json.JSONDecodeError
+        return None
+
+
+def _digest(text: str, lenient: bool, fast: bool = True) -> PlanDigest:
     stripped = text.strip()
-    plan_obj, error = scan_object_detail(stripped)  # the common case: a plain JSON object
+    plan_obj = _fast_object(stripped) if fast else None
+    if plan_obj is not None:
+        error = None
+    else:
+        plan_obj, error = scan_object_detail(stripped)  # the common case: a plain JSON object
+        fast = False
     if plan_obj is None:
         if not stripped:
             return PlanDigest("empty completion")
@@ -150,7 +184,11 @@ def _digest(text: str, lenient: bool) -> PlanDigest:
             if type(x) is str:
                 add_name(cget(x) or norm(x))
                 aid = st.get("action_id")
-                add_aid(aid if type(aid) is int else None)
+                if type(aid) is not int:
+                    if fast and type(aid) is float:  # maybe an integer beyond 64 bits
+                        return _digest(text, lenient, fast=False)
+                    aid = None
+                add_aid(aid)
                 continue
         add_name(None)
         add_aid(None)

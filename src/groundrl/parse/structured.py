@@ -29,7 +29,6 @@ MAX_JSON_CANDIDATES = 64
 _PLAIN = r"[^'\"\\\x00-\x1f\x7f\ud800-\udfff]*"
 _STR_LIST_RE = re.compile(rf"\[(?:[\[\], ]|'{_PLAIN}'|\"{_PLAIN}\")*")
 _FENCE_RE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\r?\n?(.*?)```", re.DOTALL)
-_WS_RE = re.compile(r"\s+")
 _SCAN = json.JSONDecoder().scan_once  # what json.loads runs, with the same defaults
 _JSON_WS = json.decoder.WHITESPACE.match
 
@@ -149,8 +148,9 @@ def parse_literal(text: Any, collapse_whitespace: bool = False) -> Parsed:
         return Parsed(text)
     if not isinstance(text, str):
         return fail(f"value is {type(text).__name__}, not text")
-    s = _WS_RE.sub(" ", text) if collapse_whitespace else text
-    s = s.strip()
+    # " ".join(split()) is re.sub(r"\s+", " ", text).strip() (str.split and the regex \s
+    # agree on whitespace; tests/test_speed_equivalence.py), several times faster
+    s = " ".join(text.split()) if collapse_whitespace else text.strip()
     if not s:
         return fail("empty literal")
     if len(s) > MAX_LITERAL_CHARS:

@@ -116,6 +116,16 @@ def _entries(obj: Any) -> tuple[list[LabelledBox], int, bool] | None:
     boxes: list[LabelledBox] = []
     bad = 0
     for item in obj:
+        if item.__class__ is dict and "bbox_2d" in item:
+            # the Qwen2.5-VL form, read inline: the same (label, box) as _entries(item)
+            # ("bbox_2d" is the first box key), a third of the cost on long lists
+            b = _box(item["bbox_2d"])
+            if b is None:
+                bad += 1
+                continue
+            lab = item.get("label")
+            boxes.append((" ".join(lab.casefold().split()) if lab.__class__ is str else _label(item), b))
+            continue
         got = _entries(item) if isinstance(item, (dict, list)) else None
         if got is None or got[2]:  # nested lists of boxes are not read
             bad += 1
