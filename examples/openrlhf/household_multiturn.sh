@@ -13,7 +13,7 @@
 #   RAY_ADDRESS [http://127.0.0.1:8265]   PYTHON [python3]
 # The agent's own settings are every GROUNDRL_ENV_* variable you export (MAX_TURNS,
 # REWARD, SUCCESS_BONUS, TURN_PENALTY, INVALID_PENALTY, MAX_STEPS, MAX_INVALID, VOCAB,
-# FEEDBACK_TEMPLATE) plus GROUNDRL_STOP_TOKENS: they go to the rollout actors in the
+# FEEDBACK_ROLE [user: a chat turn], FEEDBACK_TEMPLATE [raw only]) plus GROUNDRL_STOP_TOKENS: they go to the rollout actors in the
 # job's runtime_env. Anything after the script's name is passed to OpenRLHF.
 # GROUNDRL_DRY_RUN=1 prints the command, one argument per line, and writes nothing.
 set -euo pipefail

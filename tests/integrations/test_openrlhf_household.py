@@ -88,12 +88,13 @@ def test_settings_from_environment_variables():
             "GROUNDRL_ENV_MAX_INVALID": "3",
             "GROUNDRL_ENV_VOCAB": "eb_alfred",
             "GROUNDRL_ENV_FEEDBACK_TEMPLATE": "<u>{feedback}</u>",
+            "GROUNDRL_ENV_FEEDBACK_ROLE": "raw",
             "GROUNDRL_STOP_TOKENS": '["<eot>"]',
             "GROUNDRL_RECIPE": "ignored here",
         }
     )
     assert cfg == HouseholdAgentConfig(
-        4, "progress", 0.5, 0.1, 0.25, 12, 3, "eb_alfred", "<u>{feedback}</u>", ("<eot>",)
+        4, "progress", 0.5, 0.1, 0.25, 12, 3, "eb_alfred", "<u>{feedback}</u>", ("<eot>",), "raw"
     )
     assert cfg.env_kwargs() == {
         "reward": "progress",
@@ -171,7 +172,7 @@ def _play_agent(task: dict, script: list[str], cfg: HouseholdAgentConfig):
 def test_step_results_as_the_executor_reads_them():
     """Hand-worked: "nonsense" is one invalid step (feedback text below), then the plan
     with a trailing EOS succeeds: 0, then progress 1 + bonus 1 - turn penalty 0.5."""
-    cfg = HouseholdAgentConfig(turn_penalty=0.5)
+    cfg = HouseholdAgentConfig(turn_penalty=0.5, feedback_role="raw")
     agent, reset, steps = _play_agent(TWO_CLOTHS, ["nonsense", GOLD + "<|im_end|>"], cfg)
     assert reset == {"observation": "PROMPT"}
     first, second = steps
@@ -194,7 +195,7 @@ def test_step_results_as_the_executor_reads_them():
 
 def test_feedback_template_wraps_the_feedback():
     cfg = HouseholdAgentConfig(
-        feedback_template="<|im_start|>user{feedback}<|im_end|>\n<|im_start|>assistant\n"
+        feedback_template="<|im_start|>user{feedback}<|im_end|>\n<|im_start|>assistant\n", feedback_role="raw"
     )
     _, _, steps = _play_agent(TWO_CLOTHS, ["nonsense", GOLD], cfg)
     assert steps[0]["environment_feedback"] == (
@@ -203,9 +204,38 @@ def test_feedback_template_wraps_the_feedback():
     )
 
 
+def test_default_feedback_is_a_user_turn_of_the_chat_template():
+    """With the default role the feedback continues the chat template: after a turn that
+    ended with its EOS (<|im_end|>) come the template's newline, the user turn and the
+    assistant prompt; a template setting without the raw role is refused, naming both."""
+    from groundrl.testing.tiny_vlm import build_tokenizer
+
+    tok = build_tokenizer(seed=0)
+
+    async def run():
+        agent = AgentInstance(config=HouseholdAgentConfig(), tokenizer=tok)
+        await agent.reset({"observation": "PROMPT", "label": json.dumps(TWO_CLOTHS)})
+        return await agent.step({"action_text": "nonsense<|im_end|>"})
+
+    fb = "Feedback: Last action is invalid. No action could be read in any vocabulary.\nPlan:"
+    msgs = [{"role": "user", "content": "PROMPT"}, {"role": "assistant", "content": "nonsense"}]
+    want = tok.apply_chat_template(
+        [*msgs, {"role": "user", "content": fb}], tokenize=False, add_generation_prompt=True
+    )
+    before = tok.apply_chat_template(msgs, tokenize=False)  # ends "nonsense<|im_end|>\n"
+    step = asyncio.run(run())
+    assert before[: -len("\n")] + step["environment_feedback"] == want
+    with pytest.raises(ValueError, match="FEEDBACK_ROLE=raw"):
+        HouseholdAgentConfig.from_env({"GROUNDRL_ENV_FEEDBACK_TEMPLATE": "<u>{feedback}</u>"})
+    with pytest.raises(ValueError, match="needs the tokenizer"):
+        _play_agent(TWO_CLOTHS, ["nonsense"], HouseholdAgentConfig())
+
+
 def test_settle_pays_progress_once():
     """A context-full stop after a turn that placed one cloth: "plan" pays ½."""
-    agent, _, steps = _play_agent(TWO_CLOTHS, [PARTIAL], HouseholdAgentConfig(max_turns=3))
+    agent, _, steps = _play_agent(
+        TWO_CLOTHS, [PARTIAL], HouseholdAgentConfig(max_turns=3, feedback_role="raw")
+    )
     assert steps[0]["done"] is False and agent.total == 0.0
     assert agent.settle() == 0.5 and agent.total == 0.5
     assert agent.logs()["env_context_cut"] == 1.0 and agent.done
@@ -259,8 +289,12 @@ def test_episode_reward_equals_the_trl_rollouts(script, reward, max_turns, turn_
         max_invalid=max_invalid,
     )
     (ep,) = rollout.play(None, CharTok(), ["P"], 10_000)
-    cfg = HouseholdAgentConfig(
-        max_turns=max_turns, reward=reward, turn_penalty=turn_penalty, max_invalid=max_invalid
+    cfg = HouseholdAgentConfig(  # raw feedback, as EnvRollout gives a text prompt
+        max_turns=max_turns,
+        reward=reward,
+        turn_penalty=turn_penalty,
+        max_invalid=max_invalid,
+        feedback_role="raw",
     )
     agent, _, steps = _play_agent(TWO_CLOTHS, texts, cfg)
     assert steps[-1]["done"]

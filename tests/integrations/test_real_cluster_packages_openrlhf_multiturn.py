@@ -119,6 +119,34 @@ def test_full_context_is_settled_like_max_turns(episodes):
     assert s["exp_reward"] == [pytest.approx(0.5)]
 
 
+def test_default_feedback_is_a_user_turn_with_logprob_0(episodes):
+    """The default role (user) with logprobs requested: the context the engine re-plans
+    from is, decoded, exactly the chat template of the prompt, the policy's turn and the
+    feedback as a user message (worked by hand and as the tokenizer renders it); the
+    feedback tokens have action mask 0 and rollout logprob 0 (the policy's: the engine's
+    -0.5); the reward is the raw run's."""
+    run = episodes["chat"]
+    fb = INVALID.strip()
+    want = (
+        episodes["prompt"]
+        + "nonsense<|im_end|>\n<|im_start|>user\n"
+        + fb
+        + "<|im_end|>\n<|im_start|>assistant\n"
+    )
+    assert episodes["chat_template"] == want
+    second = [c["context"] for c in run["engine_calls"] if "\nFeedback:" in c["context"]]
+    assert second == [want]
+    (s,) = run["samples"]
+    assert s["reward"] == pytest.approx(1.75) and s["feedback_texts"] == [
+        "\n<|im_start|>user\n" + fb + "<|im_end|>\n<|im_start|>assistant\n"
+    ]
+    (a1, b1), (a2, b2) = s["ranges"]
+    assert s["feedback_mask"] == [0] * (a2 - b1)
+    lp = s["rollout_log_probs"]
+    assert lp[:a1] == [0.0] * a1 and lp[a1:b1] == [-0.5] * (b1 - a1)
+    assert lp[b1:a2] == [0.0] * (a2 - b1) and lp[a2:b2] == [-0.5] * (b2 - a2) and len(lp) == b2
+
+
 def test_bad_settings_fail_when_openrlhf_loads_the_agent():
     out = drive("openrlhf_household.py", "errors")
     assert out["max_turns_0"] == "ValueError: GROUNDRL_ENV_MAX_TURNS must be an integer ≥ 1, got '0'"
@@ -130,6 +158,8 @@ def test_bad_settings_fail_when_openrlhf_loads_the_agent():
     )
     assert "GROUNDRL_ENV_TURN_PENALTY must be a finite number ≥ 0" in out["negative_penalty"]
     assert "GROUNDRL_ENV_FEEDBACK_TEMPLATE must contain '{feedback}'" in out["template"]
+    assert "set GROUNDRL_ENV_FEEDBACK_ROLE=raw" in out["template_without_raw"]
+    assert "GROUNDRL_ENV_FEEDBACK_ROLE must be one of user, raw" in out["role"]
     assert out["no_label"].startswith("ValueError: the label must be a household task as JSON")
     assert "--data.label_key label" in out["no_label"]
 

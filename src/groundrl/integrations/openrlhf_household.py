@@ -15,11 +15,15 @@ with no arguments). :class:`AgentExecutor` is a ``MultiTurnAgentExecutor`` over
    end-of-turn tokens removed, :func:`groundrl.integrations.common.strip_stop_tokens`)
    is one ``HouseholdEnv.step`` — the plan runs until an action fails or the episode
    ends. If the episode goes on, the environment's feedback,
-   :func:`groundrl.train.multiturn.default_feedback_text` (through
-   ``GROUNDRL_ENV_FEEDBACK_TEMPLATE``), is returned as ``environment_feedback``; the
-   executor tokenises it and appends it to the context *outside* every action range,
-   so its tokens get ``action_mask`` 0 (only the policy's tokens are trained), and the
-   policy re-plans from there. ``done`` when the environment terminates (success) or
+   :func:`groundrl.train.multiturn.default_feedback_text`, is returned as
+   ``environment_feedback``: by default (``GROUNDRL_ENV_FEEDBACK_ROLE=user``) as a user
+   turn of the tokenizer's chat template
+   (:func:`groundrl.train.multiturn.chat_feedback_text`, with the tokenizer the executor
+   was given: the close of the policy's turn, the user turn, the next assistant turn's
+   generation prompt), or with ``raw`` as text through
+   ``GROUNDRL_ENV_FEEDBACK_TEMPLATE``. The executor tokenises it and appends it to the
+   context *outside* every action range, so its tokens get ``action_mask`` 0 (and
+   logprob 0), and the policy re-plans from there. ``done`` when the environment terminates (success) or
    truncates (step / invalid budget) or after ``max_turns`` turns; the last turn's
    feedback is ``""`` (the executor would otherwise append it to the sequence).
 
@@ -53,9 +57,12 @@ setting, in the style of ``GROUNDRL_OPTION_<NAME>`` (:func:`groundrl.integration
 * ``GROUNDRL_ENV_SUCCESS_BONUS`` (1.0), ``GROUNDRL_ENV_INVALID_PENALTY`` (0.0),
   ``GROUNDRL_ENV_TURN_PENALTY`` (0.0), ``GROUNDRL_ENV_MAX_STEPS`` (30),
   ``GROUNDRL_ENV_MAX_INVALID`` (10), ``GROUNDRL_ENV_VOCAB`` (``auto``);
-* ``GROUNDRL_ENV_FEEDBACK_TEMPLATE`` (``{feedback}``): the text between turns, with
-  ``{feedback}`` replaced by ``default_feedback_text`` — e.g. a chat model's
-  ``<|im_start|>user{feedback}<|im_end|>\\n<|im_start|>assistant\\n``;
+* ``GROUNDRL_ENV_FEEDBACK_ROLE`` (``user``): ``user`` — the feedback is a user turn of
+  the chat template (prompts rendered with ``--data.apply_chat_template``; the policy's
+  turn is taken to end with the tokenizer's EOS, which is where vLLM stops unless the
+  context is full, and then no turn follows); ``raw`` — the text as is;
+* ``GROUNDRL_ENV_FEEDBACK_TEMPLATE`` (``{feedback}``, ``raw`` only): the text between
+  turns, with ``{feedback}`` replaced by ``default_feedback_text``;
 * ``GROUNDRL_STOP_TOKENS``: the stop tokens removed from a turn's text
   (:func:`groundrl.integrations.common.env_stop_tokens`).
 
@@ -92,7 +99,7 @@ from typing import Any
 
 from groundrl.integrations.common import env_stop_tokens, strip_stop_tokens
 from groundrl.sim.tasks import Task
-from groundrl.train.multiturn import EpisodeOptions, default_feedback_text
+from groundrl.train.multiturn import FEEDBACK_ROLES, EpisodeOptions, chat_feedback_text, default_feedback_text
 
 try:
     from openrlhf.utils.agent import AgentInstanceBase, MultiTurnAgentExecutor
@@ -134,6 +141,7 @@ class HouseholdAgentConfig(EpisodeOptions):
 
     feedback_template: str = "{feedback}"
     stop_tokens: tuple[str, ...] | None = None
+    feedback_role: str = "user"
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> "HouseholdAgentConfig":
@@ -150,6 +158,11 @@ class HouseholdAgentConfig(EpisodeOptions):
                 raise ValueError(f"{key} is not a setting of the household agent; the settings are {known}")
             values[name] = _PARSERS[name](key, raw)
         stops = env_stop_tokens(env)
+        if "feedback_template" in values and values.get("feedback_role", "user") != "raw":
+            raise ValueError(
+                f"{ENV_PREFIX}FEEDBACK_TEMPLATE shapes raw feedback text; set {ENV_PREFIX}FEEDBACK_ROLE=raw "
+                f"with it (the default, user, renders the feedback with the tokenizer's chat template)"
+            )
         return cls(**values, stop_tokens=stops)
 
 
@@ -191,6 +204,13 @@ def _vocab(key: str, raw: str) -> str:
     return v
 
 
+def _role(key: str, raw: str) -> str:
+    v = str(raw).strip()
+    if v not in FEEDBACK_ROLES:
+        raise ValueError(f"{key} must be one of {', '.join(FEEDBACK_ROLES)}, got {raw!r}")
+    return v
+
+
 def _template(key: str, raw: str) -> str:
     if "{feedback}" not in raw:
         raise ValueError(
@@ -209,6 +229,7 @@ _PARSERS: dict[str, Callable[[str, str], Any]] = {
     "max_invalid": _int_at_least_1,
     "vocab": _vocab,
     "feedback_template": _template,
+    "feedback_role": _role,
 }
 
 _configs: dict[tuple[tuple[str, str], ...], HouseholdAgentConfig] = {}
@@ -309,14 +330,22 @@ def write_prompt_dataset(
 _EPISODES: "contextvars.ContextVar[list[AgentInstance] | None]" = contextvars.ContextVar(
     "groundrl_household_episodes", default=None
 )
+# The tokenizer the executor was handed (``execute(…, hf_tokenizer, …)``): the chat
+# template that user-turn feedback is rendered with.
+_TOKENIZER: "contextvars.ContextVar[Any]" = contextvars.ContextVar(
+    "groundrl_household_tokenizer", default=None
+)
 
 
 class AgentInstance(AgentInstanceBase):
     """One household episode (see the module docstring). ``config`` defaults to the
     process's ``GROUNDRL_ENV_*`` settings (:func:`current_config`)."""
 
-    def __init__(self, *args: Any, config: HouseholdAgentConfig | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, *args: Any, config: HouseholdAgentConfig | None = None, tokenizer: Any = None, **kwargs: Any
+    ) -> None:
         self.config = config or current_config()
+        self.tokenizer = tokenizer if tokenizer is not None else _TOKENIZER.get()
         self.env: Any = None
         self.task: Task | None = None
         self.info: dict[str, Any] = {}
@@ -363,11 +392,7 @@ class AgentInstance(AgentInstanceBase):
             reward += self.payout()
         self.done = ended or cut
         self.total += reward
-        feedback = (
-            ""
-            if self.done
-            else cfg.feedback_template.replace("{feedback}", default_feedback_text(self.info, obs))
-        )
+        feedback = "" if self.done else self.feedback(default_feedback_text(self.info, obs))
         return {
             "rewards": reward,
             "scores": self.total,
@@ -375,6 +400,18 @@ class AgentInstance(AgentInstanceBase):
             "done": self.done,
             "extra_logs": self.logs(),
         }
+
+    def feedback(self, text: str) -> str:
+        """The text appended after a turn: a user turn of the chat template (``user``) or
+        the template-wrapped text (``raw``)."""
+        if self.config.feedback_role == "raw":
+            return self.config.feedback_template.replace("{feedback}", text)
+        if self.tokenizer is None:
+            raise ValueError(
+                f"feedback as a user turn needs the tokenizer (OpenRLHF's executor hands it over); "
+                f"pass AgentInstance(tokenizer=…) or set {ENV_PREFIX}FEEDBACK_ROLE=raw"
+            )
+        return chat_feedback_text(self.tokenizer, text, turn_ended=True)
 
     def payout(self) -> float:
         """What an episode not ended by the environment gets at its cut: its progress
@@ -414,12 +451,14 @@ class AgentExecutor(MultiTurnAgentExecutor):
     ):
         box: list[AgentInstance] = []
         token = _EPISODES.set(box)
+        tok_token = _TOKENIZER.set(hf_tokenizer)
         try:
             out = await super().execute(
                 prompt, label, sampling_params, max_length, hf_tokenizer, llm_engine, images=images
             )
         finally:
             _EPISODES.reset(token)
+            _TOKENIZER.reset(tok_token)
         ep = box[-1] if box else None
         if ep is not None and ep.env is not None and not ep.done:
             out["reward"] = float(out["reward"]) + ep.settle()

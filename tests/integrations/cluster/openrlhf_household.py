@@ -68,6 +68,7 @@ CHATML = (
     "{% if add_generation_prompt %}<|im_start|>assistant\n{% endif %}"
 )
 ENV_KEYS = [k for k in os.environ if k.startswith("GROUNDRL_ENV_")]
+RAW = {"GROUNDRL_ENV_FEEDBACK_ROLE": "raw"}  # the hand-worked scenarios count raw feedback text
 
 
 def build_tokenizer(corpus):
@@ -114,17 +115,20 @@ class ScriptedEngine:
         finish = "stop"
         if len(ids) > sampling_params.max_tokens:
             ids, finish = ids[: sampling_params.max_tokens], "length"
+        lps = None  # vLLM's shape: per token, {token id: Logprob}; -0.5 each when asked
+        if getattr(sampling_params, "logprobs", None) is not None:
+            lps = [{t: SimpleNamespace(logprob=-0.5)} for t in ids]
         out = SimpleNamespace(
             token_ids=ids,
             text=self.tok.decode(ids, skip_special_tokens=False),
             finish_reason=finish,
-            logprobs=None,
+            logprobs=lps,
         )
         await asyncio.sleep(0)  # let the samples interleave
         return SimpleNamespace(outputs=[out])
 
 
-def play(tok, prompt, label, script, env, max_length=4096, n=1):
+def play(tok, prompt, label, script, env, max_length=4096, n=1, logprobs=None):
     for k in [k for k in os.environ if k.startswith("GROUNDRL_ENV_")]:
         del os.environ[k]
     os.environ.update(env)
@@ -132,7 +136,7 @@ def play(tok, prompt, label, script, env, max_length=4096, n=1):
     engine = ScriptedEngine(tok, script)
     actor = SimpleNamespace(executor=executor, generate=engine.generate)
     params = SamplingParams(
-        max_tokens=None, logprobs=None, temperature=1.0, top_p=1.0, skip_special_tokens=False
+        max_tokens=None, logprobs=logprobs, temperature=1.0, top_p=1.0, skip_special_tokens=False
     )
     generate_responses = RolloutRayActor.__ray_metadata__.modified_class.generate_responses
     outs = asyncio.run(
@@ -167,6 +171,7 @@ def play(tok, prompt, label, script, env, max_length=4096, n=1):
                 "action_lengths": [b - a for a, b in ranges],
                 "tail": tok.decode(obs[ranges[-1][0] :], skip_special_tokens=False),
                 "exp_reward": exp.rewards.tolist(),
+                "rollout_log_probs": out["rollout_log_probs"],
                 "exp_info": {k: v.tolist() for k, v in exp.info.items()},
             }
         )
@@ -195,7 +200,7 @@ def episodes():
             prompt,
             label,
             ["nonsense", GOLD],
-            {"GROUNDRL_ENV_MAX_TURNS": "3", "GROUNDRL_ENV_TURN_PENALTY": "0.25"},
+            {**RAW, "GROUNDRL_ENV_MAX_TURNS": "3", "GROUNDRL_ENV_TURN_PENALTY": "0.25"},
             n=2,
         ),
         "max_turns": play(
@@ -203,7 +208,7 @@ def episodes():
             prompt,
             label,
             [PARTIAL, "nonsense", GOLD],
-            {"GROUNDRL_ENV_MAX_TURNS": "2", "GROUNDRL_ENV_TURN_PENALTY": "0.25"},
+            {**RAW, "GROUNDRL_ENV_MAX_TURNS": "2", "GROUNDRL_ENV_TURN_PENALTY": "0.25"},
         ),
         "max_turns_sparse": play(
             tok,
@@ -211,6 +216,7 @@ def episodes():
             label,
             [PARTIAL, "nonsense", GOLD],
             {
+                **RAW,
                 "GROUNDRL_ENV_MAX_TURNS": "2",
                 "GROUNDRL_ENV_TURN_PENALTY": "0.25",
                 "GROUNDRL_ENV_REWARD": "sparse",
@@ -222,8 +228,29 @@ def episodes():
             prompt,
             label,
             [PARTIAL, GOLD],
-            {"GROUNDRL_ENV_MAX_TURNS": "3"},
+            {**RAW, "GROUNDRL_ENV_MAX_TURNS": "3"},
             max_length=p_len + len(ids["partial"]) + 1,
+        ),
+        # the default role: feedback as a user turn of the chat template; logprobs asked
+        "chat": play(
+            tok,
+            prompt,
+            label,
+            ["nonsense", GOLD],
+            {"GROUNDRL_ENV_MAX_TURNS": "3", "GROUNDRL_ENV_TURN_PENALTY": "0.25"},
+            logprobs=1,
+        ),
+        "chat_template": tok.apply_chat_template(
+            [
+                {"role": "user", "content": row["input"]},
+                {"role": "assistant", "content": "nonsense"},
+                {
+                    "role": "user",
+                    "content": "Feedback: Last action is invalid. No action could be read in any vocabulary.\nPlan:",
+                },
+            ],
+            tokenize=False,
+            add_generation_prompt=True,
         ),
     }
 
@@ -235,7 +262,9 @@ def errors():
         "unknown_name": {"GROUNDRL_ENV_MAX_TURN": "3"},
         "reward_kind": {"GROUNDRL_ENV_REWARD": "dense"},
         "negative_penalty": {"GROUNDRL_ENV_TURN_PENALTY": "-1"},
-        "template": {"GROUNDRL_ENV_FEEDBACK_TEMPLATE": "Feedback:"},
+        "template": {"GROUNDRL_ENV_FEEDBACK_TEMPLATE": "Feedback:", **RAW},
+        "template_without_raw": {"GROUNDRL_ENV_FEEDBACK_TEMPLATE": "<u>{feedback}</u>"},
+        "role": {"GROUNDRL_ENV_FEEDBACK_ROLE": "assistant"},
     }.items():
         for k in [k for k in os.environ if k.startswith("GROUNDRL_ENV_")]:
             del os.environ[k]
