@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import logging
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -466,6 +467,7 @@ class HighPddl(Vocabulary):
         return f"{_HP[skill.verb]} {str(name if skill.target else _held_name(env)).lower()}"
 
 
+log = logging.getLogger("groundrl.sim")
 _REGISTRY: dict[str, Vocabulary] = {}
 
 
@@ -495,15 +497,39 @@ def unregister_vocabulary(name: str) -> None:
     _DETECT_ORDER[:] = sorted(_REGISTRY.values(), key=lambda v: v.detect_order)
 
 
+ENTRY_POINT_GROUP = "groundrl.vocabularies"
+_plugins_loaded = False
+
+
+def _registry() -> dict[str, Vocabulary]:
+    """The registry, with the vocabularies of installed packages added on first use: each
+    entry point of the ``groundrl.vocabularies`` group names a :class:`Vocabulary` object
+    (registered here) or a module that registers its own on import."""
+    global _plugins_loaded
+    if not _plugins_loaded:
+        _plugins_loaded = True
+        from importlib.metadata import entry_points
+
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
+            try:
+                obj = ep.load()
+            except Exception as e:  # a broken plugin must not break the built-in vocabularies
+                log.warning("vocabulary plugin %s failed to load: %s", ep.name, e)
+                continue
+            if isinstance(obj, Vocabulary) and obj.name not in _REGISTRY:
+                register_vocabulary(obj)
+    return _REGISTRY
+
+
 def vocab_names() -> tuple[str, ...]:
     """Every registered vocabulary's name (the built-ins first, in :data:`VOCABS` order)."""
-    return tuple(_REGISTRY)
+    return tuple(_registry())
 
 
 def get_vocab(name: str) -> Vocabulary:
     """The registered vocabulary called ``name``; ``ValueError`` naming the choices."""
     try:
-        return _REGISTRY[name]
+        return _registry()[name]
     except (KeyError, TypeError):
         raise ValueError(f"unknown vocabulary {name!r}; choose one of {vocab_names()}") from None
 
@@ -511,7 +537,7 @@ def get_vocab(name: str) -> Vocabulary:
 def opens_containers(vocab: str | None) -> bool:
     """Whether plans in ``vocab`` run with containers opening themselves (a vocabulary
     without open / close); ``False`` for ``None`` or an unknown name."""
-    v = _REGISTRY.get(vocab) if isinstance(vocab, str) else None
+    v = _registry().get(vocab) if isinstance(vocab, str) else None
     return bool(v and v.auto_open)
 
 
@@ -523,6 +549,7 @@ del _v
 def detect_vocab(step: Any) -> str | None:
     """The vocabulary one raw step is written in (registered vocabularies asked in
     ``detect_order``), or ``None``."""
+    _registry()  # plugins join the detection order
     for v in _DETECT_ORDER:
         if v.detect(step):
             return v.name
@@ -551,7 +578,7 @@ def split_plan(
     plan: Any, vocab: str = "auto", action_map: dict[int, str] | None = None
 ) -> tuple[list[Any], str | None, str]:
     """A plan (text, list, or parsed JSON) → its raw steps, the vocabulary, and an error."""
-    if vocab != "auto" and vocab not in _REGISTRY:
+    if vocab != "auto" and vocab not in _registry():
         return [], None, f"unknown vocabulary {vocab!r}; choose one of {vocab_names()}"
     steps: list[Any]
     if isinstance(plan, str):
@@ -599,9 +626,9 @@ def to_intent(step: Any, vocab: str | None) -> Intent:
     """One raw step → its intent, read by ``vocab`` (detected when ``None``). An ALFRED
     action dict is read as ``high_pddl`` whatever ``vocab`` says."""
     if HighPddl.is_action_dict(step):
-        return _REGISTRY["high_pddl"].parse(step)
+        return _registry()["high_pddl"].parse(step)
     v = vocab or detect_vocab(step)
-    voc = _REGISTRY.get(v) if isinstance(v, str) else None
+    voc = _registry().get(v) if isinstance(v, str) else None
     if voc is None:
         return Intent(str(step)[:80], None, error=f"unrecognised action {str(step)[:60]!r}")
     return voc.parse(step)
@@ -689,7 +716,7 @@ def parse_plan(
         sim = _replay_env(env)
     except Exception as e:  # bad state from a caller: report, never raise
         return [ParsedStep(_short(plan), None, f"cannot read the state: {type(e).__name__}")]
-    if vocab != "auto" and vocab not in _REGISTRY:
+    if vocab != "auto" and vocab not in _registry():
         return [
             ParsedStep(_short(plan), None, f"unknown vocabulary {vocab!r}; choose one of {vocab_names()}")
         ]
@@ -814,7 +841,7 @@ def render_plan(skills: Sequence[Skill], vocab: str, scene: Scene | Env) -> list
 def format_plan(steps: list[Any], vocab: str) -> Any:
     """Steps as a completion would carry them: ``<actions>[…]</actions>`` for
     EmbodiedBrain, a list for the JSON form, otherwise the list of strings."""
-    v = _REGISTRY.get(vocab)
+    v = _registry().get(vocab)
     return v.format(steps) if v is not None else steps
 
 

@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import inspect
 import json
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -232,17 +231,9 @@ def build_trainer(
     validated them (``groundrl train`` and :func:`~groundrl.train.stages.run_config` check
     the file once, before anything loads); the GRPO arguments are the stage's effective ones
     (:func:`~groundrl.train.config.trainer_args`: the CPU smoke defaults only for ``tiny``)."""
-    import torch
-    from datasets import Dataset
-    from trl import GRPOConfig
-
     from groundrl.integrations.common import resolve_rubric
-    from groundrl.testing.tiny_vlm import build_tiny_vlm
-    from groundrl.train.config import is_tiny_model, machine_defaults, trainer_args
-    from groundrl.train.hardware import load_policy, peft_config
-    from groundrl.train.trainer import ground_grpo_trainer_class
+    from groundrl.train.builders import grpo_trainer
 
-    torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")) if torch.cuda.is_available() else 1)
     rec = get_recipe(recipe)
     out = Path(cfg.get("output_dir", f"runs/train-{recipe}"))
     out.mkdir(parents=True, exist_ok=True)
@@ -284,24 +275,12 @@ def build_trainer(
             )
         i = names.index(filt.reward)
         recorder = funcs[i] = recorder_for(funcs[i])
-    model_path = cfg.get("model", "tiny")
-    grpo = {
-        **machine_defaults(),
-        **trainer_args("grpo", cfg.get("grpo"), is_tiny_model(model_path), cfg.get("seed")),
-    }
-    if model_path == "tiny":
-        model_path = str(build_tiny_vlm(out / "tiny-model", seed=int(cfg.get("seed", 0))))
-    args = GRPOConfig(output_dir=str(out), reward_weights=weights, **grpo)  # TRL's checks before the load
-    model, processor = load_policy(model_path, cfg, bf16=bool(args.bf16))
     hint_cfg = StepGRPOConfig.from_mapping(cfg.get("step_grpo"))
-    cls = ground_grpo_trainer_class()
-    return cls(
-        model=model,
-        processing_class=processor,
-        reward_funcs=funcs,
-        args=args,
-        train_dataset=Dataset.from_list(rows),
-        peft_config=peft_config(cfg),
+    return grpo_trainer(
+        {**cfg, "output_dir": str(out)},
+        rows,
+        funcs,
+        weights,
         step_hinter=StepHinter(hint_cfg) if hint_cfg is not None else None,
         online_filter=filt,
         accuracy_recorder=recorder,

@@ -182,25 +182,11 @@ def sft_rows(
 def build_sft_on_rows(
     model: str, rows: list[dict[str, Any]], out: Path, hw: Mapping[str, Any], **config: Any
 ) -> Any:
-    """An ``SFTTrainer`` (loss on the completion only) on ready conversational rows."""
-    from datasets import Dataset
-    from trl import SFTConfig, SFTTrainer
+    """An ``SFTTrainer`` (loss on the completion only) on ready conversational rows
+    (:func:`groundrl.train.builders.sft_trainer`)."""
+    from groundrl.train.builders import sft_trainer
 
-    from groundrl.train.config import is_tiny_model, machine_defaults, trainer_args
-    from groundrl.train.hardware import load_policy, peft_config
-    from groundrl.train.rm_train import set_threads
-
-    set_threads()
-    tiny = is_tiny_model(hw.get("model", "tiny")) or is_tiny_model(model)
-    args = SFTConfig(output_dir=str(out), **{**machine_defaults(), **trainer_args("sft", config, tiny=tiny)})
-    policy, processor = load_policy(model, hw, bf16=bool(args.bf16))
-    return SFTTrainer(
-        model=policy,
-        args=args,
-        train_dataset=Dataset.from_list(rows),
-        processing_class=processor,
-        peft_config=peft_config(hw),
-    )
+    return sft_trainer(model, rows, out, hw, **config)
 
 
 def run_rft(recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, **_: Any) -> dict[str, Any]:

@@ -8,26 +8,18 @@ The model, processor, PEFT and freezing come from the same helpers as ``grpo`` s
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from groundrl.train.builders import resolve_model, set_threads
+
+__all__ = ["build_grpo_on_rows", "model_path", "set_threads"]
+
 
 def model_path(cfg: Mapping[str, Any], out: Path) -> str:
     """The stage's model: a path, or ``tiny`` → the tiny random Qwen2.5-VL built in ``out``."""
-    path = cfg.get("model", "tiny")
-    if path == "tiny":
-        from groundrl.testing.tiny_vlm import build_tiny_vlm
-
-        path = str(build_tiny_vlm(out / "tiny-model", seed=int(cfg.get("seed", 0))))
-    return str(path)
-
-
-def set_threads() -> None:
-    import torch
-
-    torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")) if torch.cuda.is_available() else 1)
+    return resolve_model(cfg, out)
 
 
 def build_grpo_on_rows(
@@ -38,28 +30,8 @@ def build_grpo_on_rows(
     trainer_cls: type | None = None,
     **trainer_kw: Any,
 ) -> Any:
-    """A GRPO trainer (``trainer_cls``, default :class:`GroundGRPOTrainer`) on ``rows``."""
-    from datasets import Dataset
-    from trl import GRPOConfig
+    """A GRPO trainer (``trainer_cls``, default :class:`GroundGRPOTrainer`) on ``rows``
+    (:func:`groundrl.train.builders.grpo_trainer`)."""
+    from groundrl.train.builders import grpo_trainer
 
-    from groundrl.train.config import is_tiny_model, machine_defaults, trainer_args
-    from groundrl.train.hardware import load_policy, peft_config
-    from groundrl.train.trainer import ground_grpo_trainer_class
-
-    set_threads()
-    out = Path(cfg.get("output_dir", "runs/train"))
-    out.mkdir(parents=True, exist_ok=True)
-    tiny = is_tiny_model(cfg.get("model", "tiny"))
-    grpo = {**machine_defaults(), **trainer_args("grpo", cfg.get("grpo"), tiny, cfg.get("seed"))}
-    args = GRPOConfig(output_dir=str(out), reward_weights=list(weights), **grpo)  # TRL's checks first
-    model, processor = load_policy(model_path(cfg, out), cfg, bf16=bool(args.bf16))
-    cls = trainer_cls or ground_grpo_trainer_class()
-    return cls(
-        model=model,
-        processing_class=processor,
-        reward_funcs=list(funcs),
-        args=args,
-        train_dataset=Dataset.from_list(rows),
-        peft_config=peft_config(cfg),
-        **trainer_kw,
-    )
+    return grpo_trainer(cfg, rows, funcs, weights, trainer_cls, **trainer_kw)

@@ -82,26 +82,9 @@ def build_sft_trainer(
     (:mod:`groundrl.train.hardware`); ``config`` the ``SFTConfig`` fields, merged with the
     defaults by :func:`groundrl.train.config.trainer_args` (CPU smoke settings only with
     ``tiny=True``)."""
-    import torch
-    from trl import SFTConfig, SFTTrainer
+    from groundrl.train.builders import sft_trainer
 
-    from groundrl.train.config import is_tiny_model, machine_defaults, trainer_args
-    from groundrl.train.hardware import load_policy, peft_config
-
-    torch.set_num_threads(1)
-    hw = hardware or {}
-    tiny = tiny or is_tiny_model(model_path)
-    args = SFTConfig(
-        output_dir=output_dir, **{**machine_defaults(), **trainer_args("sft", config, tiny=tiny)}
-    )
-    model, processor = load_policy(model_path, hw, bf16=bool(args.bf16))
-    return SFTTrainer(
-        model=model,
-        args=args,
-        train_dataset=sft_dataset(rows, base),
-        processing_class=processor,
-        peft_config=peft_config(hw),
-    )
+    return sft_trainer(model_path, sft_dataset(rows, base), output_dir, hardware or {}, tiny=tiny, **config)
 
 
 def read_jsonl(path: str | Path, limit: int | None = None) -> list[dict[str, Any]]:
