@@ -73,12 +73,12 @@ def test_mask_providers_selectable_in_yaml(tmp_path):
     from groundrl.train.grpo import make_verifier
     from groundrl.verify.masks import BoxMaskProvider, DetectorSegmenterMasks
 
-    assert isinstance(make_verifier({}).tools[1].run.__closure__, tuple)  # spatial tool built
     v = make_verifier({"masks": {"provider": "detector_segmenter", "detector": "d/", "segmenter": "s/"}})
-    provider = _spatial_provider(v)
+    provider = v.mask_provider
     assert isinstance(provider, DetectorSegmenterMasks) and provider.threshold == 0.2
     assert (provider.detector_path, provider.segmenter_path) == ("d/", "s/")
-    assert isinstance(_spatial_provider(make_verifier({"masks": "boxes"})), BoxMaskProvider)
+    assert isinstance(make_verifier({"masks": "boxes"}).mask_provider, BoxMaskProvider)
+    assert isinstance(make_verifier({}).mask_provider, BoxMaskProvider)
     with pytest.raises(ValueError, match="needs segmenter"):
         make_verifier({"masks": {"provider": "detector_segmenter", "detector": "d/"}})
     with pytest.raises(ValueError, match="provider must be one of boxes, detector_segmenter"):
@@ -87,11 +87,6 @@ def test_mask_providers_selectable_in_yaml(tmp_path):
         make_verifier(
             {"masks": {"provider": "detector_segmenter", "detector": "d", "segmenter": "s", "threshold": 2}}
         )
-
-
-def _spatial_provider(verifier):
-    tool = next(t for t in verifier.tools if t.name == "spatial")
-    return next(c.cell_contents for c in tool.run.__closure__ if callable(c.cell_contents))
 
 
 def test_verifier_teachers_come_from_the_judge_config(chat_server):

@@ -191,7 +191,8 @@ class AgenticVerifier:
 
             teachers = ArgosTeachers(judge_backend)
         self.teachers = teachers
-        registry = [_outcome_tool(teachers), _spatial_tool(mask_provider or BoxMaskProvider())]
+        self.mask_provider = mask_provider or BoxMaskProvider()
+        registry = [_outcome_tool(teachers), _spatial_tool(self.mask_provider)]
         if teachers is not None:
             registry += [
                 _teacher_tool(n, teachers) for n in ("frame_grounding", "segment_grounding", "reasoning")
