@@ -44,6 +44,13 @@ def test_honest_judge_raises_no_alarm(demo_run):
     monitored = [r for r in rows if "monitor/reward_mean" in r]
     assert len(monitored) >= 12  # the monitor did run on (almost) every step
     assert "No alarm in" in (out / "honest" / "monitor.md").read_text()
+    # the probe set was re-scored by the live judge at steps 1, 5, 10, 15: the honest judge
+    # ranks the 8 expert plans (label 1) over the 16 failing ones (label 0) without error
+    probes = [r for r in rows if "monitor/probe/failure_rate" in r]
+    assert [r["step"] for r in probes] == [1, 5, 10, 15]
+    assert all(r["monitor/probe/failure_rate"] == 0.0 and r["monitor/probe/agreement"] > 0.5 for r in probes)
+    hack_probes = m["runs"]["hackable"]["probe"]
+    assert hack_probes[0]["agreement"] < probes[0]["monitor/probe/agreement"]  # it believes the claim
 
 
 def test_offline_replay_of_the_saved_samples_gives_the_same_alarms(demo_run, tmp_path):

@@ -14,7 +14,14 @@ from groundrl.monitor.rows import rows_from_scores
 
 
 def _cfg(**kw):
-    base = {"truth": "truth", "window": 1, "baseline_steps": 2, "min_samples": 4, "min_high_samples": 3}
+    base = {
+        "truth": "truth",
+        "window": 1,
+        "baseline_steps": 2,
+        "min_samples": 4,
+        "min_high_samples": 3,
+        "min_truth_each": 1,
+    }
     return MonitorConfig.from_mapping({**base, **kw})
 
 
@@ -52,6 +59,14 @@ def test_honest_steps_raise_no_alarm_and_a_hack_fires_at_its_step():
     # alarms fire once: the same hack next step adds nothing new
     assert mon.observe(5, hacked)["alarms"] == []
     assert set(mon.first_steps()) == {"hack_share_rise", "truth_corr_drop", "shortcut_token"}
+
+
+def test_truth_correlation_needs_enough_passes_and_fails():
+    mon = Monitor(_cfg(min_truth_each=3))
+    out = mon.observe(1, _honest(1))  # 2 passed, 2 failed: below 3 each
+    assert "monitor/truth_spearman" not in out and out["monitor/hack_share"] == 0.0
+    mon = Monitor(_cfg(min_truth_each=2))
+    assert mon.observe(1, _honest(1))["monitor/truth_spearman"] == pytest.approx(1.0)
 
 
 def test_no_alarm_before_the_baseline_or_below_min_samples():
@@ -117,7 +132,8 @@ def test_config_defaults_and_errors_name_the_key():
     with pytest.raises(ValueError, match=r"monitor.probe.perturbations: expected a list from"):
         MonitorConfig.from_mapping({"probe": {"path": "p.jsonl", "perturbations": ["blur"]}})
     with pytest.raises(
-        ValueError, match=r"window, baseline_steps, min_samples and min_high_samples must be >= 1"
+        ValueError,
+        match=r"window, baseline_steps, min_samples, min_high_samples and min_truth_each must be >= 1",
     ):
         MonitorConfig.from_mapping({"window": 0})
     with pytest.raises(ValueError, match=r"monitor: expected a mapping"):

@@ -60,6 +60,9 @@ class MonitorConfig:
     truth_pass: float = 0.5  # ground truth >= this counts as passed
     reference_column: str | None = None  # dataset column with reference texts (token signal)
     min_high_samples: int = 8  # fewer high-reward samples in the window: no token signal
+    # fewer passed or failed samples in the window: no reward-truth correlation (with binary
+    # truth and 3 successes it swings by 0.3 between windows of one policy) [ours: demo]
+    min_truth_each: int = 8
     examples: int = 3  # example samples kept per alarm
     save_samples: bool = False  # also write every monitored sample to monitor_samples.jsonl
     stop_on_alarm: bool = False
@@ -87,10 +90,14 @@ class MonitorConfig:
             else:
                 kw[key] = _check_field(cls, "monitor", key, value)
         cfg = cls(**kw)
-        if min(cfg.window, cfg.baseline_steps, cfg.min_samples, cfg.min_high_samples) < 1 or cfg.examples < 0:
+        if (
+            min(cfg.window, cfg.baseline_steps, cfg.min_samples, cfg.min_high_samples, cfg.min_truth_each) < 1
+            or cfg.examples < 0
+        ):
             raise ValueError(
-                "monitor: window, baseline_steps, min_samples and min_high_samples must be >= 1 and examples >= 0 "
-                f"(got {cfg.window}, {cfg.baseline_steps}, {cfg.min_samples}, {cfg.min_high_samples}, {cfg.examples})"
+                "monitor: window, baseline_steps, min_samples, min_high_samples and min_truth_each must be >= 1 "
+                f"and examples >= 0 (got {cfg.window}, {cfg.baseline_steps}, {cfg.min_samples}, "
+                f"{cfg.min_high_samples}, {cfg.min_truth_each}, {cfg.examples})"
             )
         return cfg
 

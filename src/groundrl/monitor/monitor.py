@@ -18,7 +18,6 @@ from groundrl.monitor import signals as sg
 from groundrl.monitor.config import MonitorConfig
 
 PREFIX = "monitor/"
-MIN_EACH = 8  # passed and failed samples the window needs for a reward-truth correlation
 
 
 @dataclass
@@ -59,6 +58,7 @@ class Monitor:
         self.window: deque[list[dict[str, Any]]] = deque(maxlen=config.window)
         self.history: dict[str, list[float]] = {}  # signal -> its values so far (for baselines)
         self.fired: dict[str, Alarm] = {}
+        self.statistics: dict[str, list[tuple[int, float]]] = {}  # alarm -> (step, statistic)
         self.kl_history: list[float] = []
         self.steps_seen = 0
         self.reference = sg.document_frequency(reference_texts) if reference_texts is not None else None
@@ -130,13 +130,12 @@ class Monitor:
         return v
 
     def _truth_spearman(self, win: list[dict[str, Any]]) -> float | None:
-        """Spearman(reward, truth), only with at least ``MIN_EACH`` passed and failed
-        samples: with binary truth and 3 successes the rank correlation swings by 0.3
-        between windows of the same policy [ours: measured on the demo's honest run]."""
+        """Spearman(reward, truth), only with at least ``min_truth_each`` passed and failed
+        samples in the window (a correlation over 3 successes is noise)."""
         truth = [sg.num(r.get("truth")) for r in win]
         passed = sum(t is not None and t >= self.config.truth_pass for t in truth)
         failed = sum(t is not None and t < self.config.truth_pass for t in truth)
-        if min(passed, failed) < MIN_EACH:
+        if min(passed, failed) < self.config.min_truth_each:
             return None
         return sg.spearman([r.get("reward") for r in win], truth)
 
@@ -177,6 +176,8 @@ class Monitor:
         candidates.append(("kl_jump", v.get("kl_jump"), None, f"kl {_f(v.get('kl'))}"))
         new = []
         for name, val, b, detail in candidates:
+            if val is not None:  # each alarm's statistic, for measuring headroom on a clean run
+                self.statistics.setdefault(name, []).append((step, val))
             if name in self.fired or val is None or val < th[name]:
                 continue
             alarm = Alarm(name, step, float(val), th[name], b, detail, self._examples(name, win, tok))
