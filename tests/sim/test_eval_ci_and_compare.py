@@ -138,6 +138,11 @@ def test_compare_pairs_runs_per_task(tasks, tmp_path):
         and c["b_minus_a_ci95"] == [0, 0]
         and "do not tell A and B apart" in (tmp_path / "self" / "compare.md").read_text()
     )
+    # every task solved by both (Wilson's upper end of 8/8 is a rounding error below 1.0)
+    full = tmp_path / "full"
+    assert run("eval", tasks, "--policy", "expert", "-o", full).exit_code == 0
+    r = run("compare", a, full, "-o", tmp_path / "full-cmp")
+    assert r.exit_code == 0 and "+0.625" in r.output, r.output  # (8 - 3) / 8
     # a folder that is not a sim eval run is named in the error
     r = run("compare", a, tmp_path, "-o", tmp_path / "x")
     assert r.exit_code != 0 and "results.jsonl" in r.output

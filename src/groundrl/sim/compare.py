@@ -174,9 +174,9 @@ def figure(c: dict[str, Any], path: Path) -> None:
         vals = [g[f"success_{side}"] for _, g in groups]
         cis = [g[f"success_{side}_ci95"] for _, g in groups]
         err = [
-            [v - (ci[0] or v) for v, ci in zip(vals, cis, strict=True)],
-            [(ci[1] or v) - v for v, ci in zip(vals, cis, strict=True)],
-        ]
+            [max(0.0, v - (ci[0] if ci[0] is not None else v)) for v, ci in zip(vals, cis, strict=True)],
+            [max(0.0, (ci[1] if ci[1] is not None else v) - v) for v, ci in zip(vals, cis, strict=True)],
+        ]  # Wilson's upper end of k = n can sit a rounding error below the rate
         left.bar([x + off for x in xs], vals, width=0.4, color=color, label=label, yerr=err, capsize=3)
     left.set_xticks(xs, names, rotation=30, ha="right", fontsize=8)
     left.set_ylim(0, 1.2)
@@ -185,11 +185,11 @@ def figure(c: dict[str, Any], path: Path) -> None:
     left.legend(fontsize=7, loc="upper center", ncol=2, frameon=False)
     diffs = [g["b_minus_a"] for _, g in groups]
     los = [
-        d - (g["b_minus_a_ci95"][0] if g["b_minus_a_ci95"][0] is not None else d)
+        max(0.0, d - (g["b_minus_a_ci95"][0] if g["b_minus_a_ci95"][0] is not None else d))
         for d, (_, g) in zip(diffs, groups, strict=True)
     ]
     his = [
-        (g["b_minus_a_ci95"][1] if g["b_minus_a_ci95"][1] is not None else d) - d
+        max(0.0, (g["b_minus_a_ci95"][1] if g["b_minus_a_ci95"][1] is not None else d) - d)
         for d, (_, g) in zip(diffs, groups, strict=True)
     ]
     colors = ["#1971c2" if k != "overall" else "#000000" for k, _ in groups]
@@ -203,7 +203,14 @@ def figure(c: dict[str, Any], path: Path) -> None:
     right.set_xlim(-0.6, len(groups) - 0.4)
     right.set_ylabel("B − A success (paired bootstrap 95% CI)", fontsize=9)
     right.set_title("paired difference B − A", fontsize=10)
-    right.legend(fontsize=7, loc="upper left", frameon=False)
+    ends = (
+        [0.0]
+        + [d - lo for d, lo in zip(diffs, los, strict=True)]
+        + [d + hi for d, hi in zip(diffs, his, strict=True)]
+    )
+    pad = 0.12 * max(0.2, max(ends) - min(ends))  # room for the labels and the legend
+    right.set_ylim(min(ends) - pad, max(ends) + 2 * pad)
+    right.legend(fontsize=7, loc="lower right" if max(ends) > 0.5 else "upper left", frameon=False)
     lo, hi = c["b_minus_a_ci95"]
     fig.suptitle(
         f"B − A = {c['b_minus_a']:+.3f} {_ci((lo, hi), True)} on {c['n_tasks']} paired tasks",
