@@ -95,7 +95,8 @@ def test_eqa_rm_preset_runs_rft_then_cgrpo(tmp_path, chat_server):
         ("ep1", "<critique>looks fine</critique><score>5</score>"),
     ]
     # the sampler saw the one EQA-RM prompt: 5 keyframes, then question / reasoning / answer
-    req = chat_server.requests[0]["messages"]
+    # (calls run concurrently: find the mug episode's request rather than the first to arrive)
+    req = next(r for r in chat_server.requests if "Where is the mug" in str(r["messages"]))["messages"]
     parts = req[-1]["content"]
     assert [p["type"] for p in parts] == ["image_url"] * 5 + ["text"]
     assert re.search(r"Question: Where is the mug\?", parts[-1]["text"])
