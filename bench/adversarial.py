@@ -375,6 +375,7 @@ def main(argv: list[str] | None = None) -> int:
     over = 0
     worst: tuple[float, str] = (0.0, "")
     groups = args.only or [*GROUPS, "growth"]
+    print(f"load average {' '.join(f'{x:.2f}' for x in os.getloadavg())}; CPU seconds, best of {args.repeat}")
     print(f"{'case':<52} {'best s':>8} {'budget s':>9} {'ratio':>6}")
     for group in groups:
         if group == "growth":

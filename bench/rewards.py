@@ -1,21 +1,35 @@
-"""Rule-reward throughput on a seeded mixed corpus, beside ``json.loads`` and (when a
-checkout is given) the papers' released reward code.
+"""Rule-reward throughput per input shape, against the papers' released reward code on
+the same inputs in the same process (issue 30).
 
-For every rule reward the script builds a seeded corpus of ``--n`` completions:
-well-formed ones built from real gold data when ``../shared/data/external`` is present
-(the ALFRED action map, the EmbodiedBrain simulation gold answers; synthetic
-stand-ins otherwise) plus mutations — dropped / swapped / renamed steps, case,
-whitespace, missing keys, string ids, fenced JSON, truncation, duplicated tags,
-unicode, empty — at several lengths, with 8 completions per gold label (a GRPO group).
-Each reward is timed over the whole corpus, ``--repeats`` times interleaved with the
-other implementations of the same reward, groundrl's caches cleared before every
-pass; the median pass is reported as completions/s.
+For every rule reward the script builds a seeded corpus of ``--n`` completions, 8 per gold
+label (a GRPO group), each tagged with the *shape* it was built as (one shape per group, chosen
+uniformly, so a group's completions share their gold as in a trainer's batch; one mutation
+of that shape per completion):
 
-Printed per reward: groundrl completions/s, the ratio ``json.loads ÷ groundrl``
-(cost relative to one ``json.loads`` of the same completions) and, when the released
-code is available, ``groundrl ÷ released`` (throughput ratio), each beside its target
-(issue 18): every rule reward ≥ 2× the released code; Reinforced Reasoning within
-3× ``json.loads``. Then completions/s per recipe rubric on the same corpora.
+* **real** — the papers' own examples when ``../shared/data/external`` is present: the
+  EB-ALFRED in-context outputs as written (not valid JSON) and re-encoded, the
+  EmbodiedBrain simulation gold answers (synthetic stand-ins otherwise);
+* **steps** — dropped, swapped, repeated (1-3 copies), renamed or extra steps;
+* **long plan** — plans of 50-200 steps (EmbodiedBrain: with their numbered ``<plans>``
+  lines; detection: 50-200 boxes);
+* **surface** — case, whitespace, unicode, indentation, double quotes;
+* **types / tuples / literal** — string, bool or int-list ids, steps that are not
+  dicts; tuple items, a top-level tuple, items with no outer brackets; Python-literal
+  boxes;
+* **tags / prose** — tag-case changes, ``<rubric_item>`` / ``<rubric id=…>``,
+  duplicated or missing tags, prose before and after the answer, fenced JSON;
+* **broken** — truncation, empty text, bad coordinates, runs of brackets.
+
+Each comparison is timed shape by shape, ``--repeats`` passes, every implementation in
+turn within a pass (interleaved), in **CPU seconds of this process** (a shared machine's
+load does not count), groundrl's caches cleared before each of its timings; a shape's
+rate comes from its median time, the overall rate from the median per-pass total. The
+groundrl side is the recipe's **whole rubric** (``score_batch`` in batches of 64, as
+``groundrl score`` and the server call it), compared with the released calls that compute
+the same parts (EmbodiedBrain: the format ORM *and* the P/R/F1 core); ``--bare`` adds the
+bare reward functions. Targets: ≥ 2× the released code overall for every comparison; the
+Reinforced Reasoning rubric within 3× one ``json.loads`` of the same completions. Then
+(``--only recipes``) each rubric against its bare parts (target ≤ 1.2×).
 
 Released code is **never** part of this repository. Point environment variables at
 local checkouts (work trees) of the papers' repositories to include it:
@@ -36,7 +50,7 @@ Only the named top-level functions, classes and constants are read from those fi
 (their imports of training frameworks, network clients and file paths are skipped;
 ``print`` is silenced so logging does not dominate). Run::
 
-    .venv/bin/python bench/rewards.py [--n 6000] [--repeats 11] [--only rr,eb_format]
+    .venv/bin/python bench/rewards.py [--n 6000] [--repeats 11] [--only rr,eb] [--bare]
 """
 
 from __future__ import annotations
@@ -142,10 +156,11 @@ def alfred_map() -> dict[str, str]:
     return {str(i): f"{v} {o}" for i, (v, o) in enumerate((v, o) for v in verbs for o in objs)}
 
 
-def _pick(rng: random.Random, table: dict[str, tuple[str, ...]]) -> tuple[str, str]:
-    """A (shape, mutation): shapes equally likely, then a mutation of that shape."""
-    shape = rng.choice(list(table))
-    return shape, rng.choice(table[shape])
+def _shape(rng: random.Random, table: dict[str, tuple[str, ...]]) -> str:
+    """A group's shape, all equally likely. A group (the 8 completions of one prompt)
+    keeps one shape, so a shape's timing sees whole groups sharing their gold, as a
+    trainer's batch does; each completion then draws its own mutation of that shape."""
+    return rng.choice(list(table))
 
 
 def _steps(rng: random.Random, items: list, mut: str) -> list:
@@ -201,7 +216,11 @@ def rr_corpus(rng: random.Random, n: int, amap: dict[str, str]) -> list[dict[str
     examples = alfred_examples()
     out: list[dict[str, Any]] = []
     while len(out) < n:
-        ex = rng.choice(examples) if examples and rng.random() < 0.25 else None
+        shape = _shape(rng, RR_SHAPES)
+        if shape == "real examples" and not examples:
+            shape = "clean"
+        real = shape == "real examples" or rng.random() < 0.25
+        ex = rng.choice(examples) if examples and real else None
         if ex is not None:
             gold_steps = [{"action_id": i, "action_name": nm} for nm, i in zip(ex[1], ex[2], strict=True)]
         else:
@@ -211,9 +230,7 @@ def rr_corpus(rng: random.Random, n: int, amap: dict[str, str]) -> list[dict[str
             ]
         gold = str([s["action_name"] for s in gold_steps])  # the released code's label: a Python literal
         for _ in range(GROUP):
-            shape, mut = _pick(rng, RR_SHAPES)
-            if shape == "real examples" and ex is None:
-                shape, mut = "clean", "none"
+            mut = rng.choice(RR_SHAPES[shape])
             steps = _steps(rng, [dict(s) for s in gold_steps], mut)
             if mut == "rename":
                 k = rng.randrange(len(steps))
@@ -306,14 +323,14 @@ def eb_corpus(rng: random.Random, n: int) -> list[dict[str, Any]]:
     golds = eb_golds()
     out: list[dict[str, Any]] = []
     while len(out) < n:
-        gold = rng.choice(golds)
+        gold, shape = rng.choice(golds), _shape(rng, EB_SHAPES)
         m = _ACT_RE.search(gold)
         try:
             acts = ast.literal_eval(m.group(1)) if m else []
         except (ValueError, SyntaxError):
             acts = []
         for _ in range(GROUP):
-            shape, mut = _pick(rng, EB_SHAPES)
+            mut = rng.choice(EB_SHAPES[shape])
             a = _steps(rng, [list(x) for x in acts], mut)
             if mut == "rename" and a:
                 a[rng.randrange(len(a))][0] = rng.choice(["Grab", "Put down", "Take", "Slice", "Wipe"])
@@ -369,9 +386,9 @@ PROXY_SHAPES = {
 def proxy_corpus(rng: random.Random, n: int) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     while len(out) < n:
-        pref = rng.choice([1, 2])
+        pref, shape = rng.choice([1, 2]), _shape(rng, PROXY_SHAPES)
         for _ in range(GROUP):
-            shape, mut = _pick(rng, PROXY_SHAPES)
+            mut = rng.choice(PROXY_SHAPES[shape])
             length = rng.choice([300, 800, 2000]) if mut == "long" else _length(rng)
             ans = str(pref if mut != "wrong" else 3 - pref)
             if mut == "both":
@@ -429,9 +446,9 @@ def det_corpus(rng: random.Random, n: int) -> list[dict[str, Any]]:
             x, y = rng.randrange(0, 900), rng.randrange(0, 900)
             boxes.append({"bbox_2d": [x, y, x + rng.randrange(10, 100), y + rng.randrange(10, 100)],
                           "label": rng.choice(DET_LABELS)})  # fmt: skip
-        gold = json.dumps(boxes)
+        gold, shape = json.dumps(boxes), _shape(rng, DET_SHAPES)
         for _ in range(GROUP):
-            shape, mut = _pick(rng, DET_SHAPES)
+            mut = rng.choice(DET_SHAPES[shape])
             b = [{"bbox_2d": list(d["bbox_2d"]), "label": d["label"]} for d in boxes]
             b = _steps(rng, b, "repeat" if mut == "repeat" else "")
             if mut == "jitter":

@@ -137,8 +137,8 @@ def _fast_object(stripped: str) -> dict[str, Any] | None:
     ``json`` (only ``action_id`` can be one that matters). Anything orjson refuses goes to
     the exact path, so every error message is ``json``'s own.
     """
-    if _fast_loads is None or stripped[:1] != "{":
-        return None
+    if _fast_loads is None or stripped[:1] != "{" or stripped[-1:] != "}":
+        return None  # not an object (a truncated one, say): json's path gives the reason
     if stripped.count("{") + stripped.count("[") >= _FAST_MAX_OPENS:
         return None
     try:
