@@ -17,6 +17,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -94,7 +95,7 @@ def test_the_cli_section_runs(fresh):
 
 def test_the_tour_runs_in_a_fresh_folder(fresh):
     port = str(_free_port())
-    script = "\n".join(ln.replace("8011", port) for ln in _tour() if "groundrl train " not in ln)
+    script = "\n".join(ln.replace("8011", port) for ln in _tour() if "train --config configs/cpu-tiny" not in ln)
     r = _run(script, fresh)
     out = r.stdout + r.stderr
     assert r.returncode == 0, out
@@ -122,10 +123,15 @@ def test_the_tour_runs_in_a_fresh_folder(fresh):
     assert "accuracy_by_category.png" in out  # the files written are listed, PNG included
     # sft on text-only records
     assert (tour / "sft" / "final").is_dir() and "2 records" in out
+    # train --print-config: the paper preset's effective stages, loading no model
+    eff = yaml.safe_load((tour / "rr-paper.yaml").read_text())
+    assert [s["trainer_config"] for s in eff["stages"]] == ["SFTConfig", "GRPOConfig"]
+    assert eff["cpu_smoke_defaults"] is False and eff["stages"][0]["args"]["max_steps"] == -1
 
 
 def test_the_tours_train_line_runs(fresh):
-    (line,) = [ln for ln in _tour() if "groundrl train " in ln]
+    (line,) = [ln for ln in _tour() if "train --config configs/cpu-tiny" in ln]
     r = _run("mkdir -p runs/tour\n" + line, fresh)
     assert r.returncode == 0, r.stdout + r.stderr
-    assert (fresh / "runs" / "train-reinforced_planning" / "final").is_dir()
+    assert (fresh / "runs" / "tour" / "train" / "final").is_dir()
+    assert "[grpo] NO LEARNING SIGNAL" in r.stdout  # as the tour's comment says
