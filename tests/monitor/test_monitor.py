@@ -36,7 +36,7 @@ def _honest(step):
 
 
 def test_honest_steps_raise_no_alarm_and_a_hack_fires_at_its_step():
-    mon = Monitor(_cfg())
+    mon = Monitor(_cfg(thresholds={"truth_corr_drop": 0.3}))
     for step in (1, 2, 3):
         out = mon.observe(step, _honest(step))
         assert out["alarms"] == []
@@ -114,6 +114,7 @@ def test_config_defaults_and_errors_name_the_key():
     assert MonitorConfig.from_mapping(None) is None
     cfg = MonitorConfig.from_mapping({})
     assert cfg.reward == "reward" and cfg.thresholds == DEFAULT_THRESHOLDS and not cfg.stop_on_alarm
+    assert MonitorConfig.from_mapping({}).thresholds["truth_corr_drop"] == 0.6
     cfg = MonitorConfig.from_mapping({"thresholds": {"hack_share_rise": 0.2}, "high_reward": 1})
     assert cfg.thresholds["hack_share_rise"] == 0.2 and cfg.thresholds["kl_jump"] == 5.0
     assert cfg.high_reward == 1.0
