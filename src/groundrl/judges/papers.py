@@ -40,18 +40,18 @@ def parse_yes_no(text: str | None) -> bool | None:
     return None if m is None else m.group(1).lower() == "yes"
 
 
-_SCORE_KEY_RE = re.compile(r'"score"\s*:\s*"?\s*([01](?:\.\d+)?|\.\d+)')
+_SCORE_KEY_RE = re.compile(r'\bscore"?\s*[:=]\s*"?\s*([01](?:\.\d+)?|\.\d+)\b', re.IGNORECASE)
 _BARE_NUMBER_RE = re.compile(r"^\W*([01](?:\.\d+)?)\W*$")
 
 
 def parse_binary_score(text: str | None) -> float | None:
     """An Argos teacher's 0/1 grounding score [Argos Eq. 4, App. D Fig. 11-12]: the
-    ``"score"`` of a JSON reply (``{"score": 1.0}``), a bare number, or a reply starting
+    ``"score"`` of a JSON reply (``{"score": 1.0}``, also ``Score: 1``), a bare number, or a reply starting
     with yes/no (older prompts); ``None`` when none is there. A value in between is
     rounded to 0 or 1 at 0.5 (Eq. 4 is binary).
 
-    >>> [parse_binary_score(t) for t in ('{"score": 1.0}', "0.0", "no", "<think>x</think> Yes", "maybe")]
-    [1.0, 0.0, 0.0, 1.0, None]
+    >>> [parse_binary_score(t) for t in ('{"score": 1.0}', "0.0", "Score: 1", "no", "<think>x</think> Yes", "maybe")]
+    [1.0, 0.0, 1.0, 0.0, 1.0, None]
     """
     if not isinstance(text, str):
         return None
