@@ -71,15 +71,19 @@ def score_records(
     progress: bool = False,
     batch_size: int = BATCH_SIZE,
     unit: str = "line",
+    total: int | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Yield one result per item, in input order: ``{id, line, reward, parts, reasons}``
-    or ``{id, line, error}``."""
-    items = list(items)
+    or ``{id, line, error}``. ``items`` is consumed as it goes (one batch held at a time:
+    memory does not grow with the input); ``total`` sizes the progress bar (default: the
+    length of ``items`` when it has one)."""
     bar = None
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=len(items), desc=f"scoring {recipe.name}", unit="sample", leave=False)
+        if total is None and isinstance(items, Sequence):
+            total = len(items)
+        bar = tqdm(total=total, desc=f"scoring {recipe.name}", unit="sample", leave=False)
     pending: list[tuple[int, dict[str, Any]]] = []
     order: list[tuple[int, dict[str, Any] | None, str]] = []
 

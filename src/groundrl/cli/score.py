@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,7 +18,7 @@ from groundrl.floats import DIGITS, tidy
 from groundrl.recipes import recipe_names
 from groundrl.rubric import ENV_PART_TIMEOUT
 from groundrl.scoring import iter_jsonl_lines, json_text, score_records
-from groundrl.summary import print_summary
+from groundrl.summary import RunningMeans, print_summary
 
 
 @app.command(
@@ -143,6 +146,25 @@ def _score_on_ray(
         raise typer.Exit(1)
 
 
+@contextlib.contextmanager
+def _lines(input: Path, limit: int | None) -> Iterator[tuple[Iterator[str], int | None]]:
+    """The input's lines as they are read (memory does not grow with the file: issue 26)
+    and, for a file, how many there are (one streaming pass, for the progress bar).
+    JSONL lines end at "\\n" only (a U+2028 inside a JSON string is not a line end)."""
+    total = None
+    if str(input) != "-":
+        with input.open("rb") as f:
+            total = sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b"")) + 1
+        total = min(total, limit) if limit is not None else total
+    f = sys.stdin.buffer if str(input) == "-" else input.open("rb")
+    try:
+        raw = (line.decode("utf-8", errors="replace").removesuffix("\n") for line in f)
+        yield (itertools.islice(raw, limit) if limit is not None else raw), total
+    finally:
+        if f is not sys.stdin.buffer:
+            f.close()
+
+
 def _score_file(
     rec: Any,
     rubric: Any,
@@ -165,17 +187,16 @@ def _score_file(
                 rec.name, options, input, workers, out, not quiet, limit, digits=digits
             )
         else:
-            # JSONL lines end at "\n" only (a U+2028 inside a JSON string is not a line end)
-            data = sys.stdin.buffer.read() if str(input) == "-" else input.read_bytes()
-            lines = data.decode("utf-8", errors="replace").split("\n")
-            if limit is not None:
-                lines = lines[:limit]
-            progress = not quiet and len(lines) > 1
-            for row in score_records(rec, rubric, iter_jsonl_lines(lines), progress=progress):
-                n_bad += "error" in row
-                n += 1
-                results.append(row)
-                out.write(json_text(tidy(row, digits)) + "\n")
+            results = RunningMeans(rubric.names)  # the summary, without holding the results
+            with _lines(input, limit) as (lines, total):
+                progress = not quiet and (total is None or total > 1)
+                for row in score_records(
+                    rec, rubric, iter_jsonl_lines(lines), progress=progress, total=total
+                ):
+                    n_bad += "error" in row
+                    n += 1
+                    results.add(row)
+                    out.write(json_text(tidy(row, digits)) + "\n")
     finally:
         if output:
             out.close()

@@ -24,19 +24,26 @@ from pathlib import Path
 from typing import Any
 
 ERROR = "error"
+ROWS = "rows"  # on each row of a record that gave several: how many it gave
 
 
-def _output_rows(out: Path) -> list[tuple[str, dict[str, Any] | None]]:
+def _lines(path: Path) -> Iterator[str]:
+    """The lines of a UTF-8 file as they are read (JSONL lines end at ``\\n`` only), so
+    memory does not grow with the file (issue 26: 53 MB in took 532 MB)."""
+    with path.open("rb") as f:
+        for raw in f:
+            yield raw.decode("utf-8", errors="replace").removesuffix("\n")
+
+
+def _output_rows(out: Path) -> Iterator[tuple[str, dict[str, Any] | None]]:
     """Each line of ``out`` with its parsed record (``None`` for an unreadable line)."""
-    rows: list[tuple[str, dict[str, Any] | None]] = []
     if out.exists():
-        for line in out.read_text(encoding="utf-8").splitlines():
+        for line in _lines(out):
             try:
                 rec = json.loads(line)
             except ValueError:
                 rec = None
-            rows.append((line, rec if isinstance(rec, dict) and "id" in rec else None))
-    return rows
+            yield line, rec if isinstance(rec, dict) and "id" in rec else None
 
 
 def done_ids(out: Path, include_errors: bool = True) -> set[str]:
@@ -62,47 +69,85 @@ def done_lines(out: Path) -> tuple[set[int], set[str]]:
     return lines, legacy
 
 
+TAIL = 1 << 16  # bytes read at a time from the end of the output when repairing it
+
+
 def _repair(out: Path) -> None:
-    """Drop a trailing partial line left by a kill mid-write, with the complete rows of the
-    last input record before it: one record's rows are written at once, so a cut can only
-    fall inside the last record's write (a decompose record cut between its steps is redone
-    whole; redoing a complete one is harmless)."""
-    if out.exists():
-        text = out.read_text(encoding="utf-8")
-        if text and not text.endswith("\n"):
-            rows = text[: text.rfind("\n") + 1].splitlines(keepends=True)
-            last = _row_line(rows[-1]) if rows else None
-            while rows and last is not None and _row_line(rows[-1]) == last:
-                rows.pop()
-            out.write_text("".join(rows), encoding="utf-8")
+    """Make the output end at a whole input record. One record's rows are written at
+    once, so only the last record can be cut: inside a line (the partial line goes), or,
+    for a record of several rows, at a row boundary, which its rows' ``rows`` count shows
+    (issue 26: such a cut was never redone). The cut record's rows are dropped by
+    truncating the file, one atomic step (the rewrite it replaces could itself be cut).
+    Older outputs without ``rows``: a partial line takes the rows of its line with it."""
+    if not out.exists():
+        return
+    size = out.stat().st_size
+    with out.open("rb") as f:
+        f.seek(max(0, size - 1))
+        partial = bool(size) and f.read(1) != b"\n"
+        end = _last_newline(f, size) + 1 if partial else size
+        cut, last, want, have = end, None, None, 0
+        while cut > 0:  # the whole rows of the last record, read backwards
+            start = _last_newline(f, cut - 1) + 1
+            f.seek(start)
+            row = _parse_row(f.read(cut - 1 - start))
+            if row is None or row.get("line") is None or (last is not None and row["line"] != last):
+                break
+            if last is None:
+                last, want = row["line"], row.get(ROWS)
+            have, cut = have + 1, start
+        if (isinstance(want, int) and have < want) or (partial and want is None):
+            end = cut
+    if end != size:
+        os.truncate(out, end)
 
 
-def _row_line(row: str) -> int | None:
+def _last_newline(f: Any, before: int) -> int:
+    """Offset of the last ``\\n`` in ``f[:before]``, or -1."""
+    pos = before
+    while pos > 0:
+        lo = max(0, pos - TAIL)
+        f.seek(lo)
+        i = f.read(pos - lo).rfind(b"\n")
+        if i >= 0:
+            return lo + i
+        pos = lo
+    return -1
+
+
+def _parse_row(raw: bytes) -> dict[str, Any] | None:
     try:
-        rec = json.loads(row)
+        rec = json.loads(raw)
     except ValueError:
         return None
-    return rec.get("line") if isinstance(rec, dict) else None
+    return rec if isinstance(rec, dict) else None
 
 
 def drop_errors(out: Path) -> int:
     """Remove the error records from ``out`` (so a rerun can redo them); returns how many.
-    The file is rewritten through a temporary file and an atomic rename."""
-    rows = _output_rows(out)
-    keep = [line for line, rec in rows if rec is None or ERROR not in rec]
-    dropped = len(rows) - len(keep)
+    The file is rewritten, as it is read, to a temporary file renamed over it (atomic)."""
+    if not out.exists():
+        return 0
+    tmp = out.with_name(out.name + ".tmp")
+    dropped = 0
+    with tmp.open("w", encoding="utf-8") as f:
+        for line, rec in _output_rows(out):
+            if rec is not None and ERROR in rec:
+                dropped += 1
+            else:
+                f.write(line + "\n")
     if dropped:
-        tmp = out.with_name(out.name + ".tmp")
-        tmp.write_text("".join(line + "\n" for line in keep), encoding="utf-8")
         os.replace(tmp, out)
+    else:
+        tmp.unlink()
     return dropped
 
 
 def iter_records(path: Path) -> Iterator[tuple[int, dict[str, Any] | None, str]]:
     """``(line_number, record, "")`` per non-blank line (a record without an ``id`` gets
-    ``line<N>``), or ``(line_number, None, message)`` for a line that is not a JSON object."""
-    text = path.read_text(encoding="utf-8", errors="replace")
-    for k, line in enumerate(text.splitlines(), start=1):
+    ``line<N>``), or ``(line_number, None, message)`` for a line that is not a JSON object.
+    The file is read as it goes."""
+    for k, line in enumerate(_lines(path), start=1):
         if not line.strip():
             continue
         try:
@@ -150,33 +195,47 @@ def run(
     retried = drop_errors(out) if retry_errors else 0
     seen = done_ids(out)
     lines_done, legacy_ids = done_lines(out)
-    todo, skipped, ids = [], 0, Counter()
-    for k, rec, err in iter_records(inp):
+    # pass 1 (streaming): what is done, what is left, repeated ids; pass 2 does the rest
+    n_todo, skipped, ids = 0, 0, Counter()
+    for k, rec, _err in iter_records(inp):
         rid = str(rec["id"]) if rec is not None else f"line{k}"
         ids[rid] += 1
         if k in lines_done or rid in legacy_ids:
             skipped += 1
         else:
-            todo.append((k, rec, err))
+            n_todo += 1
     if limit is not None:
-        todo = todo[:limit]
+        n_todo = min(n_todo, limit)
     counts: Counter = Counter()
-    it: Any = todo
+    bar = None
     if progress:
         from tqdm import tqdm
 
-        it = tqdm(todo, desc=f"curate ({len(seen)} done)", unit="record")
+        bar = tqdm(total=n_todo, desc=f"curate ({len(seen)} done)", unit="record")
+    done = 0
     with out.open("a", encoding="utf-8") as f:
-        for k, rec, err in it:
+        for k, rec, err in iter_records(inp):
+            if done >= n_todo:
+                break
+            rid = str(rec["id"]) if rec is not None else f"line{k}"
+            if k in lines_done or rid in legacy_ids:
+                continue
+            done += 1
             results = [{"id": f"line{k}", "line": k, ERROR: err}] if rec is None else _apply(fn, rec, k)
             rows = [r if r.get("line") == k else {**r, "line": k} for r in results]
+            if len(rows) > 1:  # lets a resume see a record cut between its rows
+                rows = [{**r, ROWS: len(rows)} for r in rows]
             f.write("".join(json.dumps(r, default=str, ensure_ascii=False) + "\n" for r in rows))
-            f.flush()  # one write per input record: only a cut last line can be partial
+            f.flush()  # one write per input record: only the last record can be cut
             for r in rows:
                 if ERROR in r:
                     counts[ERROR] += 1
                 else:
                     counts[str(r.get(outcome_key)) if outcome_key else "written"] += 1
+            if bar is not None:
+                bar.update(1)
+    if bar is not None:
+        bar.close()
     counts["skipped_already_done"] = skipped
     counts["duplicate_ids"] = sum(n - 1 for n in ids.values() if n > 1)
     counts["retried_errors"] = retried
