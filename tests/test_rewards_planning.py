@@ -45,6 +45,16 @@ def test_prefix_two_of_three():
     assert reinforced_accuracy(c, GOLD3).reason == "prefix 2/3"
 
 
+def test_an_over_long_plan_gets_full_marks_and_says_why():
+    # the gold's 3 steps, then one more: prefix accuracy ignores what follows the gold
+    c = plan([step(0), step(1), step(2), step(3)])
+    s = reinforced_accuracy(c, GOLD3)
+    assert s.value == 1.0
+    assert (
+        s.reason == "whole gold plan matched (3/3); the 1 step(s) after it are not scored (prefix accuracy)"
+    )
+
+
 def test_gold_as_literal_string_and_wrong_case_names():
     c = plan([step(0, "FIND  a apple"), step(1, "Pick Up The Apple")])
     assert reinforced_accuracy(

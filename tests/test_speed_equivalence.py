@@ -318,6 +318,8 @@ def ref_accuracy(completion, gold, lenient):
     t = len(names)
     v = c * (c + 1) / (t * (t + 1))
     reason = "" if c == t else f"prefix {c}/{t}"
+    if c == t and len(plan) > t > 1:
+        reason = f"whole gold plan matched ({t}/{t}); the {len(plan) - t} step(s) after it are not scored (prefix accuracy)"
     if t == 1 and len(plan) > 1:
         v -= 0.25
         reason = (reason + "; " if reason else "") + f"single-step gold, {len(plan)} steps predicted: -0.25"

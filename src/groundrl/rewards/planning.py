@@ -212,6 +212,8 @@ def reinforced_accuracy(completion: Any, gold: Any, lenient: bool = False) -> Sc
             c += 1
     r = c * (c + 1) / (t * (t + 1))
     reason = "" if c == t else f"prefix {c}/{t}"
+    if c == t and n > t > 1:  # full marks, and the reader should see why the extra steps cost nothing
+        reason = f"whole gold plan matched ({t}/{t}); the {n - t} step(s) after it are not scored (prefix accuracy)"
     if t == 1 and n > 1:
         r -= 0.25
         reason = (reason + "; " if reason else "") + f"single-step gold, {n} steps predicted: -0.25"
