@@ -147,7 +147,7 @@ def test_print_config_loads_no_model_and_shows_every_trl_field(tmp_path):
     )
     r = _train("--config", str(_write(tmp_path, cfg)), "--print-config")
     assert r.exit_code == 0, r.output
-    eff = yaml.safe_load(r.output)
+    eff = yaml.safe_load(r.stdout)
     (stage,) = eff["stages"]
     assert stage["trainer_config"] == "GRPOConfig" and eff["cpu_smoke_defaults"] is False
     args = stage["args"]
@@ -185,7 +185,7 @@ def test_dry_run_checks_paths_and_trains_nothing(tmp_path):
 def test_output_and_seed_flags_replace_the_file(tmp_path):
     f = _write(tmp_path, _base(tmp_path))
     r = _train("--config", str(f), "-o", str(tmp_path / "elsewhere"), "--seed", "7", "--print-config")
-    eff = yaml.safe_load(r.output)
+    eff = yaml.safe_load(r.stdout)
     assert eff["output_dir"] == str(tmp_path / "elsewhere") and eff["seed"] == 7
     assert eff["stages"][0]["args"]["seed"] == 7
 

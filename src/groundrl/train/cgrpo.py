@@ -94,6 +94,8 @@ class CGRPOConfig:
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any] | None) -> CGRPOConfig:
+        if isinstance(raw, cls):  # parsed once at load (groundrl.train.config)
+            return raw
         raw = dict(raw or {})
         unknown = set(raw) - set(cls.KEYS)
         if unknown:

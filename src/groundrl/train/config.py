@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import difflib
 import math
+import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -387,8 +388,10 @@ def _build_stage(i: int, st: Mapping[str, Any], top: Mapping[str, Any], tiny: bo
         blocks["inputs"] = _parse_block(f"{where}: ", "inputs", {**image, **(st.get("inputs") or {})}, kind)
     merged = {**top, **blocks}
     settings: dict[str, Any] = {k: v for k, v in {**top, **st}.items() if k not in ("name", "kind")}
-    if merged.get("judge") is not None:
-        settings["judge"] = merged["judge"]
+    # the runners get the typed blocks: nothing is parsed twice
+    for key in (*kind.blocks, "judge", "step_grpo", "online_filter"):
+        if key in merged:
+            settings[key] = merged[key]
     args: dict[str, Any] = {}
     if kind.trainer:
         seed = merged.get("seed")
@@ -528,13 +531,15 @@ def full_trainer_args(
     cls = getattr(trl, trl_fields.CLASS_NAMES[kind])
     note = None
     args = {**machine_defaults(), **args}
-    try:
-        obj = cls(output_dir=output_dir, **args)
-    except ValueError as e:
-        if "bf16" not in str(e) and "fp16" not in str(e) and "gpu" not in str(e).lower():
-            raise ConfigError(f"{kind}: {e}") from None
-        obj = cls(output_dir=output_dir, **{**args, "use_cpu": True, "bf16": False, "fp16": False})
-        note = f"TRL's GPU checks were skipped on this machine ({str(e).splitlines()[0]})"
+    with warnings.catch_warnings():  # transformers' deprecation notes would land in the YAML
+        warnings.simplefilter("ignore")
+        try:
+            obj = cls(output_dir=output_dir, **args)
+        except ValueError as e:
+            if "bf16" not in str(e) and "fp16" not in str(e) and "gpu" not in str(e).lower():
+                raise ConfigError(f"{kind}: {e}") from None
+            obj = cls(output_dir=output_dir, **{**args, "use_cpu": True, "bf16": False, "fp16": False})
+            note = f"TRL's GPU checks were skipped on this machine ({str(e).splitlines()[0]})"
     full = obj.to_dict()
     for k in ("use_cpu", "bf16", "fp16"):
         if note and k in args:

@@ -121,6 +121,8 @@ class OnlineFilterConfig:
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any] | bool | None) -> OnlineFilterConfig | None:
+        if isinstance(raw, cls):  # parsed once at load (groundrl.train.config)
+            return raw
         if raw is None or raw is False:
             return None
         if raw is True:

@@ -83,6 +83,8 @@ class RFTConfig:
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any] | None) -> RFTConfig:
+        if isinstance(raw, cls):  # parsed once at load (groundrl.train.config)
+            return raw
         raw = dict(raw or {})
         unknown = set(raw) - set(cls.KEYS)
         if unknown:
@@ -191,14 +193,14 @@ def build_sft_on_rows(
 
 def run_rft(recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, **_: Any) -> dict[str, Any]:
     """The ``rft`` stage runner (see the module doc)."""
-    from groundrl.train.rm_data import RMInputConfig, load_keyframes, read_instances
+    from groundrl.train.rm_data import load_keyframes, read_instances, stage_inputs
     from groundrl.train.rm_train import model_path
     from groundrl.train.runlog import LOG_FILE
 
     if recipe != "eqa_rm":
         raise ValueError(f"an rft stage trains an EQA-RM reward model (recipe eqa_rm), not {recipe!r}")
     cfg = RFTConfig.from_mapping(st.get("rft"))
-    inputs = RMInputConfig.from_mapping({**(st.get("image") or {}), **(st.get("inputs") or {})})
+    inputs = stage_inputs(st)
     data = st.get("data")
     if not data:
         raise ValueError("an rft stage needs `data:` (EQA-RM instances with frames)")

@@ -55,11 +55,22 @@ class RMInputConfig:
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any] | None) -> RMInputConfig:
+        if isinstance(raw, cls):  # parsed once at load (groundrl.train.config)
+            return raw
         raw = dict(raw or {})
         unknown = set(raw) - set(cls.KEYS)
         if unknown:
             raise ValueError(f"inputs: unknown key(s) {sorted(unknown)}; allowed: {', '.join(cls.KEYS)}")
         return cls(**raw)
+
+
+def stage_inputs(st: Mapping[str, Any]) -> RMInputConfig:
+    """A reward-model stage's inputs: the typed block of a loaded config, or its ``inputs``
+    over the ``image`` bounds."""
+    inputs = st.get("inputs")
+    if isinstance(inputs, RMInputConfig):
+        return inputs
+    return RMInputConfig.from_mapping({**(st.get("image") or {}), **(inputs or {})})
 
 
 def keyframe_indices(n_frames: int, n: int = 5) -> list[int]:

@@ -35,13 +35,13 @@ def run_cgrpo(recipe: str, st: dict[str, Any], out: Path, prev_data: str | None,
     from groundrl.integrations.trl import reward_funcs
     from groundrl.train.cgrpo import CGRPOConfig, contrastive_reward
     from groundrl.train.cgrpo_trainer import cgrpo_trainer_class
-    from groundrl.train.rm_data import RMInputConfig, instance_row, read_instances
+    from groundrl.train.rm_data import instance_row, read_instances, stage_inputs
     from groundrl.train.rm_train import build_grpo_on_rows
 
     if recipe != "eqa_rm":
         raise ValueError(f"a cgrpo stage trains an EQA-RM reward model (recipe eqa_rm), not {recipe!r}")
     cg = CGRPOConfig.from_mapping(st.get("cgrpo"))
-    inputs = RMInputConfig.from_mapping({**(st.get("image") or {}), **(st.get("inputs") or {})})
+    inputs = stage_inputs(st)
     data = st.get("data")
     if not data:
         raise ValueError("a cgrpo stage needs `data:` (EQA-RM instances with frames)")

@@ -44,6 +44,8 @@ class StepGRPOConfig:
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any] | bool | None) -> StepGRPOConfig | None:
+        if isinstance(raw, cls):  # parsed once at load (groundrl.train.config)
+            return raw
         if raw is None or raw is False:
             return None
         if raw is True:
