@@ -37,6 +37,7 @@ def _config(path: Path | None, overrides: dict[str, Any]):
 def command(
     samples: Path = typer.Argument(
         ...,
+        metavar="SAMPLES",
         exists=True,
         dir_okay=False,
         help="Samples file (JSON lines) with step, completion, reward and truth values.",
