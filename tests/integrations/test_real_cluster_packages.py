@@ -73,16 +73,29 @@ def test_score_cli_on_ray_keeps_order_and_error_lines():
     assert [r["reward"] for r in scored[:2]] == [2.0, 0.75]  # 1 + 1; (1 - 0.25) + 0
 
 
-def test_examples_verl_scripts_pass_verl_startup_and_score():
+def test_examples_verl_scripts_pass_verl_startup_and_score(tmp_path):
     """examples/verl/*.sh (dry run, all six): the overrides compose with verl 0.8's own
     ppo_trainer config and pass the checks main_ppo and main_ppo_sync run before training
     (legacy-reward migration, resolve, validate_config) at 1 node x 8 GPUs (and argos at
     the header's 1-GPU and 2-node geometries); with the actor micro-batch unset verl's
     check fails (the checks are live). verl's get_custom_reward_fn loads groundrl's
     compute_score_async with each recipe script's reward_kwargs and, awaited, it scores the
-    recipe's sample as worked by hand."""
-    out = drive("verl_examples.py", str(ROOT))
+    recipe's sample as worked by hand. The verl commands in README.md and docs/
+    (examples/verl/*.sh calls with their environment) pass the same checks, and the
+    override keys the docs' tables name exist in verl's config."""
+    import json
+
+    from doc_commands import example_script_calls, verl_override_keys
+
+    docs = {"calls": example_script_calls("verl"), "keys": verl_override_keys()}
+    (tmp_path / "docs.json").write_text(json.dumps(docs))
+    out = drive("verl_examples.py", str(ROOT), str(tmp_path / "docs.json"))
     scripts = out["scripts"]
+    # every verl command and override key the docs give passes the same checks
+    assert len(out["docs"]) == len(docs["calls"]) >= 2 and len(docs["keys"]) >= 5
+    for where, checks in out["docs"].items():
+        assert checks == {"main_ppo": "ok", "main_ppo_sync": "ok"}, where
+    assert out["doc_keys_missing"] == []
     assert set(scripts) == {
         "eqa_rm",
         "argos",

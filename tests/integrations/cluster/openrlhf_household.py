@@ -286,6 +286,14 @@ def errors():
     return out
 
 
+def _plain(v):
+    """A value flags() reports: a scalar, or a list of scalars (the URL list)."""
+    scalar = (str, int, float, bool)
+    return (
+        v is None or isinstance(v, scalar) or (isinstance(v, list) and all(isinstance(x, scalar) for x in v))
+    )
+
+
 def flags(argv):
     """Parse argv as `python -m openrlhf.cli.train_ppo_ray ARGV` does: the statements of
     the installed train_ppo_ray.py's `if __name__ == "__main__":` block (the parser and
@@ -299,13 +307,14 @@ def flags(argv):
     ns["datetime"] = __import__("datetime").datetime
     sys.argv = [str(src_path), *argv]
     exec(compile(ast.Module(body=body, type_ignores=[]), str(src_path), "exec"), ns)
+    flags.parser = ns["parser"]  # the parser itself, for callers that check loose flags
 
     def flat(node, prefix=""):
         out = {}
         for k, v in vars(node).items():
             if isinstance(v, SimpleNamespace):
                 out.update(flat(v, f"{prefix}{k}."))
-            elif isinstance(v, (str, int, float, bool, type(None))):
+            elif _plain(v):
                 out[prefix + k] = v
         return out
 

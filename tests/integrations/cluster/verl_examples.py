@@ -126,6 +126,17 @@ with initialize_config_dir(config_dir=str(CONF), version_base=None):
                 want=want,
             )
         out["scripts"][script] = res
+    # the docs' own commands (argv[2]: [[script path, env, args], …]) and override keys
+    docs = json.loads(Path(sys.argv[2]).read_text()) if len(sys.argv) > 2 else {"calls": [], "keys": []}
+    out["docs"] = {}
+    for k, (script, denv, args) in enumerate(docs["calls"]):
+        name = Path(script).stem
+        ov = overrides(name, denv) + args
+        out["docs"][f"{k}:{script}"] = start_checks(compose(config_name="ppo_trainer", overrides=ov))
+    base = compose(config_name="ppo_trainer", overrides=overrides("household_multiturn", {}))
+    out["doc_keys_missing"] = [
+        key for key in docs["keys"] if OmegaConf.select(base, key, default="<missing>") == "<missing>"
+    ]
     bad = overrides("argos", {}) + ["actor_rollout_ref.actor.ppo_micro_batch_size_per_gpu=null"]
     out["control"] = start_checks(compose(config_name="ppo_trainer", overrides=bad))
 print(json.dumps(out))

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# Argos on OpenRLHF: the answer in `answer` (spatial points need points_masks: put the
+# label as a JSON object {"answer": …, "points_masks": …}); TAU sets the accuracy gate.
+source "$(dirname "$0")/common.sh"
+RECIPE_OPTIONS=${RECIPE_OPTIONS:-"{\"tau\": ${TAU:-0.5}}"}
+export RECIPE_OPTIONS
+groundrl_openrlhf argos answer "$@"
