@@ -85,6 +85,28 @@ def test_sigterm_finishes_in_flight_and_queued_requests_then_exits(tools):
         proc.wait()
 
 
+def _children(pid):
+    out = []
+    for stat in os.listdir("/proc"):
+        if stat.isdigit():
+            try:
+                with open(f"/proc/{stat}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                out.append(int(stat))
+    return out
+
+
+def _environ(pid):
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_groundrl_serve_command(tools, workers):
     port = tools.free_port()
@@ -100,6 +122,19 @@ def test_groundrl_serve_command(tools, workers):
         assert r.status_code == 200 and r.json()["results"][0]["parts"]["accuracy"] == pytest.approx(0.96)
         r = httpx.post(url + "/get_reward", json={"query": [EQA["completion"]], "labels": ["7"]}, headers=h)
         assert r.status_code == 200 and r.json()["extra_logs"]["accuracy"] == [pytest.approx(0.96)]
+        # issue 26: the token reaches worker processes through an owner-only file, never
+        # their environment
+        workers_env = [_environ(pid) for pid in _children(proc.pid)]
+        assert len(workers_env) >= (workers if workers > 1 else 0)
+        assert all(b"t0k" not in env for env in workers_env)
+        if workers > 1:
+            path = next(
+                e.split(b"=", 1)[1].decode()
+                for env in workers_env
+                for e in env.split(b"\0")
+                if e.startswith(b"GROUNDRL_SERVE_CONFIG_FILE=")
+            )
+            assert os.stat(path).st_mode & 0o777 == 0o600
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(timeout=20) in (0, -signal.SIGTERM)
     finally:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import ipaddress
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -143,7 +142,7 @@ def command(
     try:
         import uvicorn
 
-        from groundrl.serve.factory import ENV, build_app
+        from groundrl.serve.factory import ENV_FILE, build_app, write_config_file
     except ModuleNotFoundError as e:
         typer.echo(
             f"error: the reward server needs the serve extra: pip install 'groundrl[serve]' ({e})", err=True
@@ -197,6 +196,12 @@ def command(
     )
     if workers == 1:
         uvicorn.run(app, **common)
-    else:  # uvicorn's workers import the app themselves: hand them the configuration
-        os.environ[ENV] = json.dumps(config)
-        uvicorn.run("groundrl.serve.factory:app_from_env", factory=True, workers=workers, **common)
+    else:  # uvicorn's workers import the app themselves: hand them the configuration in
+        # an owner-only file, not the environment (it may hold the token)
+        path = write_config_file(config)
+        os.environ[ENV_FILE] = path
+        os.environ.pop("GROUNDRL_TOKEN", None)  # nor the token's own variable
+        try:
+            uvicorn.run("groundrl.serve.factory:app_from_env", factory=True, workers=workers, **common)
+        finally:
+            os.unlink(path)

@@ -1,7 +1,7 @@
 """Build the reward server from a plain, JSON-able configuration.
 
 The CLI, uvicorn's worker processes (``--workers N`` needs an import string, so each
-worker rebuilds the app from ``$GROUNDRL_SERVE_CONFIG``) and Ray Serve replicas all go
+worker rebuilds the app from an owner-only file named by ``$GROUNDRL_SERVE_CONFIG_FILE``) and Ray Serve replicas all go
 through :func:`build_app`, so a judge (which holds a backend and cannot be pickled) is
 made in the process that uses it.
 
@@ -104,9 +104,30 @@ def build_app(config: Mapping[str, Any] | None = None):
     return create_app(**{k: config[k] for k in APP_KEYS if k in config}, recipe_options=opts)
 
 
+ENV_FILE = "GROUNDRL_SERVE_CONFIG_FILE"
+
+
+def write_config_file(config: Mapping[str, Any]) -> str:
+    """The configuration in a new file readable by its owner only (mode 0600), for worker
+    processes: a token in an environment variable is visible to anyone who can read the
+    process's environment (issue 26). Returns the path; the caller removes it."""
+    import tempfile
+
+    fd, path = tempfile.mkstemp(prefix="groundrl-serve-", suffix=".json")  # created 0600
+    with os.fdopen(fd, "w", encoding="utf-8") as f:
+        json.dump(dict(config), f)
+    return path
+
+
 def app_from_env():
-    """uvicorn factory for worker processes: ``groundrl.serve.factory:app_from_env``."""
+    """uvicorn factory for worker processes: ``groundrl.serve.factory:app_from_env``. Reads
+    the configuration from the owner-only file named by ``$GROUNDRL_SERVE_CONFIG_FILE``
+    (what ``groundrl serve --workers N`` sets), else from ``$GROUNDRL_SERVE_CONFIG``."""
+    path = os.environ.get(ENV_FILE)
+    if path:
+        with open(path, encoding="utf-8") as f:
+            return build_app(json.load(f))
     raw = os.environ.get(ENV)
     if not raw:
-        raise RuntimeError(f"set {ENV} to the server's JSON configuration")
+        raise RuntimeError(f"set {ENV_FILE} (a JSON file) or {ENV} to the server's JSON configuration")
     return build_app(json.loads(raw))
