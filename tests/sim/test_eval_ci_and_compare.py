@@ -70,6 +70,7 @@ def test_eval_reports_wilson_intervals_and_keeps_raw_answers(tasks, tmp_path):
     assert m["success_ci95"] == pytest.approx([0.2152, 0.7848], abs=1e-4)
     # base 3 / 4 -> [0.301, 0.954] (the doctest value of wilson_ci)
     assert m["by_subset"]["base"]["success_ci95"] == pytest.approx([0.301, 0.954], abs=1e-3)
+    assert "95% CI" in r.output and "[0.22, 0.78]" in r.output  # the console table too
     report = (d / "report.md").read_text()
     assert "(95% CI [0.215, 0.785])" in report and "| 95% CI |" in report
     assert "dashed lines are the overall rates" in report

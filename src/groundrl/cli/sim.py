@@ -297,9 +297,9 @@ def _print_summary(metrics: dict, title: str) -> None:
     from groundrl.sim.run import summary_rows
 
     table = Table(title=f"{title}: {metrics['n_tasks']} tasks in {metrics['wall_seconds']:.2f} s")
-    for col, just in (("subset", "left"), ("n", "right"), ("success", "right"), ("progress", "right"),
+    for col, just in (("subset", "left"), ("n", "right"), ("success", "right"), ("95% CI", "right"), ("progress", "right"),
                       ("env steps", "right"), ("invalid", "right")):  # fmt: skip
-        table.add_column(col, justify=just)
+        table.add_column(col, justify=just, overflow="fold")  # a long subset name wraps, never cut
     rows = summary_rows(metrics)
     for k, (name, cells) in enumerate(rows):
         table.add_row(

@@ -150,9 +150,13 @@ def eval_config(
     }
 
 
+def _ci_cell(ci) -> str:
+    return "—" if not ci or ci[0] is None or ci[1] is None else f"[{ci[0]:.2f}, {ci[1]:.2f}]"
+
+
 def summary_rows(metrics: dict[str, Any]) -> list[tuple[str, list[str]]]:
-    """``(name, cells)`` per subset, then ``overall``: n, success, progress, env steps,
-    invalid — the CLI's summary table."""
+    """``(name, cells)`` per subset, then ``overall``: n, success, its 95% CI, progress,
+    env steps, invalid — the CLI's summary table."""
     rows = [*metrics["by_subset"].items(), ("overall", metrics)]
     return [
         (
@@ -160,6 +164,7 @@ def summary_rows(metrics: dict[str, Any]) -> list[tuple[str, list[str]]]:
             [
                 str(m["n_tasks"]),
                 f"{m['success_rate']:.3f}",
+                _ci_cell(m.get("success_ci95")),
                 f"{m['progress_rate']:.3f}",
                 f"{m['env_steps']:.1f}",
                 f"{m['invalid_steps']:.2f}",
