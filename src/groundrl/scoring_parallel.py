@@ -62,6 +62,34 @@ def _score_chunk(chunk: tuple[int, int, int]) -> tuple[str, list[dict[str, Any]]
     return out, rows, errors, len(results)
 
 
+TMP_PREFIX = ".groundrl-score-"
+
+
+def remove_stale_parts(folder: Path) -> int:
+    """Remove the part folders a killed ``score --workers`` left in ``folder`` (their
+    process is gone); returns how many."""
+    import shutil
+
+    removed = 0
+    for d in folder.glob(TMP_PREFIX + "*"):
+        pid = d.name[len(TMP_PREFIX) :].split("-", 1)[0]
+        if not (d.is_dir() and pid.isdigit()) or _alive(int(pid)):
+            continue
+        shutil.rmtree(d, ignore_errors=True)
+        removed += 1
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
 def chunk_offsets(data: bytes, chunk_lines: int = CHUNK_LINES) -> Iterator[tuple[int, int, int]]:
     """``(first line number, start byte, end byte)`` per chunk of ``chunk_lines`` lines."""
     start, line, n = 0, 1, len(data)
@@ -110,7 +138,13 @@ def score_file_parallel(
     errors = count = 0
     # fork: the parent holds no threads here (no judge) and children start in ~ms
     ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
-    with tempfile.TemporaryDirectory(prefix="groundrl-score-") as tmp:
+    # the parts live beside the output (not in /tmp), in a folder named by this process:
+    # removed on exit and on SIGTERM (score's handler), and by the next run after a kill -9
+    parent = Path(getattr(out, "name", "")).parent if isinstance(getattr(out, "name", None), str) else None
+    parent = parent if parent is not None and parent.is_dir() else None
+    if parent is not None:
+        remove_stale_parts(parent)
+    with tempfile.TemporaryDirectory(prefix=f"{TMP_PREFIX}{os.getpid()}-", dir=parent) as tmp:
         init = (recipe, dict(options), rows, str(path), tmp, digits)
         with ctx.Pool(workers, initializer=_init, initargs=init) as pool:
             for part, part_rows, part_errors, n in pool.imap(_score_chunk, chunks):

@@ -147,6 +147,26 @@ def _score_on_ray(
 
 
 @contextlib.contextmanager
+def _sigterm_exits() -> Iterator[None]:
+    """SIGTERM raises SystemExit (143) here, so ``with`` blocks unwind: the pool stops and
+    the temporary part files go (issue 26: they stayed after SIGTERM)."""
+    import signal
+
+    def stop(signum: int, frame: Any) -> None:
+        raise SystemExit(128 + signum)
+
+    try:
+        old = signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread: leave signals alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+@contextlib.contextmanager
 def _lines(input: Path, limit: int | None) -> Iterator[tuple[Iterator[str], int | None]]:
     """The input's lines as they are read (memory does not grow with the file: issue 26)
     and, for a file, how many there are (one streaming pass, for the progress bar).
@@ -183,9 +203,10 @@ def _score_file(
         if workers > 1:
             from groundrl.scoring_parallel import score_file_parallel
 
-            results, n_bad, n = score_file_parallel(
-                rec.name, options, input, workers, out, not quiet, limit, digits=digits
-            )
+            with _sigterm_exits():  # so the worker pool and its part files are cleaned up
+                results, n_bad, n = score_file_parallel(
+                    rec.name, options, input, workers, out, not quiet, limit, digits=digits
+                )
         else:
             results = RunningMeans(rubric.names)  # the summary, without holding the results
             with _lines(input, limit) as (lines, total):
