@@ -220,6 +220,24 @@ def test_probe_drop_failures_and_agreement():
     assert p["failure_rate"] == 1.0 and p["drop"] is None
 
 
+def test_probe_swap_consistency_of_a_pairwise_judge():
+    items = [
+        {"completion": "a", "pair_id": "p1", "swapped": False},
+        {"completion": "a", "pair_id": "p1", "swapped": True},
+        {"completion": "b", "pair_id": "p2", "swapped": False},
+        {"completion": "b", "pair_id": "p2", "swapped": True},
+        {"completion": "c", "pair_id": "p3", "swapped": False},  # its swap is missing: not counted
+    ]
+    # p1: verdicts 1 then 2 (the same response both times); p2: 1 then 1 (always the first slot)
+    verdicts = iter([1, 2, 1, 1, 2])
+    p = run_probe(items, lambda batch: [next(verdicts) for _ in batch], [])
+    assert p["swap_consistency"] == 0.5
+    mon = Monitor(_cfg(baseline_steps=1))
+    mon.observe_probe(1, {"swap_consistency": 1.0})
+    out = mon.observe_probe(2, {"swap_consistency": 0.5})
+    assert [(a["name"], a["value"]) for a in out["alarms"]] == [("probe_swap_drop", 0.5)]
+
+
 def test_probe_alarms_in_the_monitor():
     mon = Monitor(_cfg(baseline_steps=1))
     assert mon.observe_probe(1, {"drop": 4.0, "failure_rate": 0.0, "agreement": 0.8})["alarms"] == []

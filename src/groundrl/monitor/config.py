@@ -31,6 +31,7 @@ DEFAULT_THRESHOLDS: dict[str, float] = {
     "probe_drop_loss": 0.5,  # share of the baseline perturbation drop that is gone
     "probe_failure_rate": 0.2,  # share of probe items the judge failed to score
     "probe_agreement_drop": 0.2,  # agreement with the probe labels fell this much
+    "probe_swap_drop": 0.2,  # pairwise swap consistency fell this much
 }
 
 PERTURBATIONS = ("frames", "patches", "reasoning")

@@ -216,11 +216,11 @@ class Monitor:
         """Add one probe run (:func:`groundrl.monitor.probes.run_probe`'s dict); returns
         its values as ``monitor/probe/*`` and the alarms that fired."""
         th = self.config.thresholds
-        keys = ("drop", "failure_rate", "agreement")
+        keys = ("drop", "failure_rate", "agreement", "swap_consistency")
         prior = {k: self.baseline("probe/" + k) for k in keys}
         for k in keys:
             self._record("probe/" + k, sg.num(probe.get(k)))
-        drop, fail, agree = (sg.num(probe.get(k)) for k in keys)
+        drop, fail, agree, swap = (sg.num(probe.get(k)) for k in keys)
         checks = [
             ("probe_failure_rate", fail, None, "share of probe items the judge failed to score"),
         ]
@@ -234,6 +234,15 @@ class Monitor:
                     prior["agreement"] - agree,
                     prior["agreement"],
                     f"agreement {_f(agree)}",
+                )
+            )
+        if swap is not None and prior["swap_consistency"] is not None:
+            checks.append(
+                (
+                    "probe_swap_drop",
+                    prior["swap_consistency"] - swap,
+                    prior["swap_consistency"],
+                    f"swap consistency {_f(swap)}",
                 )
             )
         new = []

@@ -10,6 +10,10 @@ reasoning (jumbled steps)], and reports:
   at the evidence scores the perturbed sample lower; a drop that vanishes means it stopped;
 * ``agreement``: Spearman correlation of the scores with ``gt_score`` (scale-free, so any
   judge's scale works);
+* ``swap_consistency`` (pairwise judges): items that carry ``pair_id`` and ``swapped``
+  (the same pair with the two responses exchanged) and whose score is the verdict 1 or 2:
+  the share of pairs whose two verdicts name the same underlying response (``v = 3 − v'``),
+  as ``bench judge-reliability``'s swap agreement;
 * ``failure_rate``: share of scorings that gave no number (``None``, NaN, an exception);
 * ``latency_s``: wall seconds per item scored.
 
@@ -132,5 +136,25 @@ def run_probe(
     out["latency_s"] = seconds / scored if scored else None
     gts = [it.get("gt_score") for it in items]
     out["agreement"] = sg.spearman(base, gts) if any(sg.num(g) is not None for g in gts) else None
+    out["swap_consistency"] = swap_consistency(items, base)
     out["examples"] = examples
     return out
+
+
+def swap_consistency(items: Sequence[dict[str, Any]], verdicts: Sequence[float | None]) -> float | None:
+    """Share of swapped pairs whose verdicts (1 or 2) agree on the underlying response;
+    ``None`` without a complete pair.
+
+    >>> items = [{"pair_id": 1, "swapped": False}, {"pair_id": 1, "swapped": True},
+    ...          {"pair_id": 2, "swapped": False}, {"pair_id": 2, "swapped": True}]
+    >>> swap_consistency(items, [1, 2, 1, 1])  # pair 1 agrees, pair 2 picks slot 1 twice
+    0.5
+    """
+    pairs: dict[Any, dict[bool, float]] = {}
+    for it, v in zip(items, verdicts, strict=False):
+        if it.get("pair_id") is not None and v in (1.0, 2.0) and isinstance(it.get("swapped"), bool):
+            pairs.setdefault(it["pair_id"], {})[it["swapped"]] = v
+    done = [p for p in pairs.values() if len(p) == 2]
+    if not done:
+        return None
+    return sum(p[False] == 3 - p[True] for p in done) / len(done)

@@ -23,6 +23,7 @@ _SHOWN = (
     "probe/drop",
     "probe/failure_rate",
     "probe/agreement",
+    "probe/swap_consistency",
 )
 
 
