@@ -248,3 +248,27 @@ def test_probe_alarms_in_the_monitor():
         {"probe_drop_loss": 0.75, "probe_failure_rate": 0.5, "probe_agreement_drop": 0.3}
     )
     assert out["monitor/probe/drop"] == 1.0
+
+
+def test_probe_frame_and_patch_perturbations():
+    np = pytest.importorskip("numpy")
+    frames = [np.full((32, 32, 3), v, dtype=np.uint8) for v in (10, 20, 30, 40)]
+    items = [{"completion": "the cup moves left", "frames": frames}]
+
+    def judge(batch):
+        # 10 for frames in time order at full brightness (mean pixel 25); shuffled frames
+        # lose the order (x 0.2); masked patches lower the brightness
+        out = []
+        for it in batch:
+            means = [float(f.mean()) for f in it["frames"]]
+            ordered = all(a < b for a, b in zip(means, means[1:], strict=False))
+            out.append((10.0 if ordered else 2.0) * (sum(means) / len(means)) / 25.0)
+        return out
+
+    p = run_probe(items, judge, ["frames", "patches", "reasoning"], seed=0)
+    assert p["drop/frames"] == pytest.approx(8.0)  # 10 -> 2
+    # a 32x32 frame has 4 patches of 16x16; 15% of 4 rounds half up to 1: a quarter of each
+    # frame zeroed, mean 25 -> 18.75, score 10 -> 7.5
+    assert p["drop/patches"] == pytest.approx(2.5)
+    assert "drop/reasoning" not in p  # one sentence: nothing to jumble
+    assert p["drop"] == pytest.approx((8.0 + 2.5) / 2)
