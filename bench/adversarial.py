@@ -326,23 +326,29 @@ def _time(fn: Callable[[], object], repeat: int) -> float:
     return best
 
 
-def run_growth(repeat: int) -> tuple[int, tuple[float, str]]:
+def run_growth(repeat: int, cap: float = 10.0) -> tuple[int, tuple[float, str]]:
     """One line per shape: seconds at each size, the worst ×10 growth over its budget,
-    and seconds per MB at 1 MB over its budget (ratios ≤ 1 meet them)."""
+    and seconds per MB at 1 MB over its budget (ratios ≤ 1 meet them). A size that takes
+    more than ``cap`` seconds ends its shape (shown as ``>cap``, over budget), so an old
+    quadratic path can be measured too."""
     print(
         f"\n{'shape (growth)':<52} {'10 KB':>8} {'100 KB':>8} {'1 MB':>8} {'growth/budget':>14} {'s/MB/budget':>12}"
     )
     over, worst = 0, (0.0, "")
     for label, make, fn in _growth_shapes():
         fn(make(1_000))  # warm-up: lazy imports (scipy) out of the timing
-        ts = [_time(lambda t=make(size), f=fn: f(t), repeat) for size in SIZES]
+        ts: list[float] = []
+        for size in SIZES:
+            if ts and ts[-1] > cap:
+                break
+            ts.append(_time(lambda t=make(size), f=fn: f(t), repeat if not ts or ts[-1] < 1 else 1))
         fl = [max(t, GROWTH_FLOOR_S) for t in ts]
-        growth = max(fl[1] / fl[0], fl[2] / fl[1]) / GROWTH_BUDGET
-        per_mb = ts[2] / (SIZES[2] / 1e6) / PER_MB_BUDGET
+        growth = max(b / a for a, b in zip(fl, fl[1:], strict=False)) / GROWTH_BUDGET
+        per_mb = ts[2] / (SIZES[2] / 1e6) / PER_MB_BUDGET if len(ts) == len(SIZES) else float("inf")
         bad = growth > 1 or per_mb > 1
         over += bad
         worst = max(worst, (max(growth, per_mb), f"{label} (growth {growth:.2f}, per MB {per_mb:.2f})"))
-        cols = " ".join(f"{t:8.4f}" for t in ts)
+        cols = " ".join(f"{t:8.4f}" for t in ts) + f" {'>' + format(cap, 'g'):>8}" * (len(SIZES) - len(ts))
         print(f"{label:<52} {cols} {growth:14.2f} {per_mb:12.2f}{'  OVER' if bad else ''}")
     return over, worst
 
@@ -371,6 +377,9 @@ def main(argv: list[str] | None = None) -> int:
         action="append",
         help="run only these groups (repeatable)",
     )
+    ap.add_argument(
+        "--cap", type=float, default=10.0, help="growth table: seconds after which a shape stops growing"
+    )
     args = ap.parse_args(argv)
     over = 0
     worst: tuple[float, str] = (0.0, "")
@@ -388,7 +397,7 @@ def main(argv: list[str] | None = None) -> int:
             flag = "  OVER" if ratio > 1 else ""
             print(f"{label:<52} {best:8.3f} {budget:9.2f} {ratio:6.2f}{flag}")
     if "growth" in groups:
-        g_over, g_worst = run_growth(args.repeat)
+        g_over, g_worst = run_growth(args.repeat, args.cap)
         over += g_over
         worst = max(worst, g_worst)
     print(f"{over} case(s) over budget (target: ratio ≤ 1.00 on an idle core); worst: {worst[1]}")

@@ -103,12 +103,12 @@ def no_quadratic(monkeypatch):
 
 
 def test_plan_f1_past_the_cap_is_a_reason_not_a_quadratic_run(no_quadratic):
-    big, small = _actions(4_000), _actions(10)
+    big, small = _actions(1_000), _actions(10)  # within MAX_LITERAL_CHARS, past the action cap
     for part in (plan_f1, plan_order_f1):
         s = part(big, small)  # completion past the cap: its fault, scored 0
         assert s.value == 0.0 and f"cap of {MAX_PLAN_ACTIONS}" in s.reason
         s = part(small, big)  # gold past the cap: not applicable
-        assert s.value is None and "gold has 4000 actions" in s.reason
+        assert s.value is None and "gold has 1000 actions" in s.reason
     # the public P/R/F1: a gold past the cap is undefined, a completion past it all 0
     assert planning_scores(small, big) is None
     assert planning_scores(big, small)["quantity"].f1 == 0.0
@@ -120,7 +120,7 @@ def test_plan_f1_at_the_cap_is_scored():
     assert plan_f1(at, at).value == 1.0
     assert plan_order_f1(at, at).value == 1.0
     # locomotion does not count towards the cap (it is dropped first)
-    padded = "<actions>" + repr([["Navigate", "x"]] * 5_000 + [["Pick", "a"]]) + "</actions>"
+    padded = "<actions>" + repr([["Navigate", "x"]] * 1_000 + [["Pick", "a"]]) + "</actions>"
     assert plan_f1(padded, _actions(1, "Pick").replace("obj0", "a")).value == 1.0
 
 
@@ -131,7 +131,7 @@ def test_matrix_work_is_bounded_by_the_cap(monkeypatch):
         calls[0] += 1
         return a == b
 
-    planning_scores(_actions(10_000), _actions(MAX_PLAN_ACTIONS), matcher=counting)
+    planning_scores(_actions(1_000), _actions(MAX_PLAN_ACTIONS), matcher=counting)
     assert calls[0] == 0
     planning_scores(_actions(MAX_PLAN_ACTIONS), _actions(MAX_PLAN_ACTIONS), matcher=counting)
     assert calls[0] == MAX_PLAN_ACTIONS**2
@@ -154,3 +154,13 @@ def test_outcome_huge_gold_is_a_reason(gold):
 
 def test_outcome_huge_gold_does_not_hide_a_matching_gold():
     assert outcome("<answer>7</answer>", [10**5000, 7]).value == 1.0
+
+
+def test_literal_past_its_cap_is_a_reason():
+    from groundrl.parse.structured import MAX_LITERAL_CHARS, parse_literal_list
+
+    long_list = repr([["Pick", "x" * 20]] * (MAX_LITERAL_CHARS // 20))
+    r = parse_literal_list(long_list)
+    assert not r.ok and f"longer than {MAX_LITERAL_CHARS}" in r.error
+    # whitespace collapses first: a list padded with spaces past the cap still parses
+    assert parse_literal_list("[" + " " * MAX_LITERAL_CHARS + "'a']").value == ["a"]
