@@ -107,3 +107,14 @@ def test_the_repair_truncates_in_place(tmp_path, monkeypatch):
     monkeypatch.setattr(pathlib.Path, "write_text", no_rewrite)
     run(inp, out, decompose, None, progress=False)
     assert out.stat().st_ino == ino and out.read_text() == whole
+
+
+@pytest.mark.parametrize("field", ["line", "rows", "error"])
+def test_a_user_field_with_a_reserved_name_is_an_error_record_never_overwritten(tmp_path, field):
+    inp, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    inp.write_text(json.dumps({**_traj(0, 2), field: "mine"}) + "\n" + json.dumps(_traj(1, 2)) + "\n")
+    counts = run(inp, out, decompose, None, progress=False)
+    rows = [json.loads(x) for x in out.read_text().splitlines()]
+    assert rows[0]["line"] == 1 and f"input field {field!r} is a name curate reserves" in rows[0]["error"]
+    assert [r["id"] for r in rows[1:]] == ["t1/step0", "t1/step1"]
+    assert counts["error"] == 1

@@ -7,6 +7,10 @@ may repeat, be null, or collide (``1`` and ``"1"``, an explicit ``"line7"``) wit
 record being skipped or duplicated, and the summary says when input ids repeat. An
 output file from before ``line`` was written resumes by id, as it used to.
 
+Reserved names: ``line``, ``rows`` (on each row of a record that gave several: how
+many) and ``error`` are curate's bookkeeping; an input record carrying one of them is an
+error record naming it, never silently overwritten.
+
 Failures are records, not tracebacks: an input line that is not a JSON object, and a
 record the pipeline could not process (an unreadable image, a missing field), become
 ``{id, line, error}`` output records — ``line`` is the 1-based input line number and
@@ -162,7 +166,20 @@ def iter_records(path: Path) -> Iterator[tuple[int, dict[str, Any] | None, str]]
         yield k, rec, ""
 
 
+RESERVED = ("line", ROWS, ERROR)  # curate's bookkeeping fields in every output row
+
+
 def _apply(fn: Callable[[dict[str, Any]], Any], rec: dict[str, Any], line: int) -> list[dict[str, Any]]:
+    taken = [k for k in RESERVED if k in rec]
+    if taken:  # issue 26: a user's `line` was overwritten, then dropped from --kept records
+        return [
+            {
+                "id": rec["id"],
+                "line": line,
+                ERROR: f"the input field {taken[0]!r} is a name curate reserves for its bookkeeping "
+                f"({', '.join(RESERVED)}); rename it (curate's --kept files never carry them)",
+            }
+        ]
     try:
         res = fn(rec)
     except Exception as e:  # one bad record is an error record, not the end of the run
