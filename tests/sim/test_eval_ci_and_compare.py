@@ -155,3 +155,18 @@ def test_model_policy_max_tokens_default_fits_the_machine():
 
     want = GPU_MAX_TOKENS if torch.cuda.is_available() else CPU_MAX_TOKENS
     assert default_max_tokens("transformers") == want and CPU_MAX_TOKENS < GPU_MAX_TOKENS
+
+
+def test_dash_pipes_tasks_from_sim_tasks_into_sim_eval(tmp_path):
+    r = run("tasks", "-o", "-", "--n", 6, "--seed", 3)
+    assert r.exit_code == 0
+    lines = [line for line in r.stdout.splitlines() if line.startswith("{")]
+    assert len(lines) == 6 and "wrote 6 tasks to stdout" in r.output
+    d = tmp_path / "piped"
+    r = runner.invoke(app, ["eval", "-", "--policy", "expert", "-o", str(d)], input="\n".join(lines) + "\n")
+    assert r.exit_code == 0, r.output
+    m = json.loads((d / "metrics.json").read_text())
+    assert m["n_tasks"] == 6 and m["success_rate"] == 1.0 and m["config"]["tasks"] == "-"
+    assert "expert on stdin" in (d / "report.md").read_text()
+    r = run("eval", tmp_path / "missing.jsonl", "-o", d)
+    assert r.exit_code == 2 and "does not exist" in r.output

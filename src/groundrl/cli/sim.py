@@ -38,7 +38,7 @@ def _split(csv: str) -> list[str]:
 )
 def tasks_cmd(
     output: Path = typer.Option(
-        ..., "-o", "--output", help="JSONL file to write (parent folders are created)."
+        ..., "-o", "--output", help="JSONL file to write (parent folders are created); - writes stdout."
     ),
     n: int = typer.Option(60, "--n", min=0, help="Number of tasks to generate (ignored with --from)."),
     seed: int = typer.Option(0, "--seed", help="Generator seed: the same seed gives the same tasks."),
@@ -59,6 +59,10 @@ def tasks_cmd(
         None, "--limit", min=1, help="With --from: only the first N tasks (after --subsets)."
     ),
 ) -> None:
+    import contextlib
+    import sys
+
+    from rich.console import Console
     from rich.progress import track
 
     from groundrl.sim.generate import SUBSETS, generate_tasks
@@ -81,16 +85,19 @@ def tasks_cmd(
             tasks = generate_tasks(n, seed, chosen or None)
     except (ValueError, OSError) as e:
         raise typer.BadParameter(str(e)) from e
-    output.parent.mkdir(parents=True, exist_ok=True)
+    to_stdout = str(output) == "-"
+    if not to_stdout:
+        output.parent.mkdir(parents=True, exist_ok=True)
     unsolved = 0
-    with output.open("w", encoding="utf-8") as f:
-        for t in track(tasks, description="gold plans", transient=True):
+    with contextlib.nullcontext(sys.stdout) if to_stdout else output.open("w", encoding="utf-8") as f:
+        for t in track(tasks, description="gold plans", transient=True, console=Console(stderr=True)):
             rec = export_record(t)
             unsolved += rec["gold_plans"]["eb_alfred"] is None
             f.write(json.dumps(rec, ensure_ascii=False) + "\n")
     typer.echo(
-        f"wrote {len(tasks)} tasks to {output}"
-        + (f" ({unsolved} without an expert plan)" if unsolved else "")
+        f"wrote {len(tasks)} tasks to {'stdout' if to_stdout else output}"
+        + (f" ({unsolved} without an expert plan)" if unsolved else ""),
+        err=to_stdout,
     )
 
 
@@ -109,10 +116,9 @@ def eval_cmd(
     input_path: Path | None = typer.Argument(
         None,
         metavar="INPUT",
-        exists=True,
         show_default=False,
         help="Task source: an EB-ALFRED splits.json, a directory of ALFRED traj_data *.json files, "
-        "or a JSONL written by `groundrl sim tasks`.",
+        "or a JSONL written by `groundrl sim tasks` (- reads it from standard input).",
     ),
     tasks_opt: Path | None = typer.Option(
         None, "--tasks", exists=True, help="The same as INPUT (kept for older scripts)."
@@ -181,6 +187,8 @@ def eval_cmd(
             f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}", param_hint="--policy"
         )
     tasks = _one_input(input_path, tasks_opt)
+    from_stdin = input_path is not None and str(input_path) == "-"
+    source_name = "stdin" if from_stdin else tasks.name
     if max_tokens is None:
         max_tokens = default_max_tokens(judge_backend)
     try:
@@ -211,7 +219,7 @@ def eval_cmd(
     except ValueError as e:
         raise typer.BadParameter(str(e), param_hint="INPUT" if not task_list else "--policy") from e
     config = eval_config(
-        tasks=str(tasks),
+        tasks="-" if from_stdin else str(tasks),
         policy=policy,
         policy_name=pol.name,
         max_steps=max_steps,
@@ -231,8 +239,8 @@ def eval_cmd(
     metrics, results = _run_with_progress(
         task_list, pol, max_steps=max_steps, max_invalid=max_invalid, batch_size=batch_size, config=config
     )
-    write_report(output, metrics, results, f"groundrl sim eval: {pol.name} on {tasks.name}")
-    _print_summary(metrics, f"{pol.name} on {tasks.name}")
+    write_report(output, metrics, results, f"groundrl sim eval: {pol.name} on {source_name}")
+    _print_summary(metrics, f"{pol.name} on {source_name}")
     missing = metrics.get("tasks_without_plan")
     if missing:
         typer.echo(f"note: {missing} task(s) had no plan in {plans} (scored as empty plans)")
@@ -253,13 +261,31 @@ def default_max_tokens(judge_backend: str | None) -> int:
 
 
 def _one_input(positional: Path | None, option: Path | None) -> Path:
+    if positional is not None and str(positional) == "-":
+        return _stdin_file()
     if positional is None and option is None:
         raise typer.BadParameter("give the task source as INPUT (or --tasks)", param_hint="INPUT")
     if positional is not None and option is not None and positional != option:
         raise typer.BadParameter(
             f"two task sources given ({positional} and --tasks {option}); keep one", param_hint="INPUT"
         )
-    return positional or option  # type: ignore[return-value]
+    chosen = positional or option
+    if not chosen.exists():  # type: ignore[union-attr]
+        raise typer.BadParameter(f"{chosen} does not exist", param_hint="INPUT")
+    return chosen  # type: ignore[return-value]
+
+
+def _stdin_file() -> Path:
+    """Tasks JSONL from standard input, saved to a temporary file (deleted at exit)."""
+    import atexit
+    import shutil
+    import sys
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("wb", prefix="groundrl-tasks-", suffix=".jsonl", delete=False) as f:
+        shutil.copyfileobj(sys.stdin.buffer, f)
+    atexit.register(Path(f.name).unlink, missing_ok=True)
+    return Path(f.name)
 
 
 def _run_with_progress(task_list, pol, **kwargs):
