@@ -92,6 +92,7 @@ def fmt(v: Any) -> str:
 
 
 _SKIP = {
+    "alarms",  # the monitor's list of alarm names per row: report.md has its own section
     "stage",
     "step",
     "epoch",
