@@ -84,6 +84,14 @@ def test_build_eqa_end_to_end_and_resume(openeqa, chat_server, tmp_path):
     assert len(chat_server.requests) == 2 * first
     m = json.loads((out / "manifest.json").read_text())
     assert m["n_questions"] == 2 and m["n_questions_resumed"] == 1 and m["n_bad_questions"] == 1
+    # a rerun with other settings would mix two sets in one journal: refused, naming the flag
+    other = [
+        ("other" if prev == "--judge-model" else a) for prev, a in zip(["", *args[:-1]], args, strict=True)
+    ]
+    r = runner.invoke(app, other)
+    said = " ".join(r.output.replace("│", " ").split())
+    assert r.exit_code == 2 and '--judge-model was "judge", now "other"' in said and "--restart" in said
+    assert len(chat_server.requests) == 2 * first  # nothing was asked
     # per question: 3 sampled (1 without <answer>) + 1 incorrect → 3 items scored 9, 2, 1
     assert m["n_items"] == 6 and m["n_unparsed_responses"] == 2 and m["n_unscored_responses"] == 0
     assert m["score_histogram"] == {"1": 2, "2": 2, "9": 2}

@@ -601,10 +601,16 @@ def build_eqa_cmd(
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of the split and the sampling."),
     limit: int | None = typer.Option(None, "--limit", min=1, help="Only the first N questions with frames."),
+    restart: bool = typer.Option(
+        False,
+        "--restart",
+        help="Start over: drop the journal of an earlier run into -o (needed when settings change).",
+    ),
     judge: JudgeConfig | None = None,
 ) -> None:
     from groundrl.benchmarks.datasets import load_openeqa
     from groundrl.benchmarks.eqa_build import build
+    from groundrl.run_params import ParamsChanged, guard
 
     items, bad = load_openeqa(questions, frames_root, keyframes)
     typer.echo(f"{len(items)} questions with frames, {len(bad)} without (listed in manifest.json)", err=True)
@@ -633,6 +639,15 @@ def build_eqa_cmd(
         "keyframes": keyframes,
         "policy_temperature": policy_temperature,
     }
+    try:  # the journal is what a rerun resumes from: refuse to mix two settings in it
+        flags = {f"--{k.replace('_', '-')}": v for k, v in settings.items()}
+        note = guard(output / "progress.jsonl", "bench build-eqa", {**flags, "--seed": seed}, restart)
+    except ParamsChanged as e:
+        _close(backend)
+        _close(policy)
+        raise typer.BadParameter(str(e), param_hint="-o/--output") from e
+    if note:
+        typer.echo(note, err=True)
     try:
         m = build(
             items,
