@@ -91,3 +91,11 @@ def test_cli_writes_records_and_action_map(tmp_path):
     rows = [json.loads(line) for line in out.read_text().splitlines()]
     assert rows and all({"id", "prompt", "target", "gold"} <= set(x) for x in rows)
     assert all(str(s["action_id"]) in amap for x in rows for s in json.loads(x["target"])["executable_plan"])
+
+
+def test_short_prompt_without_the_action_list():
+    from groundrl.train.planning_data import prompt
+
+    tasks = generate_tasks(1, seed=0)
+    recs, _, _ = rr_sft_records(tasks, list_actions=False)
+    assert recs[0]["prompt"] == prompt(tasks[0]) and "Available actions" not in recs[0]["prompt"]
