@@ -45,6 +45,9 @@ def test_openrlhf_single_turn_agent_executor():
     16 image pads and the EOS; the rewards equal the clean-text scores."""
     out = drive("openrlhf_agent.py")
     good, bad = out["good"], out["bad"]
+    # the stub engine has the real RolloutRayActor.generate's parameters
+    assert out["engine_signature"]["stub"] == out["engine_signature"]["real"]
+    assert out["engine_signature"]["real"] == ["prompt_token_ids", "sampling_params", "multi_modal_data"]
     assert good["query_image_pads"] == 16 and good["query_ends_with_eos"]
     assert good["reward"] == [1.5] and good["scores"] == [1.0]
     assert good["extra_logs"] == {"format": [0.5], "accuracy": [1.0]}

@@ -35,6 +35,8 @@ def test_dataset_row_reaches_the_agent_as_openrlhf_reads_it(episodes):
     """write_prompt_dataset's row, read by OpenRLHF's preprocess_data with a chat
     template: the prompt is the templated instruction and the label stays JSON text."""
     assert episodes["openrlhf_version"].startswith("0.11")
+    # the scripted engine has the real RolloutRayActor.generate's parameters
+    assert episodes["engine_signature"]["stub"] == episodes["engine_signature"]["real"]
     assert episodes["rows"] == 1 and episodes["row_keys"] == ["id", "input", "label"]
     assert episodes["prompt"] == (
         "<|im_start|>user\nInstruction: Put two Cloths in the BathtubBasin.\n"

@@ -6,9 +6,12 @@ and the response token ids end in EOS. Settings come from GROUNDRL_* env variabl
 import asyncio
 import json
 import os
+from pathlib import Path
 from types import SimpleNamespace
 
+import openrlhf
 from openrlhf.utils.agent import SingleTurnAgentExecutor
+from real_signatures import method_params, stub_params
 from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
 from transformers import PreTrainedTokenizerFast
 
@@ -61,7 +64,7 @@ class StubEngine:
     def __init__(self, completion):
         self.ids = base(completion)["input_ids"] + [base.eos_token_id]
 
-    async def generate(self, prompt_ids, params, multi_modal_data=None):
+    async def generate(self, prompt_token_ids, sampling_params, multi_modal_data=None):
         out = SimpleNamespace(token_ids=self.ids, finish_reason="stop", logprobs=None)
         return SimpleNamespace(outputs=[out])
 
@@ -85,4 +88,9 @@ for name, completion in (("good", RP), ("bad", "no plan")):
         "query_image_pads": query.count("<|image_pad|>"),
         "query_ends_with_eos": query.endswith("<|im_end|>"),
     }
+# the stand-in for the rollout actor's generate (vllm_engine.py, which needs vLLM to import)
+real = method_params(
+    Path(openrlhf.__file__).parent / "trainer" / "ray" / "vllm_engine.py", "RolloutRayActor", "generate"
+)
+results["engine_signature"] = {"real": real, "stub": stub_params(StubEngine.generate)}
 print(json.dumps(results))

@@ -178,6 +178,17 @@ def play(tok, prompt, label, script, env, max_length=4096, n=1, logprobs=None):
     return {"samples": results, "engine_calls": engine.calls}
 
 
+def engine_signature():
+    """The scripted engine's parameters beside the real rollout actor's generate."""
+    from real_signatures import method_params, stub_params
+
+    src = Path(openrlhf.__file__).parent / "trainer" / "ray" / "vllm_engine.py"
+    return {
+        "real": method_params(src, "RolloutRayActor", "generate"),
+        "stub": stub_params(ScriptedEngine.generate),
+    }
+
+
 def episodes():
     tok = build_tokenizer(
         [GOLD, PARTIAL, "nonsense", json.dumps(TASK), oh.prompt_records([TASK])[0]["input"]]
@@ -190,6 +201,7 @@ def episodes():
     p_len = len(tok(prompt, add_special_tokens=False)["input_ids"])
     return {
         "openrlhf_version": version("openrlhf"),
+        "engine_signature": engine_signature(),
         "rows": n,
         "row_keys": sorted(row),
         "prompt": prompt,
