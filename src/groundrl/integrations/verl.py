@@ -14,7 +14,8 @@ Config (``custom_reward_function``)::
 
     custom_reward_function:
       path: <site-packages>/groundrl/integrations/verl.py
-      name: compute_score          # recipe from extra_info["recipe"] or data_source "groundrl/<recipe>"
+      name: compute_score_async    # or compute_score; recipe from extra_info["recipe"] or
+                                   # data_source "groundrl/<recipe>"
       reward_kwargs:               # optional; verl passes these to compute_score
         recipe: proxy_grm          # default recipe when the sample names none
         recipe_options: {}         # the recipe's options (groundrl recipes lists them)
@@ -36,6 +37,16 @@ encodes labels when their types differ across rows) is decoded, and a JSON *obje
 supplies several sample fields. For verl's process-based ``reward_manager.name=remote``
 the function must pickle: the file loaded by ``path`` re-exports this module's objects,
 so Ray pickles them by reference to ``groundrl.integrations.verl``.
+
+``compute_score_async`` (what ``examples/verl/*.sh`` configure) gives the same result
+dicts; verl awaits it on its reward loop, and the concurrent calls of a judge-backed
+recipe are scored in one ``Rubric.score_batch`` so the judge sends them together
+(``bench/verl_judge.py``). ``compute_score`` sends one judge request per call from verl's
+thread pool.
+
+:func:`write_dataset` (``groundrl export verl``) writes the rows, images embedded as
+``{"bytes": …}`` with one ``<image>`` placeholder each in the prompt, the form verl's
+``RLHFDataset`` reads.
 
 The same settings can come from ``GROUNDRL_RECIPE`` / ``GROUNDRL_OPTIONS`` /
 ``GROUNDRL_JUDGE_*`` environment variables on the workers
