@@ -4,7 +4,8 @@ the same inputs in the same process (issue 30).
 For every rule reward the script builds a seeded corpus of ``--n`` completions, 8 per gold
 label (a GRPO group), each tagged with the *shape* it was built as (one shape per group, chosen
 uniformly, so a group's completions share their gold as in a trainer's batch; one mutation
-of that shape per completion):
+of that shape per completion; ``--mixed-groups`` draws a shape per completion instead, so
+a shape's timing parses nearly every gold):
 
 * **real** — the papers' own examples when ``../shared/data/external`` is present: the
   EB-ALFRED in-context outputs as written (not valid JSON) and re-encoded, the
@@ -156,6 +157,9 @@ def alfred_map() -> dict[str, str]:
     return {str(i): f"{v} {o}" for i, (v, o) in enumerate((v, o) for v in verbs for o in objs)}
 
 
+MIXED_GROUPS = False  # --mixed-groups: a shape per completion instead (no gold shared in a shape's timing)
+
+
 def _shape(rng: random.Random, table: dict[str, tuple[str, ...]]) -> str:
     """A group's shape, all equally likely. A group (the 8 completions of one prompt)
     keeps one shape, so a shape's timing sees whole groups sharing their gold, as a
@@ -230,6 +234,9 @@ def rr_corpus(rng: random.Random, n: int, amap: dict[str, str]) -> list[dict[str
             ]
         gold = str([s["action_name"] for s in gold_steps])  # the released code's label: a Python literal
         for _ in range(GROUP):
+            if MIXED_GROUPS:
+                shape = _shape(rng, RR_SHAPES)
+                shape = "clean" if shape == "real examples" and ex is None else shape
             mut = rng.choice(RR_SHAPES[shape])
             steps = _steps(rng, [dict(s) for s in gold_steps], mut)
             if mut == "rename":
@@ -330,6 +337,7 @@ def eb_corpus(rng: random.Random, n: int) -> list[dict[str, Any]]:
         except (ValueError, SyntaxError):
             acts = []
         for _ in range(GROUP):
+            shape = _shape(rng, EB_SHAPES) if MIXED_GROUPS else shape
             mut = rng.choice(EB_SHAPES[shape])
             a = _steps(rng, [list(x) for x in acts], mut)
             if mut == "rename" and a:
@@ -388,6 +396,7 @@ def proxy_corpus(rng: random.Random, n: int) -> list[dict[str, Any]]:
     while len(out) < n:
         pref, shape = rng.choice([1, 2]), _shape(rng, PROXY_SHAPES)
         for _ in range(GROUP):
+            shape = _shape(rng, PROXY_SHAPES) if MIXED_GROUPS else shape
             mut = rng.choice(PROXY_SHAPES[shape])
             length = rng.choice([300, 800, 2000]) if mut == "long" else _length(rng)
             ans = str(pref if mut != "wrong" else 3 - pref)
@@ -448,6 +457,7 @@ def det_corpus(rng: random.Random, n: int) -> list[dict[str, Any]]:
                           "label": rng.choice(DET_LABELS)})  # fmt: skip
         gold, shape = json.dumps(boxes), _shape(rng, DET_SHAPES)
         for _ in range(GROUP):
+            shape = _shape(rng, DET_SHAPES) if MIXED_GROUPS else shape
             mut = rng.choice(DET_SHAPES[shape])
             b = [{"bbox_2d": list(d["bbox_2d"]), "label": d["label"]} for d in boxes]
             b = _steps(rng, b, "repeat" if mut == "repeat" else "")
@@ -773,8 +783,12 @@ def main() -> None:
     ap.add_argument(
         "--bare", action="store_true", help="also time the bare reward functions (not only the rubrics)"
     )
+    ap.add_argument("--mixed-groups", action="store_true",
+                    help="a shape per completion, not per group (a shape's timing then parses most golds)")  # fmt: skip
     args = ap.parse_args()
     only = {s.strip() for s in args.only.split(",") if s.strip()}
+    global MIXED_GROUPS
+    MIXED_GROUPS = args.mixed_groups
 
     def want(k: str) -> bool:
         return not only or k in only
