@@ -10,6 +10,7 @@ import typer
 def command(
     input: Path = typer.Argument(
         ...,
+        metavar="INPUT",
         exists=True,
         dir_okay=False,
         readable=True,
