@@ -60,6 +60,7 @@ from groundrl.serve import openapi as oa
 from groundrl.serve.batching import Admission, MicroBatcher, Overloaded
 from groundrl.serve.judge_health import DEGRADED_RATE, count_failures
 from groundrl.serve.metrics import Metrics
+from groundrl.serve.schemas import check, reward_body, score_body
 
 log = logging.getLogger("groundrl.serve")
 
@@ -592,53 +593,37 @@ async def _body_object(
     return body
 
 
-def _score_request(body: dict[str, Any], default: str | None, names: tuple[str, ...], max_samples: int):
-    """``(recipe name, items)`` of a ``/score`` body, or ``_Bad`` naming the field."""
-    unknown = sorted(set(body) - {"recipe", "samples"})
-    if unknown:
-        raise _Bad(422, f"unknown field `{unknown[0]}` (a /score body has `recipe` and `samples`)")
-    name = body.get("recipe", default)
-    if name is None:
-        raise _Bad(422, f"`recipe` is required (this server has no default); one of {', '.join(names)}")
-    if not isinstance(name, str) or name not in names:
-        raise _Bad(422, f"`recipe` must be one of {', '.join(names)}, got {json.dumps(name)[:100]}")
-    samples = body.get("samples")
-    if not isinstance(samples, list):
-        raise _Bad(422, f"`samples` must be a list of sample objects, got {_type(samples)}")
-    if len(samples) > max_samples:
-        raise _Bad(422, f"`samples` holds {len(samples)} samples; at most {max_samples} per request")
+def _score_request(body: dict[str, Any], schema: dict[str, Any], default: str | None):
+    """``(recipe name, items)`` of a ``/score`` body (checked against the schema that
+    /openapi.json publishes), or ``_Bad`` naming the field."""
+    err = check(schema, body)
+    if err:
+        raise _Bad(422, err)
     items = [
         (i, s, "")
         if isinstance(s, dict)
         else (i, None, f"sample {i} is a JSON {_type(s)}, expected an object")
-        for i, s in enumerate(samples, start=1)
+        for i, s in enumerate(body["samples"], start=1)
     ]
-    return name, items
+    return body.get("recipe", default), items
 
 
-def _reward_request(body: dict[str, Any], max_samples: int) -> list[tuple[str, str, Any]]:
-    """``(query, prompt, label)`` triples of a ``/get_reward`` body, or ``_Bad``."""
-    queries = body.get("query")
-    if not isinstance(queries, list):
-        raise _Bad(422, f"`query` must be a list of strings (prompt + response), got {_type(queries)}")
+def _reward_request(body: dict[str, Any], schema: dict[str, Any]) -> list[tuple[str, str, Any]]:
+    """``(query, prompt, label)`` triples of a ``/get_reward`` body (the published schema,
+    then the lengths it cannot state), or ``_Bad``."""
+    err = check(schema, body)
+    if err:
+        raise _Bad(422, err)
+    queries = body["query"]
     n = len(queries)
-    if n > max_samples:
-        raise _Bad(422, f"`query` holds {n} queries; at most {max_samples} per request")
-    for what, values in (("query", queries), ("prompts", body.get("prompts"))):
-        if what == "prompts" and values is None:
-            continue
-        if not isinstance(values, list) or len(values) != n:
-            got = f"a list of {len(values)}" if isinstance(values, list) else _type(values)
-            raise _Bad(422, f"`{what}` must be a list of {n} strings (as long as `query`), got {got}")
-        for i, v in enumerate(values):
-            if not isinstance(v, str):
-                raise _Bad(422, f"`{what}[{i}]` must be a string, got {_type(v)}")
-    labels = body.get("labels")
-    if labels is None:
-        labels = [None] * n
-    elif not isinstance(labels, list) or len(labels) != n:
-        got = f"a list of {len(labels)}" if isinstance(labels, list) else _type(labels)
-        raise _Bad(422, f"`labels` must be null or a list of {n} labels (as long as `query`), got {got}")
+    for what, what_is in (("prompts", "strings"), ("labels", "labels")):
+        values = body.get(what)
+        if values is not None and len(values) != n:
+            raise _Bad(
+                422,
+                f"`{what}` must be null or a list of {n} {what_is} (as long as `query`), got a list of {len(values)}",
+            )
+    labels = body.get("labels") or [None] * n
     return list(zip(queries, body.get("prompts") or [""] * n, labels, strict=True))
 
 
@@ -717,6 +702,9 @@ def create_app(
     if recipe is not None and recipe not in names:
         raise ValueError(f"unknown recipe {recipe!r}; choose one of {', '.join(names)}")
     max_samples = min(max_samples, max_queue)
+    # one schema per route: what /openapi.json publishes is what requests are checked with
+    score_schema = score_body(names, max_samples, recipe)
+    reward_schema = reward_body(max_samples)
     metrics = Metrics((*ROUTES, *DOC_ROUTES) if docs else ROUTES)
     admission = Admission(max_queue)
     batching = {
@@ -795,10 +783,10 @@ def create_app(
         )
         return Response(text, media_type="text/plain; version=0.0.4; charset=utf-8")
 
-    @app.post("/score", **oa.SCORE)
+    @app.post("/score", **oa.score(score_schema))
     async def score(request: Request) -> Response:
         body = await _body_object(request, "`recipe` and `samples`", max_body_elements)
-        name, items = _score_request(body, recipe, names, max_samples)
+        name, items = _score_request(body, score_schema, recipe)
         if not items:
             return _response({"results": []})
         out = await run("score", name, items)
@@ -811,13 +799,13 @@ def create_app(
         metrics.add_sample_errors(name, sum("error" in r for r in out))
         return _response({"results": out}, headers={JUDGE_FAILURES_HEADER: str(judge_failures)})
 
-    @app.post("/get_reward", **oa.GET_REWARD)
+    @app.post("/get_reward", **oa.get_reward(reward_schema))
     async def get_reward(request: Request) -> Response:
         if recipe is None:
             msg = "this server was started without a recipe (groundrl serve --recipe NAME); /get_reward needs one"
             raise _Bad(422, msg)
         body = await _body_object(request, "`query`, `prompts` and `labels`", max_body_elements)
-        out = await run("get_reward", recipe, _reward_request(body, max_samples))
+        out = await run("get_reward", recipe, _reward_request(body, reward_schema))
         if isinstance(out, Response):
             return out
         part_names = scorers.resolve(recipe)[1].names

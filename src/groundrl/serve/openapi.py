@@ -21,13 +21,6 @@ def _err(description: str) -> dict[str, Any]:
     return {**_ERROR, "description": description}
 
 
-SAMPLE = {
-    "type": "object",
-    "description": "A sample: `completion` plus the recipe's fields (`groundrl recipes --json` lists them).",
-    "properties": {"id": {}, "completion": {"type": "string"}},
-    "required": ["completion"],
-    "additionalProperties": True,
-}
 RESULT = {
     "type": "object",
     "properties": {
@@ -41,9 +34,10 @@ RESULT = {
 COMMON = {
     "400": _err("the body is not JSON (or nested too deep)"),
     "401": _err("missing or wrong bearer token (when the server has one)"),
-    "413": _err("the body is over the server's limit"),
+    "408": _err("the body arrived too slowly (idle or under the minimum rate)"),
+    "413": _err("the body is over the server's byte or JSON-value limit"),
     "422": _err("the envelope is malformed; `detail` names the field"),
-    "503": _err("overloaded: retry after `Retry-After` seconds"),
+    "503": _err("overloaded or shutting down: retry after `Retry-After` seconds"),
 }
 
 
@@ -55,57 +49,49 @@ def _ok(schema: dict[str, Any], description: str) -> dict[str, Any]:
     return {"200": {"description": description, "content": {"application/json": {"schema": schema}}}}
 
 
-SCORE = {
-    "openapi_extra": _json_body(
+JUDGE_HEADER = {
+    "X-Groundrl-Judge-Failures": {
+        "description": "judge-backed part scores of this request that are judge failures",
+        "schema": {"type": "integer"},
+    }
+}
+
+
+def score(body: dict[str, Any]) -> dict[str, Any]:
+    """The route arguments of ``POST /score`` for its request schema
+    (:func:`groundrl.serve.schemas.score_body`, the one the route checks requests with)."""
+    ok = _ok(
+        {"type": "object", "properties": {"results": {"type": "array", "items": RESULT}}},
+        "one result per sample, in order",
+    )
+    ok["200"]["headers"] = JUDGE_HEADER
+    return {"openapi_extra": _json_body(body), "responses": {**ok, **COMMON}}
+
+
+def get_reward(body: dict[str, Any]) -> dict[str, Any]:
+    """The route arguments of ``POST /get_reward`` (schema: :func:`~groundrl.serve.schemas.reward_body`)."""
+    ok = _ok(
         {
             "type": "object",
             "properties": {
-                "recipe": {"type": "string", "description": "optional when the server has a default"},
-                "samples": {"type": "array", "items": SAMPLE},
+                "rewards": {"type": "array", "items": {"type": ["number", "null"]}},
+                "scores": {"type": "array", "items": {"type": ["number", "null"]}},
+                "extra_logs": {"type": "object", "additionalProperties": {"type": "array"}},
+                "errors": {"type": "array", "items": {"type": ["string", "null"]}},
             },
-            "required": ["samples"],
-            "additionalProperties": False,
-        }
-    ),
-    "responses": {
-        **_ok(
-            {"type": "object", "properties": {"results": {"type": "array", "items": RESULT}}},
-            "one result per sample, in order",
-        ),
-        **COMMON,
-    },
+        },
+        "OpenRLHF's reward response (a query whose label lacks a required field: null reward, its `errors` entry)",
+    )
+    ok["200"]["headers"] = JUDGE_HEADER
+    return {"openapi_extra": _json_body(body), "responses": {**ok, **COMMON}}
+
+
+HEALTH = {
+    "responses": _ok(
+        {"type": "object"},
+        "status (ok, or degraded with judge_failure_rate when recent judge calls fail), default recipe, recipes",
+    )
 }
-GET_REWARD = {
-    "openapi_extra": _json_body(
-        {
-            "type": "object",
-            "properties": {
-                "query": {"type": "array", "items": {"type": "string"}, "description": "prompt + response"},
-                "prompts": {"type": "array", "items": {"type": "string"}},
-                "labels": {
-                    "type": ["array", "null"],
-                    "description": "one label per query (JSON object labels give several fields)",
-                },
-            },
-            "required": ["query"],
-        }
-    ),
-    "responses": {
-        **_ok(
-            {
-                "type": "object",
-                "properties": {
-                    "rewards": {"type": "array", "items": {"type": "number"}},
-                    "scores": {"type": "array", "items": {"type": "number"}},
-                    "extra_logs": {"type": "object", "additionalProperties": {"type": "array"}},
-                },
-            },
-            "OpenRLHF's reward response",
-        ),
-        **COMMON,
-    },
-}
-HEALTH = {"responses": _ok({"type": "object"}, "status, default recipe, recipes served")}
 METRICS = {
     "response_class": PlainTextResponse,
     "responses": {
