@@ -624,8 +624,8 @@ def _write_split(output: Path, dest: Path | None, keep: Any, convert: Any) -> in
         return 0
     n = 0
     dest.parent.mkdir(parents=True, exist_ok=True)
-    with dest.open("w", encoding="utf-8") as f:
-        for line in output.read_text(encoding="utf-8").splitlines():
+    with dest.open("w", encoding="utf-8") as f, output.open("rb") as src:
+        for line in src:  # as it is read: memory does not grow with the output (issue 26)
             try:
                 rec = json.loads(line)
             except ValueError:

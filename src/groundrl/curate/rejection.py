@@ -156,8 +156,8 @@ def kept_records(annotated: Path, dest: Path) -> int:
     the error records) to ``dest``; returns how many."""
     n = 0
     drop = {"kept", "reason", "line"}
-    with dest.open("w", encoding="utf-8") as f:
-        for line in annotated.read_text(encoding="utf-8").splitlines():
+    with dest.open("w", encoding="utf-8") as f, annotated.open("rb") as src:
+        for line in src:  # as it is read: memory does not grow with the file (issue 26)
             try:
                 rec = json.loads(line)
             except ValueError:
