@@ -12,6 +12,7 @@ Never run under ``make test``: timings are the bench's job, tests assert behavio
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 from collections.abc import Callable
@@ -89,6 +90,13 @@ def main(argv: list[str] | None = None) -> int:
             f"\n/health while a 1 MB hostile /get_reward is scored ({took:.2f} s): median {med * 1e3:.1f} ms, "
             f"max {worst * 1e3:.1f} ms; idle median {idle * 1e3:.1f} ms; max/idle {worst / idle:.0f}x"
         )
+    if args.findings:
+        ok, sent = slow_bodies()
+        print(f"small POSTs answered 200 while four 16 MiB bodies stall: {ok} of {sent}")
+        before, after, statuses = value_bombs()
+        print(
+            f"four 15 MiB bodies of {{}},: server peak RSS {before:.0f} -> {after:.0f} MB, statuses {statuses}"
+        )
     return 1 if over else 0
 
 
@@ -157,6 +165,107 @@ def health_while_hostile(size: int = 1_000_000, timeout: float = 600.0) -> tuple
                 busy.append(lat())
             th.join()
         return statistics.median(idle), statistics.median(busy), max(busy), done[0]
+    finally:
+        proc.terminate()
+        proc.wait(30)
+
+
+# ------------------------------------------------------------------ server findings (issue 26)
+
+
+def _hwm_mb(pid: int) -> float:
+    with open(f"/proc/{pid}/status") as f:
+        return int(next(x for x in f if x.startswith("VmHWM")).split()[1]) / 1024
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait(url: str) -> None:
+    import time
+
+    import httpx
+
+    for _ in range(600):
+        try:
+            httpx.get(url + "/health", timeout=1)
+            return
+        except httpx.HTTPError:
+            time.sleep(0.1)
+
+
+def slow_bodies(seconds: float = 5.0) -> tuple[int, int]:
+    """(small POSTs answered 200, sent) in ``seconds`` while four connections hold 16 MiB
+    bodies with their last 100 bytes unsent."""
+    import socket
+    import time
+
+    import httpx
+
+    port = _free_port()
+    proc = _serve(port)
+    url = f"http://127.0.0.1:{port}"
+    held = []
+    try:
+        _wait(url)
+        size = 16 * 1024 * 1024
+        for _ in range(4):
+            s = socket.create_connection(("127.0.0.1", port))
+            s.sendall(f"POST /score HTTP/1.1\r\nHost: x\r\nContent-Length: {size}\r\n\r\n".encode())
+            s.sendall(b" " * (size - 100))
+            held.append(s)
+        time.sleep(0.5)
+        crit = (
+            "<critique>" + "c" * 2000 + "</critique><score>7</score>"
+        )  # ~2 KB: over the ~420 B that got through
+        body = {"samples": [{"completion": crit, "gt_score": 7}]}
+        ok = sent = 0
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            sent += 1
+            with contextlib.suppress(httpx.HTTPError):
+                ok += httpx.post(url + "/score", json=body, timeout=seconds).status_code == 200
+            time.sleep(0.05)
+        return ok, sent
+    finally:
+        for s in held:
+            s.close()
+        proc.terminate()
+        proc.wait(30)
+
+
+def value_bombs() -> tuple[float, float, list[int]]:
+    """(server peak RSS MB before, after, statuses) for four concurrent 15 MiB bodies of ``{},``."""
+    import threading
+
+    import httpx
+
+    port = _free_port()
+    proc = _serve(port)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait(url)
+        before = _hwm_mb(proc.pid)
+        bomb = b'{"samples": [' + b",".join([b"{}"] * (15 * 1024 * 1024 // 3)) + b"]}"
+        statuses: list[int] = []
+
+        def post() -> None:
+            try:
+                statuses.append(httpx.post(url + "/score", content=bomb, timeout=600).status_code)
+            except httpx.HTTPError:
+                statuses.append(0)
+
+        threads = [threading.Thread(target=post) for _ in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        return before, _hwm_mb(proc.pid), statuses
     finally:
         proc.terminate()
         proc.wait(30)
