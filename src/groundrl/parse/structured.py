@@ -144,12 +144,15 @@ def parse_literal(text: Any, collapse_whitespace: bool = False) -> Parsed:
 
     ``collapse_whitespace`` first replaces every run of whitespace by one space (the
     EmbodiedBrain reward does this before parsing an ``<actions>`` list, so a list
-    broken over lines still parses).
+    broken over lines still parses). Longer than :data:`MAX_LITERAL_CHARS` after that, or
+    four times as long before it, is a reason, not a parse.
     """
     if isinstance(text, (list, tuple, dict)):
         return Parsed(text)
     if not isinstance(text, str):
         return fail(f"value is {type(text).__name__}, not text")
+    if len(text) > 4 * MAX_LITERAL_CHARS:  # even padded with whitespace: refuse before collapsing
+        return fail(f"literal longer than {MAX_LITERAL_CHARS} characters")
     # " ".join(split()) is re.sub(r"\s+", " ", text).strip() (str.split and the regex \s
     # agree on whitespace; tests/test_speed_equivalence.py), several times faster
     s = " ".join(text.split()) if collapse_whitespace else text.strip()
