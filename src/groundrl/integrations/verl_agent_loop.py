@@ -489,7 +489,11 @@ else:
             async def encode_feedback(text: str, turn_ids: list[int]) -> list[int]:
                 if self.options.feedback_role == "user":
                     ended = bool(turn_ids) and turn_ids[-1] == self.tokenizer.eos_token_id
-                    text = chat_feedback_text(self.processor or self.tokenizer, text, turn_ended=ended)
+                    # the tokenizer's template (text-only turns); a processor's when it has none
+                    tmpl = (
+                        self.tokenizer if getattr(self.tokenizer, "chat_template", None) else self.processor
+                    )
+                    text = chat_feedback_text(tmpl or self.tokenizer, text, turn_ended=ended)
                 return await self.loop.run_in_executor(
                     None, lambda: self.tokenizer.encode(text, add_special_tokens=False)
                 )

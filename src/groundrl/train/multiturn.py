@@ -84,16 +84,19 @@ def default_feedback_text(info: dict[str, Any], obs: dict[str, Any]) -> str:
 FEEDBACK_ROLES = ("user", "raw")
 
 _SENTINEL = "\x00groundrl-turn\x00"
-_chat_cache: dict[int, tuple[str, str, str]] = {}
+_chat_cache: dict[tuple[Any, ...], tuple[str, str, str]] = {}
 
 
 def _chat_pieces(tokenizer: Any) -> tuple[str, str, str]:
     """``(close, before, after)``: what the chat template writes after an assistant
     message's content (``close``), and around a user message's content in the turn that
     follows it, up to the next assistant turn's generation prompt."""
-    key = id(tokenizer)
+    template = getattr(tokenizer, "chat_template", None)
+    inner = getattr(tokenizer, "tokenizer", tokenizer)  # a processor's tokenizer
+    # keyed by what the rendering depends on, not id(): ids of freed tokenizers are reused
+    key = (str(template), getattr(inner, "bos_token", None), getattr(inner, "eos_token", None))
     if key not in _chat_cache:
-        if not getattr(tokenizer, "chat_template", None):
+        if not template:
             raise ValueError(
                 "feedback as a user turn needs the tokenizer's chat template, and this tokenizer has "
                 "none; use the raw feedback mode (feedback_role='raw')"
