@@ -72,7 +72,7 @@ def test_judge_calls_are_batched_and_concurrent(chat_server):
 
     got, loop = asyncio.run(run())
     rubric = gverl._rubrics.get("embodied_brain", {}, judge)
-    assert gverl._batchers[(id(loop), id(rubric))].batches == [12]
+    assert gverl._batchers[loop][id(rubric)].batches == [12]
     assert chat_server.max_in_flight == 4 and len(chat_server.requests) == 12
     assert all(g["grm"] == 0.5 for g in got)
     chat_server.max_in_flight = 0

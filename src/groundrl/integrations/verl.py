@@ -59,6 +59,7 @@ from __future__ import annotations
 import asyncio
 import json
 import math
+import weakref
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -353,17 +354,17 @@ class _Batcher:
                 fut.set_result(v)
 
 
-_batchers: dict[tuple[int, int], _Batcher] = {}
+# per event loop (weakly: asyncio.run makes and frees loops), per rubric
+_batchers: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[int, _Batcher]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _batcher(rubric: Rubric, window: float, max_batch: int) -> _Batcher:
-    loop = asyncio.get_running_loop()
-    key = (id(loop), id(rubric))
-    b = _batchers.get(key)
-    if b is None or (b.window, b.max_batch) != (window, max_batch):
-        if len(_batchers) > 64:  # loops come and go (asyncio.run per call in some callers)
-            _batchers.clear()
-        b = _batchers[key] = _Batcher(rubric, window, max_batch)
+    per_loop = _batchers.setdefault(asyncio.get_running_loop(), {})
+    b = per_loop.get(id(rubric))
+    if b is None or b.rubric is not rubric or (b.window, b.max_batch) != (window, max_batch):
+        b = per_loop[id(rubric)] = _Batcher(rubric, window, max_batch)
     return b
 
 
