@@ -6,6 +6,7 @@ and ``groundrl score --part-timeout``. The hung parts below wait on an event tha
 set when the test ends, so no thread outlives the test for long."""
 
 import json
+import os
 import threading
 
 import pytest
@@ -104,5 +105,6 @@ def test_score_cli_part_timeout(tmp_path, monkeypatch):
     finally:
         unregister(rec.name)
     assert r.exit_code == 0, r.output
+    assert "GROUNDRL_PART_TIMEOUT" not in os.environ  # the command's setting does not leak
     row = json.loads(out.read_text())
     assert row["reasons"]["hung"].startswith("timeout") and row["parts"]["exact"] == 1.0

@@ -92,6 +92,7 @@ def score_cmd(
         )
     options = recipe_args.options(rec, aliases)
     rubric = recipe_args.rubric(rec, aliases)  # built here too: option errors before any work
+    before = os.environ.get(ENV_PART_TIMEOUT)
     if part_timeout:
         rubric.part_timeout = part_timeout
         os.environ[ENV_PART_TIMEOUT] = str(part_timeout)  # --workers processes build their own rubric
@@ -102,6 +103,11 @@ def score_cmd(
             _score_file(rec, rubric, input, output, quiet, (workers, options, digits), limit)
     finally:
         rubric.close()
+        if part_timeout:  # the setting is this command's, not the process's (tests run in-process)
+            if before is None:
+                os.environ.pop(ENV_PART_TIMEOUT, None)
+            else:
+                os.environ[ENV_PART_TIMEOUT] = before
 
 
 def _check_input(path: Path, needs_file: bool) -> Path:
