@@ -70,7 +70,8 @@ def test_sigterm_finishes_in_flight_and_queued_requests_then_exits(tools):
         threads = [threading.Thread(target=call, args=(k,)) for k in (1, 2)]
         for t in threads:
             t.start()
-        time.sleep(0.3)
+        # SIGTERM only once the server holds both requests (a fixed sleep raced them on a loaded box)
+        assert _wait_queue_depth(url, 2), "the two requests never reached the server"
         proc.send_signal(signal.SIGTERM)
         time.sleep(0.2)
         with pytest.raises(httpx.TransportError):  # no new connections once shutting down
@@ -83,6 +84,17 @@ def test_sigterm_finishes_in_flight_and_queued_requests_then_exits(tools):
     finally:
         proc.kill()
         proc.wait()
+
+
+def _wait_queue_depth(url, depth, polls=400):
+    """Poll /metrics (bounded, 25 ms apart) until ``groundrl_queue_depth`` reaches ``depth``."""
+    for _ in range(polls):
+        text = httpx.get(url + "/metrics", timeout=5).text
+        line = next((x for x in text.splitlines() if x.startswith("groundrl_queue_depth ")), "")
+        if line and float(line.split()[1]) >= depth:
+            return True
+        time.sleep(0.025)
+    return False
 
 
 def _children(pid):
