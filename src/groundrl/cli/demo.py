@@ -17,10 +17,12 @@ DEMO_HELP = (
     "an imperfect teacher (the expert with systematic mistakes) plays 1,000 generated training tasks, a "
     "small transformer is SFT-ed on its plans, then GRPO runs with the simulator in the loop (plan, "
     "EB-ALFRED feedback, re-plan) on four of the six task types. untrained / teacher / SFT / GRPO are "
-    "evaluated on 600 held-out tasks (--episodes), split into task types seen and never seen in RL, with "
+    "evaluated on 400 held-out tasks (--episodes), split into task types seen and never seen in RL, with "
     "bootstrap 95% CIs and the paired CI of GRPO - SFT. Writes report.md, success.png (the result), "
     "reward_curve.png (training), metrics.json, action_map.json and the trained planner (planner/) into "
-    "-o/--output. Measured times: docs/sim.md. Needs the train and sim extras (pip install 'groundrl[train,sim]')."
+    "-o/--output. Time: about 7.5 min of CPU on one thread (so about 8 min on 2 idle cores; 50 min measured "
+    "on 2 cores shared at load 10-14; docs/sim.md). --quick: about 80 s of CPU. Needs the train and sim extras "
+    "(pip install 'groundrl[train,sim]')."
 )
 
 
@@ -41,16 +43,22 @@ def demo_cmd(
         0, "--seed", help="Seed of the tasks, the teacher's mistakes, the model and GRPO."
     ),
     steps: int | None = typer.Option(
-        None, "--steps", min=0, help="GRPO steps (default 120; --quick 6). 0 skips GRPO."
+        None, "--steps", min=0, help="GRPO steps (default 100; --quick 6). 0 skips GRPO."
     ),
     episodes: int | None = typer.Option(
         None,
         "--episodes",
         min=1,
-        help="Held-out tasks each stage is evaluated on, one episode each (default 600; --quick 24).",
+        help="Held-out tasks each stage is evaluated on, one episode each (default 400; --quick 24).",
     ),
     score_examples: bool = typer.Option(
         False, "--score-examples", help="Only score the bundled examples with every recipe."
+    ),
+    planner: Path | None = typer.Option(
+        None,
+        "--planner",
+        help="Evaluate a planner saved by an earlier run (RUN/planner) on that run's held-out tasks "
+        "(--episodes: the first N) instead of training; writes planner_eval.json into -o/--output.",
     ),
 ) -> None:
     if what is not None:  # a named demo (H-monitor: groundrl demo monitor)
@@ -61,6 +69,9 @@ def demo_cmd(
         _score_examples(output)
         return
     _require_extras()
+    if planner is not None:
+        _evaluate_planner(planner, output, episodes)
+        return
     from rich.console import Console
     from rich.table import Table
 
@@ -102,6 +113,23 @@ def demo_cmd(
     )
     files = ("report.md", "success.png", "reward_curve.png", "metrics.json", "action_map.json", "planner")
     typer.echo(f"wrote {', '.join(str(output / f) for f in files)} ({metrics['wall_seconds']} s)")
+
+
+def _evaluate_planner(planner: Path, output: Path, episodes: int | None) -> None:
+    from groundrl.train.demo import evaluate_saved_planner
+
+    try:
+        m = evaluate_saved_planner(planner, episodes, log=typer.echo)
+    except FileNotFoundError as e:
+        raise typer.BadParameter(str(e), param_hint="--planner") from None
+    output.mkdir(parents=True, exist_ok=True)
+    (output / "planner_eval.json").write_text(json.dumps(m, indent=2) + "\n")
+    lo, hi = m["success_ci95"]
+    typer.echo(
+        f"episode success {m['success_rate']:.3f} [{lo:.3f}, {hi:.3f}] on {m['n_eval_tasks']} held-out tasks "
+        f"(types seen in RL {m['success_rate_rl_types']}, never in RL {m['success_rate_new_types']}); "
+        f"format valid {m['format_valid']:.3f}; wrote {output / 'planner_eval.json'}"
+    )
 
 
 def _require_extras() -> None:
