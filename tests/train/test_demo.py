@@ -8,7 +8,7 @@ pytest.importorskip("trl")
 
 
 @pytest.mark.slow
-@pytest.mark.timeout(1200)  # ≈80 s of CPU; 7+ min wall on a 2-core machine at load 10+
+@pytest.mark.timeout(1200)  # ≈70 s of CPU; 7+ min wall on a 2-core machine at load 10+
 def test_quick_demo_learns(tmp_path):
     """``groundrl demo --quick``: the teacher plays, SFT learns the format from it in a
     few epochs, GRPO keeps that format (issue 29: format after GRPO ≥ after SFT − 0.05),

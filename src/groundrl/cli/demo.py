@@ -20,8 +20,8 @@ DEMO_HELP = (
     "evaluated on 400 held-out tasks (--episodes), split into task types seen and never seen in RL, with "
     "bootstrap 95% CIs and the paired CI of GRPO - SFT. Writes report.md, success.png (the result), "
     "reward_curve.png (training), metrics.json, action_map.json and the trained planner (planner/) into "
-    "-o/--output. Time: about 7.5 min of CPU on one thread (so about 8 min on 2 idle cores; 50 min measured "
-    "on 2 cores shared at load 10-14; docs/sim.md). --quick: about 80 s of CPU. Needs the train and sim extras "
+    "-o/--output. Measured on 2 CPU cores: 9.5 min at load 2.5 (6.4 min of CPU on one thread), 50 min at load "
+    "10-14 (docs/sim.md). --quick: about 70 s of CPU. Needs the train and sim extras "
     "(pip install 'groundrl[train,sim]')."
 )
 
