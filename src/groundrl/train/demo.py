@@ -583,6 +583,8 @@ def plot_headline(m: dict[str, Any], path: Path) -> None:
             if v is None or ci is None:
                 continue
             x = g + (j - 1.5) * width
+            if key == "untrained" and m[key]["n_eval_tasks"] != m["n_eval_tasks"]:
+                label = f"untrained (first {m[key]['n_eval_tasks']} tasks)"
             ax.bar(x, v, width * 0.92, color=color, label=label if g == 0 else None)
             ax.errorbar(x, v, yerr=[[v - ci[0]], [ci[1] - v]], color="black", capsize=3, lw=1)
             ax.text(x, ci[1] + 0.015, f"{v:.2f}", ha="center", va="bottom", fontsize=7.5)
