@@ -4,7 +4,7 @@ on each count; `demo --score-examples` scores a plugin from its own examples ins
 import pytest
 from typer.testing import CliRunner
 
-from groundrl.recipes import recipe_names, register
+from groundrl.recipes import recipe_names
 from groundrl.recipes.base import Recipe
 from groundrl.recipes.check import RecipeCheckError, check_recipe
 from groundrl.rubric import Part, Rubric
@@ -75,14 +75,18 @@ def test_missing_examples_and_fields_are_named():
     assert any("gold_example 'nope' is not among" in p for p in chk.problems)
 
 
-def test_score_examples_includes_a_plugin_without_crashing(tmp_path):
+def test_score_examples_includes_a_plugin_without_crashing(tmp_path, monkeypatch):
+    import groundrl.recipes as registry
     from groundrl.cli.main import app
 
     def exact(completion, answer=None):
         return float(isinstance(completion, str) and completion.strip() == answer)
 
-    register(_plugin("t_demo_plugin", exact, GOOD, gold="g"), replace=True)
-    register(_plugin("t_demo_bare", exact, []), replace=True)
+    # registered for this test only: every later test sees the five built-ins again
+    for name, examples in (("t_demo_plugin", GOOD), ("t_demo_bare", [])):
+        monkeypatch.setitem(
+            registry._registered, name, _plugin(name, exact, examples, gold="g" if examples else None)
+        )
     assert "t_demo_plugin" in recipe_names()
     r = CliRunner().invoke(app, ["demo", "--score-examples", "-o", str(tmp_path)])
     assert r.exit_code == 0, r.output
