@@ -118,3 +118,14 @@ def test_a_user_field_with_a_reserved_name_is_an_error_record_never_overwritten(
     assert rows[0]["line"] == 1 and f"input field {field!r} is a name curate reserves" in rows[0]["error"]
     assert [r["id"] for r in rows[1:]] == ["t1/step0", "t1/step1"]
     assert counts["error"] == 1
+
+
+def test_an_earlier_curate_steps_bookkeeping_is_kept_aside_not_refused(tmp_path):
+    """proxy-records -> proxy-distill, the documented chain: the first step's integer `line`
+    (and `rows`) ride along as upstream_line / upstream_rows; this step's own `line` is set."""
+    inp, out = tmp_path / "in.jsonl", tmp_path / "out.jsonl"
+    inp.write_text(json.dumps({"id": "a", "x": 1, "line": 7, "rows": 2}) + "\n")
+    counts = run(inp, out, lambda rec: {**rec, "kept": True}, None, progress=False)  # a pass-through step
+    (row,) = [json.loads(x) for x in out.read_text().splitlines()]
+    assert counts["error"] == 0 and row["x"] == 1 and row["kept"] is True
+    assert (row["line"], row["upstream_line"], row["upstream_rows"]) == (1, 7, 2)

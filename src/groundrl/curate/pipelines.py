@@ -169,7 +169,20 @@ def iter_records(path: Path) -> Iterator[tuple[int, dict[str, Any] | None, str]]
 RESERVED = ("line", ROWS, ERROR)  # curate's bookkeeping fields in every output row
 
 
+def _upstream(rec: dict[str, Any]) -> dict[str, Any]:
+    """A record written by an earlier curate step (``proxy-records`` → ``proxy-distill``)
+    carries that step's integer ``line`` / ``rows``: kept as ``upstream_line`` /
+    ``upstream_rows`` so this step's bookkeeping never overwrites them. Any other value
+    under a reserved name is a user field, and refused below."""
+    moved = {k: rec[k] for k in ("line", ROWS) if isinstance(rec.get(k), int) and not isinstance(rec[k], bool)}
+    if not moved or ERROR in rec:
+        return rec
+    rest = {k: v for k, v in rec.items() if k not in moved}
+    return {**rest, **{f"upstream_{k}": v for k, v in moved.items()}}
+
+
 def _apply(fn: Callable[[dict[str, Any]], Any], rec: dict[str, Any], line: int) -> list[dict[str, Any]]:
+    rec = _upstream(rec)
     taken = [k for k in RESERVED if k in rec]
     if taken:  # issue 26: a user's `line` was overwritten, then dropped from --kept records
         return [
