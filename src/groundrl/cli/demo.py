@@ -20,7 +20,7 @@ DEMO_HELP = (
     "evaluated on 400 held-out tasks (--episodes), split into task types seen and never seen in RL, with "
     "bootstrap 95% CIs and the paired CI of GRPO - SFT. Writes report.md, success.png (the result), "
     "reward_curve.png (training), metrics.json, action_map.json and the trained planner (planner/) into "
-    "-o/--output. Measured on 2 CPU cores: 9.5 min at load 2.5 (6.4 min of CPU on one thread), 50 min at load "
+    "-o/--output. Measured on 2 CPU cores: 6.5 min quiet (load <= 1), 9.5 min at load 2.5, 50 min at load "
     "10-14 (docs/sim.md). --quick: about 70 s of CPU. Needs the train and sim extras "
     "(pip install 'groundrl[train,sim]')."
 )
