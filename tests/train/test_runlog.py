@@ -41,9 +41,9 @@ def test_report_never_raises(tmp_path):
 
 @pytest.mark.slow
 def test_argos_cli_never_crashes_on_none_and_saves_first(tmp_path, monkeypatch):
-    """Argos GRPO whose spatial part applies to no completion (None every step) —
+    """Argos GRPO whose grounding part applies to no completion (None every step) —
     the crash of issue 13; the run ends with exit 0, final/ written before the report
-    (the report hook sees it), log.jsonl holds null for spatial."""
+    (the report hook sees it), log.jsonl holds null for grounding, report.md n/a."""
     import yaml
     from typer.testing import CliRunner
 
@@ -75,6 +75,7 @@ def test_argos_cli_never_crashes_on_none_and_saves_first(tmp_path, monkeypatch):
     rows = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
     steps = [row for row in rows if "reward" in row]
     assert [row["step"] for row in steps] == [1, 2] and all(row["stage"] == "grpo" for row in rows)
-    assert all(row["rewards/spatial/mean"] is None for row in steps)
-    assert "spatial n/a" in r.output
+    # Argos' one grounding term (points, frames, segments averaged; Eq. 9 / App. D) applies to none
+    assert all(row["rewards/grounding/mean"] is None for row in steps)
+    assert "| `rewards/grounding/mean` | n/a | n/a | n/a |" in (out / "report.md").read_text()
     assert (out / "report.md").is_file() and (out / "config.yaml").is_file()
