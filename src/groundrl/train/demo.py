@@ -450,6 +450,9 @@ def grpo(
     emb = model.get_input_embeddings().weight
     emb.requires_grad_(not cfg.grpo_freeze_embeddings)
     model.train()
+    from groundrl.train.progress import attach_progress
+
+    attach_progress(trainer, "grpo", log)  # live step/ETA/reward/success line instead of TRL's dicts
     try:
         trainer.train()
     finally:
@@ -469,11 +472,6 @@ def grpo(
         }
         for i, h in enumerate(logs)
     ]
-    for c in curve:
-        log(
-            f"  GRPO step {c['step']}: episode reward {c['reward']:.3f}, success {c['success']:.3f}, "
-            f"turns {c['turns'] if c['turns'] is None else round(c['turns'], 2)}"
-        )
     model.eval()
     grpo_dir = out / "grpo"  # TRL's output_dir: nothing is saved there (save_strategy "no")
     if grpo_dir.is_dir() and not any(grpo_dir.iterdir()):
