@@ -49,7 +49,12 @@ def run(data: Path, out: Path, workers: int) -> float:
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--lines", type=int, default=200000, help="lines in the corpus (the command's ~0.3 s start-up is amortised over them)")
+    ap.add_argument(
+        "--lines",
+        type=int,
+        default=200000,
+        help="lines in the corpus (the command's ~0.3 s start-up is amortised over them)",
+    )
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--repeats", type=int, default=3)
     ap.add_argument("--seed", type=int, default=0)

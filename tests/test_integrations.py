@@ -161,5 +161,7 @@ def test_hostile_labels_and_extra_info_are_scored_not_raised():
     assert openrlhf.label_to_sample(deep, "gt_score") == {"gt_score": deep}
     out = openrlhf.make_reward_func("eqa_rm", tensors=False)(["<score>7</score>"], [""], [deep])
     assert out["rewards"] == [0.0]  # gold unreadable: accuracy 0; no critique: format 0
-    got = verl.make_compute_score("eqa_rm")("s", "<critique>c</critique><score>7</score>", 5, {1: "x", "k": 2})
+    got = verl.make_compute_score("eqa_rm")(
+        "s", "<critique>c</critique><score>7</score>", 5, {1: "x", "k": 2}
+    )
     assert got["score"] == 0.96 + 1.0

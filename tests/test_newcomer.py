@@ -95,7 +95,9 @@ def test_the_cli_section_runs(fresh):
 
 def test_the_tour_runs_in_a_fresh_folder(fresh):
     port = str(_free_port())
-    script = "\n".join(ln.replace("8011", port) for ln in _tour() if "train --config configs/cpu-tiny" not in ln)
+    script = "\n".join(
+        ln.replace("8011", port) for ln in _tour() if "train --config configs/cpu-tiny" not in ln
+    )
     r = _run(script, fresh)
     out = r.stdout + r.stderr
     assert r.returncode == 0, out
@@ -110,7 +112,12 @@ def test_the_tour_runs_in_a_fresh_folder(fresh):
     assert len((tour / "tasks.jsonl").read_text().splitlines()) == 6
     assert json.loads((tour / "sim-expert" / "metrics.json").read_text())["success_rate"] == 1.0
     # curate rejective: |7-6| = 1 < 2 kept, |7-1| = 6 not
-    assert json.loads((tour / "rft.jsonl").read_text()) == {"id": "a", "kept": [0], "reason": "kept", "line": 1}
+    assert json.loads((tour / "rft.jsonl").read_text()) == {
+        "id": "a",
+        "kept": [0],
+        "reason": "kept",
+        "line": 1,
+    }
     # bench planning: 1 of 2 gold actions predicted, in order: P 1, R 1/2, F1 2/3
     m = json.loads((tour / "bench-planning" / "metrics.json").read_text())
     assert m["quantity_f1"]["value"] == pytest.approx(2 / 3) and m["order_f1"]["value"] == pytest.approx(

@@ -88,4 +88,5 @@ def test_argos_preset_filter_sft_grpo(tmp_path):
     report = (tmp_path / "out" / "report.md").read_text()
     assert "stage `curate` (verifier_filter)" in report and "- kept: 3" in report
 
+
 # the reinforced_planning preset: tests/train/test_grpo_recipes.py::test_train_cli_with_bundled_cpu_config

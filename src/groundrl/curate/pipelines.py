@@ -174,7 +174,9 @@ def _upstream(rec: dict[str, Any]) -> dict[str, Any]:
     carries that step's integer ``line`` / ``rows``: kept as ``upstream_line`` /
     ``upstream_rows`` so this step's bookkeeping never overwrites them. Any other value
     under a reserved name is a user field, and refused below."""
-    moved = {k: rec[k] for k in ("line", ROWS) if isinstance(rec.get(k), int) and not isinstance(rec[k], bool)}
+    moved = {
+        k: rec[k] for k in ("line", ROWS) if isinstance(rec.get(k), int) and not isinstance(rec[k], bool)
+    }
     if not moved or ERROR in rec:
         return rec
     rest = {k: v for k, v in rec.items() if k not in moved}

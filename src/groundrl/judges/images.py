@@ -39,7 +39,9 @@ class ImagePolicy:
             return "data"
         if s.startswith(_URL_PREFIXES):
             if not self.allow_urls:
-                raise ValueError("remote image URLs are off for this judge (set allow_image_urls to pass them on)")
+                raise ValueError(
+                    "remote image URLs are off for this judge (set allow_image_urls to pass them on)"
+                )
             return "url"
         if self.allow_local:
             p = Path(s)
@@ -51,7 +53,9 @@ class ImagePolicy:
         if _base64_text(s):
             return "base64"
         if not self.allow_local:
-            raise ValueError("local image paths are not read here; send the image inline (a data URL or base64)")
+            raise ValueError(
+                "local image paths are not read here; send the image inline (a data URL or base64)"
+            )
         raise ValueError(f"image is neither a file, a data URL nor base64: {s[:60]}")
 
     def check(self, image: Any) -> None:
@@ -136,7 +140,9 @@ def to_pil(image: Any, policy: ImagePolicy = OPEN) -> Any:
         s = str(image)
         kind = ImagePolicy(policy.allow_local, policy.root, allow_urls=True).classify(s)
         if kind == "url":
-            raise ValueError(f"remote image URLs are passed through to HTTP judges only, not fetched: {s[:60]}")
+            raise ValueError(
+                f"remote image URLs are passed through to HTTP judges only, not fetched: {s[:60]}"
+            )
         if kind == "path":
             return Image.open(s).convert("RGB")
         raw = s.split(",", 1)[1] if kind == "data" else s
