@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import signal
 import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -31,6 +32,8 @@ _worker: dict[str, Any] = {}
 def _init(
     recipe: str, options: Mapping[str, Any], rows: bool, path: str, tmp: str, digits: int | None = None
 ) -> None:
+    if hasattr(signal, "pthread_sigmask"):  # forked with SIGTERM held (see _pool): take it again
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
     from groundrl.recipes import get_recipe
 
     rec = get_recipe(recipe)
@@ -105,6 +108,20 @@ def chunk_offsets(data: bytes, chunk_lines: int = CHUNK_LINES) -> Iterator[tuple
         start = end
 
 
+def _pool(ctx: Any, workers: int, init: tuple) -> Any:
+    """The worker pool, created with SIGTERM held: a SIGTERM that arrives while the pool
+    forks runs score's handler inside an at-fork hook (logging's lock release), where its
+    SystemExit is printed as "Exception ignored" and lost — the run went on to the end in
+    1 of 4 tries. Held, it is handled right after the fork, in ordinary code."""
+    if not hasattr(signal, "pthread_sigmask"):
+        return ctx.Pool(workers, initializer=_init, initargs=init)
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+    try:
+        return ctx.Pool(workers, initializer=_init, initargs=init)
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def score_file_parallel(
     recipe: str,
     options: Mapping[str, Any],
@@ -146,7 +163,7 @@ def score_file_parallel(
         remove_stale_parts(parent)
     with tempfile.TemporaryDirectory(prefix=f"{TMP_PREFIX}{os.getpid()}-", dir=parent) as tmp:
         init = (recipe, dict(options), rows, str(path), tmp, digits)
-        with ctx.Pool(workers, initializer=_init, initargs=init) as pool:
+        with _pool(ctx, workers, init) as pool:
             for part, part_rows, part_errors, n in pool.imap(_score_chunk, chunks):
                 with open(part, encoding="utf-8") as f:
                     out.write(f.read())
