@@ -34,9 +34,11 @@ def apply_step_hints(records: list[dict[str, Any]], p: float = 0.5, seed: int = 
     """Step-GRPO hints drawn once over a list of records (offline data preparation).
     Training draws them anew at every sampling instead (``step_grpo:`` in the config,
     :mod:`groundrl.train.step_grpo`). With probability ``p`` a record's prompt gets a
-    random prefix (0 … T−1 steps, uniform) of its gold plan as guided precursors and its
-    ``gold`` becomes the remaining steps; records without a usable gold are left as
-    they are."""
+    random prefix (0 … T−1 steps, uniform) of its gold plan as guided precursors
+    (:func:`groundrl.train.step_grpo.hint_record`): an EmbodiedBrain gold stays whole (the
+    hint is its first k ``<plans>`` lines, and the GRM judges the complete answer); a list
+    gold (Reinforced Reasoning) becomes the remaining steps. Records without a usable gold
+    are left as they are."""
     import random
 
     rng = random.Random(seed)
