@@ -54,12 +54,6 @@ KNOWN_VIOLATIONS: frozenset[tuple[str, str]] = frozenset(
         # judges -> recipes (cycle judges <-> recipes): move `recipe_judge` out of
         # judges/recipes.py into recipes/ (a recipe builds its judge, not the reverse).
         ("groundrl.judges.recipes", "groundrl.recipes"),
-        # recipes -> integrations (cycle): check_recipe's adapter-agreement step runs the
-        # TRL / verl / OpenRLHF adapters; move that step (or check_recipe) up to
-        # integrations/ so recipes/ keeps only the rubric checks.
-        ("groundrl.recipes.check", "groundrl.integrations.openrlhf"),
-        ("groundrl.recipes.check", "groundrl.integrations.trl"),
-        ("groundrl.recipes.check", "groundrl.integrations.verl"),
         # integrations -> train (cycle train <-> integrations): the household episode pieces
         # (EpisodeOptions, episode reward, feedback text, observation and prompt builders in
         # train/multiturn.py and train/planning_data.py) move into sim/.

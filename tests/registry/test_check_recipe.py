@@ -4,9 +4,9 @@ on each count; `demo --score-examples` scores a plugin from its own examples ins
 import pytest
 from typer.testing import CliRunner
 
+from groundrl.integrations.check import RecipeCheckError, check_recipe
 from groundrl.recipes import recipe_names
 from groundrl.recipes.base import Recipe
-from groundrl.recipes.check import RecipeCheckError, check_recipe
 from groundrl.rubric import Part, Rubric
 
 

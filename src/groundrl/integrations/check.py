@@ -12,6 +12,9 @@ Gymnasium's ``check_env``).
 4. **Adapters agree** — on the examples, the TRL reward functions (weighted), verl's
    ``compute_score`` and OpenRLHF's ``reward_func`` give the rubric's totals.
 
+It lives in ``integrations/`` because step 4 runs the three adapters: ``recipes/`` sits
+below ``integrations/`` in the layer order (docs/architecture.md).
+
 >>> check_recipe("eqa_rm").ok
 True
 """
