@@ -113,13 +113,13 @@ def _pool(ctx: Any, workers: int, init: tuple) -> Any:
     forks runs score's handler inside an at-fork hook (logging's lock release), where its
     SystemExit is printed as "Exception ignored" and lost — the run went on to the end in
     1 of 4 tries. Held, it is handled right after the fork, in ordinary code."""
-    if not hasattr(signal, "pthread_sigmask"):
-        return ctx.Pool(workers, initializer=_init, initargs=init)
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM})
+    held = hasattr(signal, "pthread_sigmask")
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGTERM}) if held else None
     try:
         return ctx.Pool(workers, initializer=_init, initargs=init)
     finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+        if held:
+            signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def score_file_parallel(

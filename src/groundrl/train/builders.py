@@ -5,7 +5,7 @@ the policy and processor with the hardware blocks (:mod:`groundrl.train.hardware
 
 Every trainer of groundrl goes through :func:`grpo_trainer` or :func:`sft_trainer`: the
 recipe GRPO stage (:func:`groundrl.train.grpo.build_trainer`), the reward-model GRPO
-stages (:func:`groundrl.train.rm_train.build_grpo_on_rows`: C-GRPO, Proxy-RL), the SFT
+stages (C-GRPO and Proxy-RL in :mod:`groundrl.train.rm_stages`), the SFT
 stage and ``groundrl sft`` (:func:`groundrl.train.sft.build_sft_trainer`) and the RFT /
 Proxy-SFT stages (:func:`groundrl.train.rft.build_sft_on_rows`).
 """

@@ -218,11 +218,7 @@ def _parse_block(where: str, key: str, value: Any, kind: StageKind | None) -> An
         raise
     except (ValueError, TypeError) as e:
         msg = str(e)
-        return _raise(f"{where}{key}: {msg}" if not msg.startswith(key) else f"{where}{msg}")
-
-
-def _raise(msg: str) -> Any:
-    raise ConfigError(msg)
+        raise ConfigError(f"{where}{msg}" if msg.startswith(key) else f"{where}{key}: {msg}") from None
 
 
 def _mapping(name: str) -> Callable[[Any], Any]:

@@ -27,7 +27,6 @@ import math
 import sys
 import time
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any, TextIO
 
 SIGNALS = ("zero_gradient", "constant_reward", "all_filtered", "judge_failing")
@@ -103,14 +102,13 @@ class ProgressWatch:
     def __init__(
         self,
         stage: str,
-        kind: str = "",
         echo: Callable[[str], None] = print,
         stream: TextIO | None = None,
         tiny: bool = False,
         every: int | None = None,
         judge_threshold: float = 0.5,
     ) -> None:
-        self.stage, self.kind, self.echo, self.tiny = stage, kind, echo, tiny
+        self.stage, self.echo, self.tiny = stage, echo, tiny
         self.stream = stream if stream is not None else sys.stdout
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.every = every
@@ -187,19 +185,13 @@ class ProgressWatch:
         return notes
 
 
-def progress_callback(
-    stage: str,
-    kind: str,
-    log_path: Path | None = None,
-    echo: Callable[[str], None] = print,
-    tiny: bool = False,
-) -> Any:
+def progress_callback(stage: str, echo: Callable[[str], None] = print, tiny: bool = False) -> Any:
     """A ``TrainerCallback`` driving a :class:`ProgressWatch`; ``.summary()`` for the report."""
     from transformers import TrainerCallback
 
     class Progress(TrainerCallback):
         def __init__(self) -> None:
-            self.watch = ProgressWatch(stage, kind, echo, tiny=tiny)
+            self.watch = ProgressWatch(stage, echo, tiny=tiny)
 
         def summary(self) -> dict[str, str]:
             return self.watch.summary()
@@ -228,6 +220,6 @@ def attach_progress(
         name = type(cb).__name__
         if name == "ProgressCallback" or (name == "PrinterCallback" and not verbose):
             trainer.remove_callback(cb)
-    cb = progress_callback(stage, stage, None, echo, tiny=tiny)
+    cb = progress_callback(stage, echo, tiny=tiny)
     trainer.add_callback(cb)
     return cb

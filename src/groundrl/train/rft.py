@@ -193,8 +193,8 @@ def build_sft_on_rows(
 
 def run_rft(recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, **_: Any) -> dict[str, Any]:
     """The ``rft`` stage runner (see the module doc)."""
+    from groundrl.train.builders import resolve_model
     from groundrl.train.rm_data import load_keyframes, read_instances, stage_inputs
-    from groundrl.train.rm_train import model_path
     from groundrl.train.runlog import LOG_FILE
 
     if recipe != "eqa_rm":
@@ -208,7 +208,7 @@ def run_rft(recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, *
     instances = read_instances(data)
     base = Path(data).parent
     keyframes = [load_keyframes(r["frames"], base, inputs) for r in instances]
-    model = model_path(st, out)
+    model = resolve_model(st, out)
     texts = sample_evaluations(instances, keyframes, cfg, model)
     for r, t in zip(instances, texts, strict=True):
         r["evaluations"] = t

@@ -33,10 +33,10 @@ def run_cgrpo(recipe: str, st: dict[str, Any], out: Path, prev_data: str | None,
     """EQA-RM C-GRPO (:mod:`groundrl.train.cgrpo_trainer`) on EQA-RM instances."""
     from groundrl.integrations.common import resolve_rubric
     from groundrl.integrations.trl import reward_funcs
+    from groundrl.train.builders import grpo_trainer
     from groundrl.train.cgrpo import CGRPOConfig, contrastive_reward
     from groundrl.train.cgrpo_trainer import cgrpo_trainer_class
     from groundrl.train.rm_data import instance_row, read_instances, stage_inputs
-    from groundrl.train.rm_train import build_grpo_on_rows
 
     if recipe != "eqa_rm":
         raise ValueError(f"a cgrpo stage trains an EQA-RM reward model (recipe eqa_rm), not {recipe!r}")
@@ -49,9 +49,7 @@ def run_cgrpo(recipe: str, st: dict[str, Any], out: Path, prev_data: str | None,
     rows = [instance_row(r, Path(data).parent, inputs) for r in instances]
     funcs, weights = reward_funcs(resolve_rubric("eqa_rm", st.get("recipe_options")))
     contrast = contrastive_reward(cg.delta, cg.mu, cg.min_acc)
-    trainer = build_grpo_on_rows(
-        st, rows, [*funcs, contrast], [*weights, 1.0], cgrpo_trainer_class(), cgrpo=cg
-    )
+    trainer = grpo_trainer(st, rows, [*funcs, contrast], [*weights, 1.0], cgrpo_trainer_class(), cgrpo=cg)
     trainer.contrastive = contrast
     notes = {
         "instances": len(rows),
@@ -129,8 +127,8 @@ def run_proxy_sft(
     recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, **_: Any
 ) -> dict[str, Any]:
     """Proxy-SFT: the proxy agent fine-tuned on distilled teacher outputs (``target``)."""
+    from groundrl.train.builders import resolve_model
     from groundrl.train.rft import build_sft_on_rows
-    from groundrl.train.rm_train import model_path
 
     data = prev_data or st.get("data")
     if not data:
@@ -150,7 +148,7 @@ def run_proxy_sft(
         if "images" in r:
             row["images"] = r["images"]
         sft_rows.append(row)
-    trainer = build_sft_on_rows(model_path(st, out), sft_rows, out, st, **(st.get("sft") or {}))
+    trainer = build_sft_on_rows(resolve_model(st, out), sft_rows, out, st, **(st.get("sft") or {}))
     return {"trainer": trainer, "notes": {"records": len(sft_rows)}}
 
 
@@ -161,7 +159,7 @@ def run_proxy_rl(
     from groundrl.integrations.trl import reward_funcs
     from groundrl.rewards.preference import proxy_accuracy
     from groundrl.rubric import Part, Rubric
-    from groundrl.train.rm_train import build_grpo_on_rows
+    from groundrl.train.builders import grpo_trainer
 
     data = st.get("data")
     if not data:
@@ -170,7 +168,7 @@ def run_proxy_rl(
     for r in rows:
         r.pop("target", None)
     funcs, weights = reward_funcs(Rubric([Part("accuracy", proxy_accuracy)], name="proxy_agent"))
-    trainer = build_grpo_on_rows(st, rows, funcs, weights)
+    trainer = grpo_trainer(st, rows, funcs, weights)
     return {"trainer": trainer, "notes": {"records": len(rows), "reward": "accuracy ±1"}}
 
 

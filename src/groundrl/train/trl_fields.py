@@ -169,10 +169,6 @@ def _accepts(node: ast.AST, value: Any) -> bool:
     return True  # an annotation we do not model: let TRL judge it
 
 
-def _expected(annotation: str) -> str:
-    return annotation.replace("Optional[", "").replace("]", "") if "Optional[" in annotation else annotation
-
-
 def coerce(kind: str, name: str, value: Any) -> Any:
     """YAML 1.1 reads ``1e-6`` (no dot) as a string: a float field takes it as the number."""
     f = trainer_fields(kind).get(name)
@@ -195,4 +191,4 @@ def check_field(kind: str, name: str, value: Any) -> str | None:
         return None
     if _accepts(node, value):
         return None
-    return f"{kind}.{name}: expected {_expected(f.annotation)}, got {value!r} ({type(value).__name__})"
+    return f"{kind}.{name}: expected {f.annotation}, got {value!r} ({type(value).__name__})"
