@@ -51,9 +51,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 # move that removes it. Delete an entry when its import is gone.
 KNOWN_VIOLATIONS: frozenset[tuple[str, str]] = frozenset(
     {
-        # judges -> recipes (cycle judges <-> recipes): move `recipe_judge` out of
-        # judges/recipes.py into recipes/ (a recipe builds its judge, not the reverse).
-        ("groundrl.judges.recipes", "groundrl.recipes"),
         # integrations -> train (cycle train <-> integrations): the household episode pieces
         # (EpisodeOptions, episode reward, feedback text, observation and prompt builders in
         # train/multiturn.py and train/planning_data.py) move into sim/.

@@ -12,7 +12,7 @@ import threading
 import pytest
 from typer.testing import CliRunner
 
-from groundrl.integrations.common import resolve_rubric
+from groundrl.recipes.resolve import resolve_rubric
 from groundrl.rubric import Part, Rubric, env_part_timeout
 
 RELEASE = threading.Event()

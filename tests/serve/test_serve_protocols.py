@@ -196,8 +196,8 @@ def test_requests_share_judge_batches(tools):
 
 
 def test_judge_backed_recipe_through_a_local_openai_server(chat_server, tools):
-    pytest.importorskip("groundrl.judges.recipes")
-    from groundrl.judges.recipes import recipe_judge
+    pytest.importorskip("groundrl.recipes.judge")
+    from groundrl.recipes.judge import recipe_judge
     from groundrl.serve.factory import build_app
 
     # the proxy agent picks response 1 whatever it is shown

@@ -90,8 +90,8 @@ def test_perturbed_rows_reach_the_model_and_stay_with_their_instance(tmp_path):
 
 
 def test_boosts_and_totals_on_a_fixed_batch():
-    from groundrl.integrations.common import resolve_rubric
     from groundrl.integrations.trl import reward_funcs
+    from groundrl.recipes.resolve import resolve_rubric
     from groundrl.train.cgrpo import contrastive_reward
 
     funcs, weights = reward_funcs(resolve_rubric("eqa_rm", None))

@@ -1,5 +1,5 @@
-"""Helpers every trainer adapter needs: completion text from any message format, a
-rubric from a recipe name (options and judge included) or a ready rubric, and the
+"""Helpers every trainer adapter needs: completion text from any message format, rubrics
+cached per setting (resolved by :mod:`groundrl.recipes.resolve`), reward ranges, and the
 environment-variable configuration used on Ray workers."""
 
 from __future__ import annotations
@@ -10,7 +10,8 @@ import threading
 from collections.abc import Mapping
 from typing import Any
 
-from groundrl.rubric import Rubric, env_part_timeout
+from groundrl.recipes.resolve import resolve_rubric
+from groundrl.rubric import Rubric
 
 ENV_RECIPE = "GROUNDRL_RECIPE"
 ENV_OPTIONS = "GROUNDRL_OPTIONS"
@@ -39,53 +40,6 @@ def completion_text(completion: Any) -> str:
                 p.get("text", "") for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
             )
     return ""
-
-
-def merge_options(
-    recipe_options: Mapping[str, Any] | None, judge: Any, options: Mapping[str, Any]
-) -> dict[str, Any]:
-    """``recipe_options=`` and ``**options`` together (a key in both must agree), plus
-    ``judge=`` as the ``judge`` option."""
-    if recipe_options is not None and not isinstance(recipe_options, Mapping):
-        raise TypeError(f"recipe_options must be a mapping, got {type(recipe_options).__name__}")
-    merged = dict(recipe_options or {})
-    for key, value in options.items():
-        if key in merged and merged[key] is not value and merged[key] != value:
-            raise ValueError(f"option {key!r} given twice with different values")
-        merged[key] = value
-    if judge is not None:
-        if "judge" in merged:
-            raise ValueError("judge given twice (judge= and in the options)")
-        merged["judge"] = judge
-    return merged
-
-
-def resolve_rubric(
-    recipe_or_rubric: str | Rubric,
-    recipe_options: Mapping[str, Any] | None = None,
-    judge: Any = None,
-    **options: Any,
-) -> Rubric:
-    """A rubric from a recipe name with its options and judge (a mapping, a
-    :class:`~groundrl.judges.config.JudgeConfig` or a judge object), or ``Rubric`` as is."""
-    merged = merge_options(recipe_options, judge, options)
-    if isinstance(recipe_or_rubric, Rubric):
-        if merged:
-            raise TypeError("options and judge are for recipe names; build the Rubric with them instead")
-        return recipe_or_rubric
-    from groundrl.recipes import get_recipe
-
-    rubric = get_recipe(recipe_or_rubric).rubric(**merged)
-    rubric.part_timeout = env_part_timeout()  # verl / OpenRLHF / Ray workers: set by environment
-    return rubric
-
-
-def label_field(recipe_or_rubric: str | Rubric) -> str | None:
-    if isinstance(recipe_or_rubric, Rubric):
-        return None
-    from groundrl.recipes import get_recipe
-
-    return get_recipe(recipe_or_rubric).label_field
 
 
 def env_config(environ: Mapping[str, str] | None = None) -> tuple[str | None, dict[str, Any], Any]:
@@ -118,22 +72,6 @@ def env_config(environ: Mapping[str, str] | None = None) -> tuple[str | None, di
         if key.startswith(ENV_OPTION_PREFIX) and value:
             options[key[len(ENV_OPTION_PREFIX) :].lower()] = value
     return env.get(ENV_RECIPE) or None, options, JudgeConfig.from_env(env)
-
-
-def options_for(recipe: Any, options: Mapping[str, Any], judge: Any = None) -> tuple[dict[str, Any], Any]:
-    """The part of shared settings that ``recipe`` declares: on a server or a verl run
-    that mixes recipes, each option goes to the recipes that have it and the judge to
-    those with model-based parts. An option that no recipe declares is an error."""
-    from groundrl.recipes import OptionError, get_recipe, recipe_names
-
-    declared = {o.name for o in recipe.options}
-    for key in options:
-        if key not in declared and not any(
-            key in {o.name for o in get_recipe(n).options} for n in recipe_names()
-        ):
-            raise OptionError(f"no recipe has the option {key!r}")
-    mine = {k: v for k, v in options.items() if k in declared}
-    return mine, judge if recipe.judge_factory is not None else None
 
 
 class RubricCache:

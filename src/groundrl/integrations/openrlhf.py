@@ -39,13 +39,12 @@ from groundrl.integrations.common import (
     RubricCache,
     env_config,
     env_stop_tokens,
-    label_field,
     normalise,
     parse_range,
-    resolve_rubric,
     response_text,
     reward_range,
 )
+from groundrl.recipes.resolve import label_field, resolve_rubric
 from groundrl.results import TRAINER_NOT_APPLICABLE, part_columns
 from groundrl.rubric import Rubric
 

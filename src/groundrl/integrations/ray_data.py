@@ -20,7 +20,7 @@ from typing import Any
 
 class _Scorer:
     def __init__(self, recipe: str, options: Mapping[str, Any], judge: Any, completion_key: str) -> None:
-        from groundrl.integrations.common import resolve_rubric
+        from groundrl.recipes.resolve import resolve_rubric
 
         self.rubric = resolve_rubric(recipe, dict(options), judge)
         self.key = completion_key

@@ -31,7 +31,8 @@ import asyncio
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from groundrl.integrations.common import completion_text, resolve_rubric
+from groundrl.integrations.common import completion_text
+from groundrl.recipes.resolve import resolve_rubric
 from groundrl.results import part_values
 from groundrl.rubric import Part, Rubric
 from groundrl.types import Verdict

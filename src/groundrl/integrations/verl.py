@@ -64,14 +64,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from groundrl.integrations.common import (
-    RubricCache,
-    completion_text,
-    env_config,
-    label_field,
-    options_for,
-    resolve_rubric,
-)
+from groundrl.integrations.common import RubricCache, completion_text, env_config
+from groundrl.recipes.resolve import label_field, options_for, resolve_rubric
 from groundrl.results import APPLIES, TRAINER_NOT_APPLICABLE, part_values, trainer_values
 from groundrl.rubric import Rubric
 

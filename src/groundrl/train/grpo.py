@@ -233,7 +233,7 @@ def build_trainer(
     validated them (``groundrl train`` and :func:`~groundrl.train.stages.run_config` check
     the file once, before anything loads); the GRPO arguments are the stage's effective ones
     (:func:`~groundrl.train.config.trainer_args`: the CPU smoke defaults only for ``tiny``)."""
-    from groundrl.integrations.common import resolve_rubric
+    from groundrl.recipes.resolve import resolve_rubric
     from groundrl.train.builders import grpo_trainer
 
     rec = get_recipe(recipe)

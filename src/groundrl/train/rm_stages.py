@@ -31,8 +31,8 @@ def parse_proxy(raw: Any) -> Any:
 
 def run_cgrpo(recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, **_: Any) -> dict[str, Any]:
     """EQA-RM C-GRPO (:mod:`groundrl.train.cgrpo_trainer`) on EQA-RM instances."""
-    from groundrl.integrations.common import resolve_rubric
     from groundrl.integrations.trl import reward_funcs
+    from groundrl.recipes.resolve import resolve_rubric
     from groundrl.train.builders import grpo_trainer
     from groundrl.train.cgrpo import CGRPOConfig, contrastive_reward
     from groundrl.train.cgrpo_trainer import cgrpo_trainer_class
