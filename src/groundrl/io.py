@@ -1,0 +1,151 @@
+"""JSON Lines in and out, with one error format.
+
+Every JSONL file groundrl reads goes through :func:`iter_lines` (tolerant: each line
+with its value or its problem) or :func:`iter_jsonl` / :func:`read_jsonl` (strict: the
+first bad line raises :class:`JsonlError`). A bad line is always described the same
+way: ``<file>:<line>: <what is wrong>; <what to do>``, 1-based line numbers.
+
+Lines end at ``\\n`` only (``str.splitlines`` would also split inside a record at a
+raw U+2028 that ``json.dumps(ensure_ascii=False)`` writes), blank lines are skipped,
+and the file is read as it goes, so memory does not grow with it (issue 26). A line
+that is not UTF-8 is a bad line like one that is not JSON. The repo writes no
+compressed JSONL anywhere, so ``.gz`` is not read specially [ours: brief of issue 23].
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import IO, Any, NamedTuple
+
+FIX = "write one JSON object per line"  # what to do about a bad line, unless the caller knows better
+
+
+class JsonlError(ValueError):
+    """A bad line of a JSONL file; ``str()`` is ``<file>:<line>: <problem>; <fix>``."""
+
+    def __init__(self, path: str | Path, line: int, problem: str, fix: str = FIX) -> None:
+        self.path, self.line, self.problem, self.fix = str(path), line, problem, fix
+        super().__init__(f"{path}:{line}: {problem}; {fix}")
+
+
+class Line(NamedTuple):
+    """One non-blank line: its 1-based ``number``, its ``value`` (``None`` when bad),
+    ``problem`` (``""`` when good) and ``text`` as read, without its newline."""
+
+    number: int
+    value: Any
+    problem: str
+    text: str
+
+    @property
+    def message(self) -> str:
+        """``line <n>: <problem>``: the problem as an error field of an output row."""
+        return f"line {self.number}: {self.problem}"
+
+
+def parse_line(text: str | bytes, *, objects: bool = True) -> tuple[Any, str]:
+    """``(value, "")`` or ``(None, problem)`` for one line; never raises. With
+    ``objects`` (the default) a value that is not a JSON object is a problem.
+
+    >>> parse_line('{"id": 1}')
+    ({'id': 1}, '')
+    >>> parse_line("[1]")
+    (None, 'a JSON list, expected an object')
+    """
+    if isinstance(text, bytes):
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as e:
+            return None, f"not UTF-8 text (byte {text[e.start]:#04x} at column {e.start + 1})"
+    try:
+        value = json.loads(text)
+    except ValueError as e:
+        return None, f"not JSON ({e})"
+    except RecursionError:  # json's scanner recurses per nesting level: a hostile line
+        return None, "not JSON (nested too deeply to read)"
+    if objects and not isinstance(value, dict):
+        return None, f"a JSON {type(value).__name__}, expected an object"
+    return value, ""
+
+
+def _raw_lines(source: str | Path | Iterable[bytes] | Iterable[str]) -> Iterator[bytes | str]:
+    if isinstance(source, (str, Path)):
+        with Path(source).open("rb") as f:
+            yield from f
+    else:
+        yield from source
+
+
+def iter_lines(
+    source: str | Path | Iterable[bytes] | Iterable[str], *, objects: bool = True, start: int = 1
+) -> Iterator[Line]:
+    """Every non-blank line of a file (or of an iterable of lines, numbered from
+    ``start``) as a :class:`Line`; bad lines are yielded with their problem, not raised."""
+    for number, raw in enumerate(_raw_lines(source), start=start):
+        if not raw.strip():
+            continue
+        value, problem = parse_line(raw, objects=objects)
+        text = raw.decode("utf-8", errors="replace") if isinstance(raw, bytes) else raw
+        yield Line(number, value, problem, text.removesuffix("\n"))
+
+
+def iter_jsonl(
+    path: str | Path, *, objects: bool = True, limit: int | None = None, fix: str = FIX
+) -> Iterator[Any]:
+    """The values of a JSONL file, at most ``limit``; the first bad line raises
+    :class:`JsonlError` (``fix`` is its advice)."""
+    if limit is not None and limit <= 0:
+        return
+    for n, line in enumerate(iter_lines(path, objects=objects), start=1):
+        if line.problem:
+            raise JsonlError(path, line.number, line.problem, fix)
+        yield line.value
+        if n == limit:
+            return
+
+
+def read_jsonl(
+    path: str | Path, *, objects: bool = True, limit: int | None = None, fix: str = FIX
+) -> list[Any]:
+    """:func:`iter_jsonl` as a list."""
+    return list(iter_jsonl(path, objects=objects, limit=limit, fix=fix))
+
+
+def json_text(obj: Any, **kw: Any) -> str:
+    """JSON text that encodes to UTF-8 whatever the input held: non-ASCII characters stay
+    readable, but a lone surrogate (``"\\ud800"``, legal in JSON, not in UTF-8) makes the
+    whole text ASCII-escaped instead of failing the write."""
+    text = json.dumps(obj, ensure_ascii=False, **kw)
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return json.dumps(obj, ensure_ascii=True, **kw)
+    return text
+
+
+def json_line(obj: Any, *, ensure_ascii: bool = False, **kw: Any) -> str:
+    """One JSONL line, newline included: :func:`json_text` by default, plain
+    ``json.dumps`` with ``ensure_ascii=True`` (for files that were always ASCII).
+    ``kw`` goes to ``json.dumps`` (``default=str``, ``sort_keys``…)."""
+    return (json.dumps(obj, **kw) if ensure_ascii else json_text(obj, **kw)) + "\n"
+
+
+def write_rows(f: IO[str], rows: Iterable[Any], **kw: Any) -> int:
+    """Write each row as one JSON line (:func:`json_line`) to an open text file;
+    returns how many."""
+    n = 0
+    for row in rows:
+        f.write(json_line(row, **kw))
+        n += 1
+    return n
+
+
+def write_jsonl(path: str | Path, rows: Iterable[Any], *, append: bool = False, **kw: Any) -> int:
+    """Write (or with ``append``, add) rows as JSON lines to ``path``, creating its
+    folder; returns how many."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    with p.open("a" if append else "w", encoding="utf-8") as f:
+        return write_rows(f, rows, **kw)
