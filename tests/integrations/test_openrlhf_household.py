@@ -39,7 +39,7 @@ PARTIAL = ONE_CLOTH + _FIXTURE["partial_tail"]  # one cloth placed, then an obje
 
 
 def test_prompt_dataset_rows_are_prompt_and_task_json_text(tmp_path):
-    from groundrl.train.planning_data import prompt
+    from groundrl.sim.episode_prompt import prompt
 
     tasks = generate_tasks(3, seed=1)
     path = tmp_path / "sub" / "household.jsonl"

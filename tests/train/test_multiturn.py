@@ -12,8 +12,9 @@ pytest.importorskip("trl")
 def setup():
     import torch
 
+    from groundrl.sim.episode_prompt import prompt
     from groundrl.train.demo import build_policy, demo_tasks
-    from groundrl.train.planning_data import global_action_map, prompt, records
+    from groundrl.train.planning_data import global_action_map, records
 
     torch.set_num_threads(1)
     tasks = [t for t in demo_tasks(40, seed=3) if t.task_type == "pick_and_place_simple"][:2]
@@ -209,9 +210,11 @@ def test_replan_records_recover_from_a_dropped_step():
     assert replan_records(tasks, amap, seed=0) == recs  # seeded
 
 
-def test_module_doctests():
+def test_episode_module_doctests():
     import doctest
 
-    from groundrl.train import multiturn
+    from groundrl.sim import episode, episode_feedback
 
-    assert doctest.testmod(multiturn).failed == 0
+    for module in (episode, episode_feedback):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, module.__name__

@@ -12,9 +12,9 @@ FB = "Feedback: Last action is invalid. No action could be read in any vocabular
 
 @pytest.fixture(scope="module")
 def chat():
+    from groundrl.sim.episode_prompt import prompt
     from groundrl.sim.generate import generate_tasks
     from groundrl.testing.tiny_vlm import build_tokenizer
-    from groundrl.train.planning_data import prompt
 
     task = next(t for t in generate_tasks(20, seed=0) if t.task_type == "pick_and_place_simple")
     tok = build_tokenizer(seed=0, extra_corpus=[prompt(task), FB, "\n".join(task.gold_plan)])
@@ -84,7 +84,7 @@ def test_text_prompt_keeps_raw_feedback_and_roles_are_checked(chat):
 
 
 def test_user_role_needs_a_chat_template(chat):
-    from groundrl.train.multiturn import chat_feedback_text
+    from groundrl.sim.episode_feedback import chat_feedback_text
 
     task, tok, text = chat
     no_template = tok.__class__(tokenizer_object=tok.backend_tokenizer, eos_token="<|im_end|>")

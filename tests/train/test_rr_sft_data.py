@@ -94,7 +94,7 @@ def test_cli_writes_records_and_action_map(tmp_path):
 
 
 def test_short_prompt_without_the_action_list():
-    from groundrl.train.planning_data import prompt
+    from groundrl.sim.episode_prompt import prompt
 
     tasks = generate_tasks(1, seed=0)
     recs, _, _ = rr_sft_records(tasks, list_actions=False)

@@ -15,10 +15,10 @@ with no arguments). :class:`AgentExecutor` is a ``MultiTurnAgentExecutor`` over
    end-of-turn tokens removed, :func:`groundrl.integrations.common.strip_stop_tokens`)
    is one ``HouseholdEnv.step`` — the plan runs until an action fails or the episode
    ends. If the episode goes on, the environment's feedback,
-   :func:`groundrl.train.multiturn.default_feedback_text`, is returned as
+   :func:`groundrl.sim.episode_feedback.default_feedback_text`, is returned as
    ``environment_feedback``: by default (``GROUNDRL_ENV_FEEDBACK_ROLE=user``) as a user
    turn of the tokenizer's chat template
-   (:func:`groundrl.train.multiturn.chat_feedback_text`, with the tokenizer the executor
+   (:func:`groundrl.sim.episode_feedback.chat_feedback_text`, with the tokenizer the executor
    was given: the close of the policy's turn, the user turn, the next assistant turn's
    generation prompt), or with ``raw`` as text through
    ``GROUNDRL_ENV_FEEDBACK_TEMPLATE``. The executor tokenises it and appends it to the
@@ -98,8 +98,9 @@ from pathlib import Path
 from typing import Any
 
 from groundrl.integrations.common import env_stop_tokens, strip_stop_tokens
+from groundrl.sim.episode import EpisodeOptions
+from groundrl.sim.episode_feedback import FEEDBACK_ROLES, chat_feedback_text, default_feedback_text
 from groundrl.sim.tasks import Task
-from groundrl.train.multiturn import FEEDBACK_ROLES, EpisodeOptions, chat_feedback_text, default_feedback_text
 
 try:
     from openrlhf.utils.agent import AgentInstanceBase, MultiTurnAgentExecutor
@@ -286,11 +287,11 @@ def prompt_records(
 ) -> list[dict[str, Any]]:
     """One OpenRLHF prompt row per task: ``{input_key: prompt, label_key: task JSON
     text, "id": task id}``. ``prompt_fn(task)`` (default
-    :func:`groundrl.train.planning_data.prompt`, the TRL demo's ``Instruction: …
+    :func:`groundrl.sim.episode_prompt.prompt`, the TRL demo's ``Instruction: …
     Scene: … Plan:``) may return text or a list of chat messages (then pass
     ``--data.apply_chat_template``; a text prompt works with or without it)."""
     if prompt_fn is None:
-        from groundrl.train.planning_data import prompt as prompt_fn
+        from groundrl.sim.episode_prompt import prompt as prompt_fn
     if input_key == label_key:
         raise ValueError(f"input_key and label_key must differ, both are {input_key!r}")
     rows = []

@@ -8,7 +8,7 @@ next plan — the same episode as TRL's :class:`groundrl.train.multiturn.EnvRoll
 verl's agent-loop machinery (``verl.experimental.agent_loop``).
 
 Episode semantics (identical to ``EnvRollout``; the shared parts are imported from
-:mod:`groundrl.train.multiturn`, not copied):
+:mod:`groundrl.sim.episode` and :mod:`groundrl.sim.episode_feedback`, not copied):
 
 1. The row's task (``extra_info["task"]``, below) starts one
    :class:`~groundrl.sim.env.HouseholdEnv` episode; the row's chat ``prompt`` goes
@@ -18,15 +18,15 @@ Episode semantics (identical to ``EnvRollout``; the shared parts are imported fr
    ``response_mask`` 1; their text is one :meth:`HouseholdEnv.step`: the actions run
    until one fails or the episode ends.
 3. If the episode goes on and turns remain, the environment's EB-ALFRED feedback,
-   rendered by :func:`~groundrl.train.multiturn.default_feedback_text`, is appended as
+   rendered by :func:`~groundrl.sim.episode_feedback.default_feedback_text`, is appended as
    token ids with ``response_mask`` 0 (not trained; logprob 0 when the server returns
    logprobs), and the policy re-plans from ``prompt + every earlier turn + feedback`` —
    up to ``max_turns`` turns. By default (``feedback_role: user``) the feedback is a user
-   turn of the chat template (:func:`~groundrl.train.multiturn.chat_feedback_text`: the
+   turn of the chat template (:func:`~groundrl.sim.episode_feedback.chat_feedback_text`: the
    close of the policy's turn, the user turn, the next assistant turn's generation
    prompt), so the context is exactly the chat template of the conversation so far.
    Nothing is decoded and re-tokenised between turns: the trained ids are the sampled ids.
-4. ``reward_score`` is :func:`~groundrl.train.multiturn.episode_reward` of the summed
+4. ``reward_score`` is :func:`~groundrl.sim.episode.episode_reward` of the summed
    environment rewards: with the default ``reward: plan`` it is
    :func:`groundrl.sim.reward.sim_reward` of everything the agent ran
    (``progress + success_bonus·success``); an episode cut before the environment ended
@@ -109,14 +109,9 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from groundrl.sim.episode import EpisodeOptions, episode_reward
+from groundrl.sim.episode_feedback import FEEDBACK_ROLES, chat_feedback_text, default_feedback_text
 from groundrl.sim.tasks import Task
-from groundrl.train.multiturn import (
-    FEEDBACK_ROLES,
-    EpisodeOptions,
-    chat_feedback_text,
-    default_feedback_text,
-    episode_reward,
-)
 
 logger = logging.getLogger("groundrl.integrations")
 
@@ -267,13 +262,13 @@ def household_rows(
 ) -> list[dict[str, Any]]:
     """verl ``RLHFDataset`` rows (Parquet-ready dicts), one per task: ``data_source``,
     ``agent_name`` (the loop that plays the row), a chat ``prompt`` (``prompt_fn(task)``
-    as the user message; default :func:`groundrl.train.planning_data.prompt`, the demo
+    as the user message; default :func:`groundrl.sim.episode_prompt.prompt`, the demo
     planner's "Instruction … Scene … Plan:"), ``ability``, ``reward_model``
     (``ground_truth``: the task id — for logs; the loop computes the reward) and
     ``extra_info`` with ``index``, ``split``, ``task_id`` and ``task`` (the task's JSON
     as a string, which the loop reads)."""
     if prompt_fn is None:
-        from groundrl.train.planning_data import prompt as prompt_fn
+        from groundrl.sim.episode_prompt import prompt as prompt_fn
     rows = []
     for i, t in enumerate(tasks):
         messages = [{"role": "system", "content": system_prompt}] if system_prompt else []

@@ -38,19 +38,12 @@ for vLLM's importance-sampling correction; this generator is the training model 
 Cluster engines: verl's multi-turn agent loop and OpenRLHF's agent executor are not
 here — they belong with the verl / OpenRLHF adapters in ``groundrl.integrations``
 (:mod:`groundrl.integrations.verl_agent_loop`,
-:mod:`groundrl.integrations.openrlhf_household`). The seam they share with this
-module is :class:`EpisodeOptions`, :class:`~groundrl.sim.env.HouseholdEnv` (``reset(options={"task": …})``,
-``step(text)``, ``info["feedback"]``), :func:`default_feedback_text` and
-:func:`episode_reward`.
-
->>> from groundrl.sim.env import HouseholdEnv
->>> from groundrl.sim.generate import generate_tasks
->>> task = generate_tasks(1, seed=0)[0]
->>> env = HouseholdEnv([task], reward="plan")
->>> _ = env.reset(options={"task": task})
->>> obs, r, term, trunc, info = env.step("nonsense")
->>> default_feedback_text(info, obs)
-'\\nFeedback: Last action is invalid. No action could be read in any vocabulary.\\nPlan:'
+:mod:`groundrl.integrations.openrlhf_household`). The episode pieces they share with this
+module live in the simulator, below both: :class:`~groundrl.sim.episode.EpisodeOptions`
+and :func:`~groundrl.sim.episode.episode_reward` (:mod:`groundrl.sim.episode`), the
+feedback text (:mod:`groundrl.sim.episode_feedback`), the prompt builder
+(:mod:`groundrl.sim.episode_prompt`) and :class:`~groundrl.sim.env.HouseholdEnv`
+(``reset(options={"task": …})``, ``step(text)``, ``info["feedback"]``).
 """
 
 from __future__ import annotations
@@ -60,127 +53,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from groundrl.sim.episode import episode_reward
+from groundrl.sim.episode_feedback import FEEDBACK_ROLES, FeedbackText, default_feedback_text, feedback_ids
 from groundrl.sim.tasks import Task
 
 logger = logging.getLogger("groundrl.train")
-
-FeedbackText = Callable[[dict[str, Any], dict[str, Any]], str]
-
-
-def default_feedback_text(info: dict[str, Any], obs: dict[str, Any]) -> str:
-    """The text put between two turns: the turn's last action (when a vocabulary was
-    read) and its EB-ALFRED feedback — the failure that stopped the plan, or the last
-    success when the plan ran out — then the cue to plan again. Short on purpose: it is
-    the re-plan context of a small policy."""
-    last = (info.get("feedback") or [""])[-1]
-    actions = info.get("actions") or []
-    label = str(actions[-1])[:80] if actions and info.get("vocab") else ""
-    return f"\nFeedback: {label + ': ' if label else ''}{last}\nPlan:"
-
-
-#: Where environment feedback goes between two policy turns: ``user`` — a user turn of
-#: the tokenizer's chat template (for chat / Instruct models: the model re-plans inside
-#: its template); ``raw`` — the text as is (a model trained on plain text, like the demo's).
-FEEDBACK_ROLES = ("user", "raw")
-
-_SENTINEL = "\x00groundrl-turn\x00"
-_chat_cache: dict[tuple[Any, ...], tuple[str, str, str]] = {}
-
-
-def _chat_pieces(tokenizer: Any) -> tuple[str, str, str]:
-    """``(close, before, after)``: what the chat template writes after an assistant
-    message's content (``close``), and around a user message's content in the turn that
-    follows it, up to the next assistant turn's generation prompt."""
-    template = getattr(tokenizer, "chat_template", None)
-    inner = getattr(tokenizer, "tokenizer", tokenizer)  # a processor's tokenizer
-    # keyed by what the rendering depends on, not id(): ids of freed tokenizers are reused
-    key = (str(template), getattr(inner, "bos_token", None), getattr(inner, "eos_token", None))
-    if key not in _chat_cache:
-        if not template:
-            raise ValueError(
-                "feedback as a user turn needs the tokenizer's chat template, and this tokenizer has "
-                "none; use the raw feedback mode (feedback_role='raw')"
-            )
-        base = [{"role": "user", "content": "u"}, {"role": "assistant", "content": _SENTINEL}]
-        one = tokenizer.apply_chat_template(base, tokenize=False)
-        two = tokenizer.apply_chat_template(
-            [*base, {"role": "user", "content": _SENTINEL + "fb"}], tokenize=False, add_generation_prompt=True
-        )
-        if not two.startswith(one) or one.count(_SENTINEL) != 1:
-            raise ValueError(
-                "this chat template rewrites earlier turns when a user turn follows, so feedback cannot be "
-                "appended as a user turn; use the raw feedback mode (feedback_role='raw')"
-            )
-        close = one[one.index(_SENTINEL) + len(_SENTINEL) :]
-        turn = two[len(one) :]
-        before, after = turn.split(_SENTINEL + "fb", 1)
-        _chat_cache[key] = (close, before, after)
-    return _chat_cache[key]
-
-
-def chat_feedback_text(tokenizer: Any, feedback: str, *, turn_ended: bool = True) -> str:
-    """The text to append after a policy turn so that ``feedback`` enters as a user turn
-    of the tokenizer's chat template: the end of the assistant turn the template writes
-    (less the end-of-turn token the policy already sampled, when ``turn_ended``), the user
-    turn, and the next assistant turn's generation prompt. Decoded, ``prompt + turn +
-    this`` equals the chat template applied to the same messages (tests check it).
-
-    ``tokenizer`` is a tokenizer or processor with ``apply_chat_template``; raises
-    ValueError when it has no chat template or one that rewrites earlier turns."""
-    close, before, after = _chat_pieces(tokenizer)
-    eos = getattr(tokenizer, "eos_token", None) or getattr(
-        getattr(tokenizer, "tokenizer", None), "eos_token", None
-    )
-    if turn_ended and eos and close.startswith(eos):
-        close = close[len(eos) :]
-    return close + before + feedback.strip() + after
-
-
-def feedback_ids(
-    tokenizer: Any,
-    info: dict[str, Any],
-    obs: dict[str, Any],
-    role: str,
-    last_ids: Sequence[int],
-    text_fn: FeedbackText | None = None,
-) -> list[int]:
-    """The token ids of the feedback between two turns: ``role`` ``"user"`` renders it as
-    a user turn (:func:`chat_feedback_text`; the turn ended when its last id is the EOS),
-    ``"raw"`` tokenizes ``text_fn(info, obs)`` (default :func:`default_feedback_text`)."""
-    text = (text_fn or default_feedback_text)(info, obs)
-    tok = getattr(tokenizer, "tokenizer", tokenizer)
-    if role == "user":
-        eos = tok.eos_token_id
-        text = chat_feedback_text(tokenizer, text, turn_ended=bool(last_ids) and last_ids[-1] == eos)
-    return list(tok(text, add_special_tokens=False)["input_ids"])
-
-
-def episode_reward(
-    env_reward: float,
-    *,
-    ended: bool,
-    progress: float,
-    turns: int,
-    reward_kind: str | None,
-    turn_penalty: float = 0.0,
-) -> float:
-    """An episode's reward from the sum of its environment rewards: an episode cut
-    before the environment ended it (by ``max_turns``, or by a token budget) never got
-    the ``"plan"`` reward's end-of-episode payout, so it gets its ``progress``, as
-    :func:`groundrl.sim.reward.sim_reward` of the plan it ran would; then
-    ``turn_penalty`` per turn after the first. Shared by :class:`EnvRollout` and the
-    verl agent loop (:mod:`groundrl.integrations.verl_agent_loop`).
-
-    >>> episode_reward(0.0, ended=False, progress=0.5, turns=3, reward_kind="plan", turn_penalty=0.25)
-    0.0
-    >>> episode_reward(2.0, ended=True, progress=1.0, turns=2, reward_kind="plan")
-    2.0
-    """
-    reward = float(env_reward)
-    if not ended and reward_kind == "plan":
-        reward += progress
-    reward -= turn_penalty * max(0, turns - 1)
-    return reward
 
 
 def env_reward(completions: list[Any], env_reward: list[float], **kwargs: Any) -> list[float]:
@@ -196,33 +73,6 @@ def env_success(completions: list[Any], env_success: list[float], **kwargs: Any)
 def env_reward_funcs() -> tuple[list[Callable[..., list[float]]], list[float]]:
     """``(reward_funcs, reward_weights)`` for ``GRPOTrainer`` with :class:`EnvRollout`."""
     return [env_reward, env_success], [1.0, 0.0]
-
-
-@dataclass(frozen=True)
-class EpisodeOptions:
-    """The episode settings every multi-turn integration shares (verl's agent loop and
-    OpenRLHF's agent file extend it with their own): the turn budget, the
-    :class:`~groundrl.sim.env.HouseholdEnv` reward and budgets, and the turn penalty."""
-
-    max_turns: int = 3
-    reward: str = "plan"
-    success_bonus: float = 1.0
-    invalid_penalty: float = 0.0
-    turn_penalty: float = 0.0
-    max_steps: int = 30
-    max_invalid: int = 10
-    vocab: str = "auto"
-
-    def env_kwargs(self) -> dict[str, Any]:
-        """Keyword arguments of :class:`~groundrl.sim.env.HouseholdEnv`."""
-        return {
-            "reward": self.reward,
-            "success_bonus": self.success_bonus,
-            "invalid_penalty": self.invalid_penalty,
-            "max_steps": self.max_steps,
-            "max_invalid": self.max_invalid,
-            "vocab": self.vocab,
-        }
 
 
 @dataclass
@@ -254,8 +104,9 @@ class EnvRollout:
     feedback that would leave no room for another turn ends the episode instead (cut,
     paid its progress under ``reward="plan"``, as by ``max_turns``).
     ``feedback_text(info, obs) -> str``: the feedback between turns
-    (:func:`default_feedback_text`). ``feedback_role``: ``"user"`` puts it in a user turn
-    of the tokenizer's chat template (:func:`chat_feedback_text`), ``"raw"`` appends the
+    (:func:`~groundrl.sim.episode_feedback.default_feedback_text`). ``feedback_role``:
+    ``"user"`` puts it in a user turn of the tokenizer's chat template
+    (:func:`~groundrl.sim.episode_feedback.chat_feedback_text`), ``"raw"`` appends the
     text as is; ``"auto"`` (default) is ``"user"`` for chat prompts (message lists) and
     ``"raw"`` for text prompts, whose context is no chat template. ``env_kwargs`` go to
     :class:`~groundrl.sim.env.HouseholdEnv` (``reward``, ``success_bonus``,
@@ -476,15 +327,9 @@ def _encode_prompt(tokenizer: Any, prompt: Any) -> list[int]:
 
 
 __all__ = [
-    "FEEDBACK_ROLES",
     "Episode",
-    "EpisodeOptions",
     "EnvRollout",
-    "chat_feedback_text",
-    "default_feedback_text",
     "env_reward",
-    "feedback_ids",
-    "episode_reward",
     "env_reward_funcs",
     "env_success",
 ]

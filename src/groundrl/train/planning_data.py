@@ -1,4 +1,5 @@
-"""Simulator tasks → prompts and Reinforced-Reasoning JSON targets for a planner policy.
+"""Simulator tasks → Reinforced-Reasoning JSON targets for a planner policy, with the
+prompts of :mod:`groundrl.sim.episode_prompt`.
 
 One global action map (EB-ALFRED action names over every object type the tasks use,
 ids stable for a given type set) so action ids mean the same thing in every prompt —
@@ -12,36 +13,17 @@ import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from groundrl.sim.episode_feedback import default_feedback_text
+from groundrl.sim.episode_prompt import prompt
 from groundrl.sim.planner import expert_plan
 from groundrl.sim.tasks import Task
 from groundrl.sim.vocab import action_space, render_plan
 from groundrl.sim.world import Obj, Scene
 
-TOOLS = ("Knife", "ButterKnife", "SinkBasin", "Faucet", "Microwave", "Fridge", "DeskLamp", "FloorLamp")
-
 
 def global_action_map(tasks: Sequence[Task]) -> dict[int, str]:
     types = sorted({o.type for t in tasks for o in t.scene.objects})
     return action_space(Scene("any", [Obj(f"{t}_1", t) for t in types]))
-
-
-def observation(task: Task) -> str:
-    """Where the objects the instruction needs are (and the tools), as one line."""
-    words = set(task.instruction.replace(".", " ").replace(",", " ").split())
-    keep = {task.goal.obj, task.goal.recep, task.goal.mrecep, *TOOLS} | words
-    env = task.env()
-    parts = []
-    for o in task.scene.objects:
-        if o.type not in keep or o.parent is None:
-            continue
-        p = task.scene.objects[[x.id for x in task.scene.objects].index(o.parent)].type
-        closed = " (closed)" if env.props(o.parent)["openable"] else ""
-        parts.append(f"{o.type} in {p}{closed}")
-    return "; ".join(parts)
-
-
-def prompt(task: Task) -> str:
-    return f"Instruction: {task.instruction}\nScene: {observation(task)}\nPlan:"
 
 
 def target(task: Task, amap: dict[int, str]) -> tuple[str, list[str]]:
@@ -86,13 +68,12 @@ def replan_records(
     ``random.Random(seed)``) is run in :class:`~groundrl.sim.env.HouseholdEnv` until an
     action fails or the plan runs out; if the episode goes on, the record's context is
     the prompt, that first plan, and the environment's feedback
-    (``feedback_text``, default :func:`groundrl.train.multiturn.default_feedback_text`),
+    (``feedback_text``, default :func:`groundrl.sim.episode_feedback.default_feedback_text`),
     and its target is the expert's plan from the state the first plan left. Tasks whose
     faulty plan still ends the episode (the dropped step did not matter) give none.
     Records carry ``turns``: ``[(first plan, feedback text)]``.
     """
-    from groundrl.sim.env import HouseholdEnv
-    from groundrl.train.multiturn import default_feedback_text
+    from groundrl.sim.env import HouseholdEnv  # lazy: gymnasium is the optional `sim` extra
 
     fb_text = feedback_text or default_feedback_text
     rng = random.Random(seed)

@@ -37,7 +37,8 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-from groundrl.train.planning_data import global_action_map, prompt, target
+from groundrl.sim.episode_prompt import prompt
+from groundrl.train.planning_data import global_action_map, target
 
 KEYS = ("reasoning_and_reflection", "visual_state_description", "language_plan", "executable_plan")
 
