@@ -1,37 +1,18 @@
-"""Confidence intervals (bootstrap, Wilson) and small report helpers.
+"""Benchmark metrics on result rows, and small report helpers.
 
-Reports show numbers rounded to 3 decimals; ``metrics.json`` keeps the raw values.
+The confidence intervals live in :mod:`groundrl.intervals` (layer 0, used by the
+simulator too) and are re-exported here. Reports show numbers rounded to 3 decimals;
+``metrics.json`` keeps the raw values.
 """
 
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Callable, Sequence
 from typing import Any
 
-
-def bootstrap_ci(
-    items: Sequence[Any],
-    metric: Callable[[Sequence[Any]], float | None],
-    n: int = 1000,
-    seed: int = 0,
-    alpha: float = 0.05,
-) -> tuple[float | None, float | None]:
-    """Percentile bootstrap (resampling items with replacement, seeded) of ``metric``."""
-    if not items:
-        return None, None
-    rng = random.Random(seed)
-    vals = []
-    for _ in range(n):
-        sample = [items[rng.randrange(len(items))] for _ in items]
-        v = metric(sample)
-        if v is not None:
-            vals.append(v)
-    if not vals:
-        return None, None
-    vals.sort()
-    return vals[int(alpha / 2 * len(vals))], vals[min(len(vals) - 1, int((1 - alpha / 2) * len(vals)))]
+from groundrl.intervals import bootstrap_ci as bootstrap_ci  # re-exported
+from groundrl.intervals import wilson_ci as wilson_ci
 
 
 def with_ci(
@@ -39,23 +20,6 @@ def with_ci(
 ) -> dict[str, Any]:
     lo, hi = bootstrap_ci(items, metric, seed=seed)
     return {"value": metric(items), "ci95": [lo, hi]}
-
-
-def wilson_ci(k: int, n: int, z: float = 1.959964) -> tuple[float | None, float | None]:
-    """Wilson score 95% interval of a rate ``k / n`` (``(None, None)`` for ``n = 0``).
-
-    >>> [round(x, 3) for x in wilson_ci(0, 4)]
-    [0.0, 0.49]
-    >>> [round(x, 3) for x in wilson_ci(3, 4)]
-    [0.301, 0.954]
-    """
-    if n <= 0:
-        return None, None
-    p = k / n
-    den = 1 + z * z / n
-    mid = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    return max(0.0, mid - half), min(1.0, mid + half)
 
 
 def fmt(x: Any) -> str:

@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from groundrl.benchmarks.stats import bootstrap_ci, wilson_ci
+from groundrl.intervals import bootstrap_ci, wilson_ci
 
 RESULTS, METRICS = "results.jsonl", "metrics.json"
 
