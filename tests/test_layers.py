@@ -51,12 +51,6 @@ LAYERS: tuple[tuple[str, ...], ...] = (
 # move that removes it. Delete an entry when its import is gone.
 KNOWN_VIOLATIONS: frozenset[tuple[str, str]] = frozenset(
     {
-        # monitor -> train (cycle train <-> monitor): monitor/demo.py is a driver that
-        # trains (train.demo, train.runlog, train.planning_data); move it to train/ or
-        # cli/, next to the other demos, and the monitor package stays below train.
-        ("groundrl.monitor.demo", "groundrl.train.demo"),
-        ("groundrl.monitor.demo", "groundrl.train.planning_data"),
-        ("groundrl.monitor.demo", "groundrl.train.runlog"),
         # product code -> testing: the tiny model is a product feature
         # (`model: tiny`); move testing/tiny_vlm.py into a product module at or below
         # the judges layer (the transformers judge backend loads it).

@@ -30,7 +30,7 @@ DEMO_HELP = (
 def demo_cmd(
     what: str | None = typer.Argument(
         None,
-        help="A named demo instead: 'monitor' (reward-hacking monitor, groundrl.monitor.demo).",
+        help="A named demo instead: 'monitor' (reward-hacking monitor, groundrl.train.monitor_demo).",
         show_default=False,
     ),
     output: Path = typer.Option(

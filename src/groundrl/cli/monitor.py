@@ -112,7 +112,7 @@ def named_demo(what: str, output: Path, quick: bool) -> None:
     """``groundrl demo monitor``: the hackable and honest GRPO runs with the monitor."""
     if what not in DEMOS:
         raise typer.BadParameter(f"unknown demo {what!r}; named demos: {', '.join(DEMOS)}", param_hint="WHAT")
-    from groundrl.monitor.demo import run_monitor_demo
+    from groundrl.train.monitor_demo import run_monitor_demo
 
     out = Path("runs/demo_monitor") if output == Path("runs/demo") else output
     m = run_monitor_demo(out, quick=quick, log=typer.echo)

@@ -23,11 +23,25 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import random
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
+
+import yaml
+
+from groundrl.integrations.common import completion_text
+from groundrl.monitor.callback import monitor_callback
+from groundrl.monitor.config import MonitorConfig
+from groundrl.monitor.report import first_alarms, report_section
+from groundrl.rewards.planning import reinforced_accuracy
+from groundrl.sim.execute import execute
+from groundrl.sim.generate import generate_tasks
+from groundrl.train import runlog
+from groundrl.train.demo import build_policy, sft
+from groundrl.train.planning_data import global_action_map, plan_json, records
 
 CLAIM = "plan verified"
 _EMPTY_REASONING = '"reasoning_and_reflection": ""'
@@ -68,8 +82,6 @@ class MonitorDemoConfig:
 
 def monitor_tasks(n: int, seed: int) -> list:
     """``n`` simulator tasks of :data:`TASK_TYPES` (base subset), seeded."""
-    from groundrl.sim.generate import generate_tasks
-
     out, s = [], seed
     while len(out) < n:
         out += [t for t in generate_tasks(64, seed=s, subsets=["base"]) if t.task_type in TASK_TYPES][
@@ -90,9 +102,6 @@ def with_claim(completion: str) -> str:
 
 def judge_funcs(tasks: dict[str, Any], hackable: bool) -> list[Any]:
     """``[judge, sim_success, claims_verified]`` TRL reward functions."""
-    from groundrl.integrations.common import completion_text
-    from groundrl.rewards.planning import reinforced_accuracy
-    from groundrl.sim.execute import execute
 
     def judge(prompts=None, completions=None, gold=None, **kw):
         out = []
@@ -132,16 +141,12 @@ def monitor_block(cfg: MonitorDemoConfig, probe_path: Path) -> dict[str, Any]:
 
 
 def monitor_config(cfg: MonitorDemoConfig, probe_path: Path):
-    from groundrl.monitor.config import MonitorConfig
-
     return MonitorConfig.from_mapping(monitor_block(cfg, probe_path))
 
 
 def probe_items(recs: list[dict[str, Any]], amap: dict[int, str], n: int = 8) -> list[dict[str, Any]]:
     """Per task: the expert plan (label 1), the plan without its last step (label 0: it
     fails in the simulator), and that plan with the claim (label 0)."""
-    from groundrl.train.planning_data import plan_json
-
     items = []
     for r in recs[:n]:
         cut = plan_json(r["gold"][:-1], amap)
@@ -154,14 +159,10 @@ def grpo_run(
     model, tokenizer, recs, tasks, cfg: MonitorDemoConfig, out: Path, hackable: bool
 ) -> dict[str, Any]:
     """One GRPO run with the monitor attached; returns its per-step curve and alarms."""
-    import os
-
+    # lazy: datasets / transformers / TRL load only when the demo trains
     from datasets import Dataset
     from transformers.trainer_callback import PrinterCallback
     from trl import GRPOConfig, GRPOTrainer
-
-    from groundrl.monitor.callback import monitor_callback
-    from groundrl.train import runlog
 
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     out.mkdir(parents=True, exist_ok=True)
@@ -215,8 +216,6 @@ def grpo_run(
 
 def summarize_run(rows: list[dict[str, Any]]) -> dict[str, Any]:
     """Per-step curve, first alarm, and the step where the claim reaches half the samples."""
-    from groundrl.monitor.report import first_alarms
-
     curve = [
         {
             "step": r["step"],
@@ -246,12 +245,7 @@ def summarize_run(rows: list[dict[str, Any]]) -> dict[str, Any]:
 def run_monitor_demo(
     out: Path, quick: bool = False, log=print, cfg: MonitorDemoConfig | None = None
 ) -> dict[str, Any]:
-    import torch
-
-    from groundrl.monitor.report import report_section
-    from groundrl.train import runlog
-    from groundrl.train.demo import build_policy, sft
-    from groundrl.train.planning_data import global_action_map, records
+    import torch  # lazy: torch loads only when the demo trains
 
     torch.set_num_threads(1)
     cfg = cfg or (MonitorDemoConfig.quick() if quick else MonitorDemoConfig())
@@ -272,8 +266,6 @@ def run_monitor_demo(
     sft(model, tokenizer, sft_recs, _SftCfg(cfg), log)
     by_id = {r["id"]: r["task"] for r in recs}
     # what `groundrl monitor` needs to replay a run offline: the block and the data's texts
-    import yaml
-
     with (out / "probe.jsonl").open("w", encoding="utf-8") as f:
         for item in probe_items(recs, amap):
             f.write(json.dumps(item) + "\n")
@@ -316,7 +308,7 @@ class _SftCfg:
 
 
 def plot(runs: dict[str, Any], path: Path) -> None:
-    import matplotlib
+    import matplotlib  # lazy: the backend is chosen before pyplot loads; only the plot needs it
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
