@@ -336,8 +336,9 @@ class Rubric:
             lo = min(p.value_range[0] for p in counted)  # type: ignore[index]
             hi = max(p.value_range[1] for p in counted)  # type: ignore[index]
         else:
-            lo = sum(min(p.weight * p.value_range[0], p.weight * p.value_range[1]) for p in counted)  # type: ignore[index]
-            hi = sum(max(p.weight * p.value_range[0], p.weight * p.value_range[1]) for p in counted)  # type: ignore[index]
+            ranges = [(p.weight, p.value_range) for p in counted if p.value_range is not None]
+            lo = sum(min(w * a, w * b) for w, (a, b) in ranges)
+            hi = sum(max(w * a, w * b) for w, (a, b) in ranges)
         return (float(lo), float(hi)) if hi > lo else None
 
     def timeouts(self) -> int:
@@ -371,9 +372,7 @@ class Rubric:
     def total(self, parts: Mapping[str, Score]) -> float:
         """Aggregate already computed part scores."""
         applicable = [
-            (p.weight, parts[p.name].value)
-            for p in self.parts
-            if p.name in parts and parts[p.name].value is not None
+            (p.weight, v) for p in self.parts if p.name in parts and (v := parts[p.name].value) is not None
         ]
         if self.aggregate == "sum":
             return float(sum(w * v for w, v in applicable))

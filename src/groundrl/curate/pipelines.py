@@ -228,7 +228,8 @@ def run(
     seen = done_ids(out)
     lines_done, legacy_ids = done_lines(out)
     # pass 1 (streaming): what is done, what is left, repeated ids; pass 2 does the rest
-    n_todo, skipped, ids = 0, 0, Counter()
+    n_todo, skipped = 0, 0
+    ids: Counter[str] = Counter()
     for k, rec, _err in iter_records(inp):
         rid = str(rec["id"]) if rec is not None else f"line{k}"
         ids[rid] += 1

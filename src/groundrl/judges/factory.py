@@ -49,9 +49,8 @@ def make_backend(kind: str, model: str | None, url: str | None = None, **options
 
 
 def _check_options(cls: type, options: dict[str, Any], kind: str) -> None:
-    allowed = [
-        p for p in inspect.signature(cls.__init__).parameters if p not in ("self", "model", "base_url")
-    ]
+    # signature(cls): the constructor's parameters, without self
+    allowed = [p for p in inspect.signature(cls).parameters if p not in ("model", "base_url")]
     unknown = sorted(set(options) - set(allowed))
     if unknown:
         raise ValueError(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import io
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -65,7 +66,12 @@ class ImagePolicy:
     def check_request(self, request: Any) -> None:
         """Raise ``ValueError`` for the first image of ``request`` this policy refuses."""
         if isinstance(request, (list, tuple)):
-            map_content(request, lambda img: self.check(img) or {})
+
+            def checked(image: Any) -> dict[str, Any]:
+                self.check(image)
+                return {}
+
+            map_content(request, checked)
 
 
 OPEN = ImagePolicy()
@@ -94,7 +100,7 @@ def image_of(part: dict[str, Any]) -> Any | None:
 
 
 def map_content(
-    request: list[dict[str, Any]], image_part: Any, text_part: Any = None
+    request: Sequence[dict[str, Any]], image_part: Any, text_part: Any = None
 ) -> list[dict[str, Any]]:
     """A request with each list-content part mapped: images through ``image_part(image)``,
     text through ``text_part(text)`` (default: kept as a text part). String contents and

@@ -6,13 +6,19 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from groundrl.judges import prompts
-from groundrl.judges.base import Generation, JudgeBackend, SamplingParams
+from groundrl.judges.base import Generation, JudgeBackend, Request, SamplingParams
 from groundrl.parse.answers import drop_tag_blocks, extract_answer
-from groundrl.parse.grounding import extract_temporal_mentions, frame_index, segment_indices
+from groundrl.parse.grounding import (
+    FrameMention,
+    SegmentMention,
+    extract_temporal_mentions,
+    frame_index,
+    segment_indices,
+)
 from groundrl.parse.scores import (
     parse_pairwise_verdict,
     parse_preferred,
@@ -151,7 +157,7 @@ class ProxyAgent(PaperJudge):
             )
             for it, rub in zip(items, rubrics, strict=True)
         ]
-        out = []
+        out: list[tuple[int | None, str]] = []
         for g in self._generate(reqs):
             if not g.ok:
                 out.append((None, f"proxy call failed: {g.error}"))
@@ -241,6 +247,9 @@ class PlanningGRM(PaperJudge):
     [0, 1], 0 when unparseable or when the call fails (the paper's fallback)."""
 
     VALUE_RANGE = (0.0, 1.0)  # the reward's range (Part.value_range)
+    # semantic equivalence for the task-type router's answer parts (embodied_brain sets
+    # ArgosTeachers.semantic here); None: those parts use rules only
+    semantic: Callable[[str, str], float | None] | None = None
 
     def __init__(
         self,
@@ -307,11 +316,13 @@ class ArgosTeachers(PaperJudge):
         self, completions: Sequence[Any], samples: Sequence[dict[str, Any]], kind: str
     ) -> list[Score]:
         name = f"{kind}_grounding"
-        reqs, owners = [], []
+        reqs: list[Request] = []
+        owners: list[int | tuple[int, str]] = []  # the sample of each request, or (sample, why not)
         scores: list[Score | None] = [None] * len(completions)
         for i, (c, s) in enumerate(zip(completions, samples, strict=True)):
             frames = s.get("frames")
-            mentions = extract_temporal_mentions(c)[0 if kind == "frame" else 1]
+            found = extract_temporal_mentions(c)
+            mentions: list[FrameMention] | list[SegmentMention] = found[0] if kind == "frame" else found[1]
             if not mentions:
                 scores[i] = Score(name, None, f"no {kind}-level mentions")
                 continue
@@ -320,22 +331,12 @@ class ArgosTeachers(PaperJudge):
                 continue
             fps, stamps = s.get("fps"), s.get("timestamps")
             for m in mentions:
-                # frames 1-based as in Argos' traces; seconds through the sample's fps/timestamps
-                if kind == "frame":
-                    at = frame_index(m, len(frames), fps, stamps)
-                    if at.ok:
-                        reqs.append(prompts.frame_request(m.context, frames[at.value]))
-                        owners.append(i)
-                    else:
-                        owners.append((i, at.error))
+                req, why = _mention_request(m, frames, fps, stamps)
+                if req is None:
+                    owners.append((i, why))
                 else:
-                    span = segment_indices(m, len(frames), fps, stamps)
-                    if span.ok:
-                        a, b = span.value
-                        reqs.append(prompts.segment_request(m.context, frames[a : b + 1]))
-                        owners.append(i)
-                    else:
-                        owners.append((i, span.error))
+                    reqs.append(req)
+                    owners.append(i)
         gens = iter(self._generate(reqs))
         tally: dict[int, list[float]] = {}
         failed: dict[int, int] = {}
@@ -360,7 +361,7 @@ class ArgosTeachers(PaperJudge):
                     f"; {failed[i]} judge failures" if i in failed else ""
                 )
                 scores[i] = Score(name, sum(vals) / len(vals), why)
-        return scores  # type: ignore[return-value]
+        return scores  # type: ignore[return-value]  # the loop above filled every slot
 
     def frame_grounding(self, completions: Sequence[Any], samples: Sequence[dict[str, Any]]) -> list[Score]:
         return self._grounding(completions, samples, "frame")
@@ -428,3 +429,19 @@ class ArgosTeachers(PaperJudge):
                 value_range=(0.0, 1.0),
             ),
         ]
+
+
+def _mention_request(
+    m: FrameMention | SegmentMention, frames: Sequence[Any], fps: Any, stamps: Any
+) -> tuple[Request | None, str]:
+    """The judge request that checks one mention against its frames, or ``None`` and why
+    the mention cannot be checked (it cites a frame the sample does not have)."""
+    # frames 1-based as in Argos' traces; seconds through the sample's fps/timestamps
+    if isinstance(m, FrameMention):
+        at = frame_index(m, len(frames), fps, stamps)
+        return (prompts.frame_request(m.context, frames[at.value]), "") if at.ok else (None, at.error)
+    span = segment_indices(m, len(frames), fps, stamps)
+    if not span.ok:
+        return None, span.error
+    a, b = span.value
+    return prompts.segment_request(m.context, frames[a : b + 1]), ""

@@ -35,8 +35,10 @@ def reward_score_fn(trainer: Any, name: str):
     function, summed with the trainer's weights), called as TRL calls it."""
     funcs = list(getattr(trainer, "reward_funcs", ()))
     names = list(getattr(trainer, "reward_func_names", ()))
-    weights = getattr(trainer, "reward_weights", None)
-    weights = [float(w) for w in weights.tolist()] if hasattr(weights, "tolist") else [1.0] * len(funcs)
+    raw = getattr(trainer, "reward_weights", None)  # a tensor on TRL's trainer
+    weights = (
+        [float(w) for w in raw.tolist()] if raw is not None and hasattr(raw, "tolist") else [1.0] * len(funcs)
+    )
     if name != "reward" and name not in names:
         raise ValueError(f"monitor.probe.judge: no reward function {name!r}; the trainer has {names}")
     chosen = [(f, w) for f, n, w in zip(funcs, names, weights, strict=False) if name in ("reward", n)]
@@ -53,13 +55,14 @@ def reward_score_fn(trainer: Any, name: str):
             completion_ids=None,
             **columns,
         )
-        return list(asyncio.run(out) if inspect.isawaitable(out) else out)
+        return list(asyncio.run(out) if inspect.iscoroutine(out) else out)  # TRL: async def rewards
 
     def score(items: list[dict[str, Any]]) -> list[float | None]:
         total: list[float | None] = [0.0] * len(items)
         for f, w in chosen:
             for i, v in enumerate(call(f, items)):
-                total[i] = None if v is None or total[i] is None else total[i] + w * float(v)
+                t = total[i]
+                total[i] = None if v is None or t is None else t + w * float(v)
         return total
 
     return score
@@ -77,7 +80,7 @@ def _save_samples(path: Path, step: int, rows: list[dict[str, Any]], config: Mon
     with path.open("a", encoding="utf-8") as f:
         for r in rows:
             rec = {"step": step, "completion": r["completion"], "group": r.get("group")}
-            rec.update({names[k]: r.get(k) for k in names if names[k] and k in r})
+            rec.update({col: r.get(k) for k, col in names.items() if col and k in r})
             f.write(json.dumps(rec) + "\n")
 
 

@@ -221,7 +221,7 @@ class Monitor:
         for k in keys:
             self._record("probe/" + k, sg.num(probe.get(k)))
         drop, fail, agree, swap = (sg.num(probe.get(k)) for k in keys)
-        checks = [
+        checks: list[tuple[str, float | None, float | None, str]] = [
             ("probe_failure_rate", fail, None, "share of probe items the judge failed to score"),
         ]
         if drop is not None and prior["drop"] is not None and prior["drop"] > 0:

@@ -105,28 +105,24 @@ def run_probe(
     drops: list[float] = []
     examples: list[dict[str, Any]] = []
     for kind in perturbations:
-        variants = [(i, perturb(it, kind, rng)) for i, it in enumerate(items)]
-        variants = [(i, v) for i, v in variants if v is not None]
+        variants = [(i, v) for i, it in enumerate(items) if (v := perturb(it, kind, rng)) is not None]
         if not variants:
             continue
         scores, sec = _score(score_fn, [v for _, v in variants])
         seconds += sec
         scored += len(variants)
         failed += sum(s is None for s in scores)
-        d = [
-            base[i] - s
-            for (i, _), s in zip(variants, scores, strict=True)
-            if base[i] is not None and s is not None
-        ]
+        pairs = [(v, base[i], s) for (i, v), s in zip(variants, scores, strict=True)]
+        d = [b - s for _, b, s in pairs if b is not None and s is not None]
         if d:
             out[f"drop/{kind}"] = sum(d) / len(d)
             drops.extend(d)
-        for (i, v), s in zip(variants, scores, strict=True):  # the least sensitive items
-            if len(examples) < 3 and base[i] is not None and s is not None and s >= base[i]:
+        for v, b, s in pairs:  # the least sensitive items
+            if len(examples) < 3 and b is not None and s is not None and s >= b:
                 examples.append(
                     {
                         "kind": kind,
-                        "score": base[i],
+                        "score": b,
                         "perturbed_score": s,
                         "completion": str(v.get("completion"))[:300],
                     }

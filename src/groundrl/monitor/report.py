@@ -89,8 +89,7 @@ def report_section(log_rows: list[dict]) -> str:
     if shown:
         lines += ["| signal | first | last |", "|---|---|---|"]
         for k in shown:
-            vals = [num(r.get(PREFIX + k)) for r in rows]
-            vals = [v for v in vals if v is not None]
-            lines.append(f"| `{PREFIX}{k}` | {_fmt(vals[0])} | {_fmt(vals[-1])} |")
+            found = [v for v in (num(r.get(PREFIX + k)) for r in rows) if v is not None]
+            lines.append(f"| `{PREFIX}{k}` | {_fmt(found[0])} | {_fmt(found[-1])} |")
         lines.append("")
     return "\n".join(lines)

@@ -86,8 +86,12 @@ def rows_from_trl(trainer: Any, cfg: MonitorConfig) -> list[dict[str, Any]]:
     rewards = {k: list(v) for k, v in (logs.get("rewards") or {}).items()}
     names = list(getattr(trainer, "reward_func_names", rewards))
     rewards = {n: rewards[n] for n in names if n in rewards and len(rewards[n]) == len(completions)}
-    weights = getattr(trainer, "reward_weights", None)
-    weights = [float(w) for w in weights.tolist()] if hasattr(weights, "tolist") else [1.0] * len(rewards)
+    raw = getattr(trainer, "reward_weights", None)  # a tensor on TRL's trainer
+    weights = (
+        [float(w) for w in raw.tolist()]
+        if raw is not None and hasattr(raw, "tolist")
+        else [1.0] * len(rewards)
+    )
     g = int(getattr(trainer, "num_generations", 0) or 0)
 
     def value(name: str | None, i: int) -> float | None:

@@ -72,8 +72,8 @@ def spearman(xs: Sequence[Any], ys: Sequence[Any]) -> float | None:
 def hack_share(rows: Sequence[Mapping[str, Any]], high_reward: float, truth_pass: float) -> float | None:
     """Share of samples (with both values) whose judge reward is high (``>= high_reward``)
     while ground truth failed (``< truth_pass``)."""
-    both = [(num(r.get("reward")), num(r.get("truth"))) for r in rows]
-    both = [(a, b) for a, b in both if a is not None and b is not None]
+    pairs = [(num(r.get("reward")), num(r.get("truth"))) for r in rows]
+    both = [(a, b) for a, b in pairs if a is not None and b is not None]
     if not both:
         return None
     return sum(a >= high_reward and b < truth_pass for a, b in both) / len(both)

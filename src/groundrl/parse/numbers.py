@@ -48,10 +48,10 @@ def parse_number(text: Any, which: str = "first") -> Parsed:
         return fail(f"value is {type(text).__name__}, not text")
     found = None
     for s in _candidates(text):
-        v = _to_float(s)
-        if v is None:
+        got = _to_float(s)
+        if got is None:
             continue
-        found = v
+        found = got
         if which == "first":
             break
     if found is None:

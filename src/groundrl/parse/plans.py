@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from typing import Any, NamedTuple
 
@@ -119,7 +120,9 @@ _new_digest = tuple.__new__
 
 
 try:  # orjson decodes the same documents to the same values twice as fast; optional
-    from orjson import loads as _fast_loads
+    import orjson
+
+    _fast_loads: Callable[[str], Any] | None = orjson.loads
 except ImportError:  # pragma: no cover - orjson is a dependency, but stay importable
     _fast_loads = None
 

@@ -31,8 +31,9 @@ MAX_JSON_CANDIDATES = 64
 _PLAIN = r"[^'\"\\\x00-\x1f\x7f\ud800-\udfff]*"
 _STR_LIST_RE = re.compile(rf"\[(?:[\[\], ]|'{_PLAIN}'|\"{_PLAIN}\")*")
 _FENCE_RE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\r?\n?(.*?)```", re.DOTALL)
-_SCAN = json.JSONDecoder().scan_once  # what json.loads runs, with the same defaults
-_JSON_WS = json.decoder.WHITESPACE.match
+# Both are CPython's json internals, absent from typeshed (hence the two ignores).
+_SCAN = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # what json.loads runs, same defaults
+_JSON_WS = json.decoder.WHITESPACE.match  # type: ignore[attr-defined]  # json.loads' whitespace skip
 
 
 def _loads(text: str) -> Parsed:

@@ -72,21 +72,17 @@ def _routed(task: str, name: str, fn: Callable[[Any, Any], Score]) -> Part:
         s = fn(completion, value)
         return Score(name, s.value, s.reason)
 
-    if field == "gold":
+    # the parameter's name is the sample field the rubric injects
+    def with_gold(completion: Any, task_type: Any = None, gold: Any = None) -> Score:
+        return run(completion, task_type, gold)
 
-        def part(completion: Any, task_type: Any = None, gold: Any = None) -> Score:
-            return run(completion, task_type, gold)
+    def with_boxes(completion: Any, task_type: Any = None, boxes: Any = None) -> Score:
+        return run(completion, task_type, boxes)
 
-    elif field == "boxes":
+    def with_answer(completion: Any, task_type: Any = None, answer: Any = None) -> Score:
+        return run(completion, task_type, answer)
 
-        def part(completion: Any, task_type: Any = None, boxes: Any = None) -> Score:
-            return run(completion, task_type, boxes)
-
-    else:
-
-        def part(completion: Any, task_type: Any = None, answer: Any = None) -> Score:
-            return run(completion, task_type, answer)
-
+    part = {"gold": with_gold, "boxes": with_boxes}.get(field, with_answer)
     return Part(name, part, fallback=None, value_range=(0.0, 1.0))
 
 

@@ -235,12 +235,12 @@ def grounding_term(categories: Mapping[str, Score | None]) -> Score:
     ...                 "segment_grounding": Score("s", 0.0)}).value
     0.3333333333333333
     """
-    used = {k: s for k, s in categories.items() if s is not None and s.value is not None}
+    used = {k: float(v) for k, s in categories.items() if s is not None and (v := s.value) is not None}
     skipped = [k for k in categories if k not in used]
     if not used:
         return Score("grounding", None, "no grounding category applies")
-    value = sum(float(s.value) for s in used.values()) / len(used)  # type: ignore[arg-type]
-    why = "mean of " + ", ".join(f"{k}={float(s.value):.3g}" for k, s in used.items())  # type: ignore[arg-type]
+    value = sum(used.values()) / len(used)
+    why = "mean of " + ", ".join(f"{k}={v:.3g}" for k, v in used.items())
     if skipped:
         why += "; not applicable: " + ", ".join(skipped)
     return Score("grounding", value, why)

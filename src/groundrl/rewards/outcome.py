@@ -139,11 +139,11 @@ def outcome(completion: Any, answer: Any, semantic: SemanticJudge | None = None)
         return Score("outcome", 0.0, "; ".join(reasons) + suffix)
     best, answered = 0.0, 0
     for g in free:
-        v = _ask(semantic, pred.value, g)
-        if v is None:
+        judged = _ask(semantic, pred.value, g)
+        if judged is None:
             continue
         answered += 1
-        best = max(best, v)
+        best = max(best, judged)
         if best >= 1.0:
             break
     if answered == 0:

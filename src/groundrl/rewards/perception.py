@@ -181,7 +181,8 @@ def _parse(value: Any) -> tuple[list[LabelledBox], int] | None:
             lit = parse_literal(inner[start : end + 1])
             if lit.ok:
                 values = [lit.value]
-    lists, singles = [], []
+    lists: list[tuple[list[LabelledBox], int, bool]] = []
+    singles: list[tuple[list[LabelledBox], int, bool]] = []
     for v in values:
         got = _entries(list(v) if isinstance(v, tuple) else v)
         if got is not None:

@@ -12,7 +12,7 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -95,7 +95,9 @@ def load_action_map(path_or_mapping: Any) -> ActionMap:
 
 
 def reinforced_format(
-    completion: Any, action_map: Mapping[int, str] | None = None, lenient: bool = False
+    completion: Any,
+    action_map: Mapping[int, str] | Mapping[str, str] | None = None,
+    lenient: bool = False,
 ) -> Score:
     """Format reward of Reinforced Reasoning for Embodied Planning (max 0.5).
 
@@ -129,7 +131,8 @@ def reinforced_format(
         matched = sum(map(action_map.pairs.__contains__, zip(aids, names, strict=False)))
     elif action_map is not None:
         # a valid step matches when its normalised name is non-empty and equals the map's
-        get_name, norm, cget = action_map.get, normalize_action_name, _NORM_CACHE.get
+        lookup = cast("Mapping[int | str, str]", action_map)  # int ids, or decimal strings from json
+        get_name, norm, cget = lookup.get, normalize_action_name, _NORM_CACHE.get
         for aid, nn in zip(aids, names, strict=False):  # same length by construction
             if aid is not None and nn:
                 ref = get_name(aid)
@@ -286,8 +289,8 @@ def embodied_format(
         return Score("format", 0.0, f"completion is {type(completion).__name__}, not text")
     verbs = atomic_actions if isinstance(atomic_actions, frozenset) else frozenset(atomic_actions)
     response = 1.0 if _response_ok(completion) else 0.0
-    types = plan_lines(completion)
-    n_lines = len(types) if types else 0
+    types = plan_lines(completion) or []
+    n_lines = len(types)
     plan = sum(1 for t in types if t in _PLAN_TYPES) / n_lines if n_lines else 0.0
     acts = extract_actions(completion)
     items = acts.value if acts.ok else []
@@ -523,6 +526,7 @@ def _planning_scores(
     pred: Any, gold: Any, matcher: Matcher | None, synonyms: Mapping[str, str] | None
 ) -> dict[str, PlanningPRF] | str | None:
     """:func:`planning_scores`, with a reason string instead of a result past the cap."""
+    g: Sequence[Action]
     if synonyms is None and type(gold) is str and len(gold) <= _CACHE_MAX_PAIR_CHARS:
         g = _gold_actions(gold)  # a gold completion is shared by its group: parse it once
     else:
