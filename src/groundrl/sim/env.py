@@ -61,9 +61,10 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
+from groundrl.sim.execute import run_plan_steps
 from groundrl.sim.goals import progress, satisfied
 from groundrl.sim.tasks import Task
-from groundrl.sim.vocab import intent_to_skills, opens_containers, split_plan, to_intent, vocab_names
+from groundrl.sim.vocab import opens_containers, split_plan, vocab_names
 from groundrl.sim.world import Env
 
 ENV_ID = "groundrl/Household-v0"
@@ -232,30 +233,12 @@ class HouseholdEnv(gym.Env):
             sim.auto_open = True
         labels: list[str] = []
         feedback: list[str] = []
-        for raw in steps:
-            if sim.done:
-                break
-            label = _label(raw)
-            skills, why = intent_to_skills(to_intent(raw, vocab), sim)
-            if why == "noop":
-                continue
-            self.plan.append(raw)
-            if not skills:
-                labels.append(label)
-                feedback.append(sim.step(None, why_unparsed=why).feedback)
-                break
-            failed = False
-            for sk in skills:
-                res = sim.step(sk)
-                labels.append(label)
-                feedback.append(res.feedback)
-                if not res.ok:
-                    failed = True
-                    break
-                if res.done:
-                    break
-            if failed:
-                break
+
+        def record(raw: Any, skill: Any, res: Any) -> None:
+            labels.append(_label(raw))
+            feedback.append(res.feedback)
+
+        run_plan_steps(sim, steps, vocab, record, on_action=self.plan.append)
         if not feedback:  # only no-ops: an invalid step, so the turn spends budget
             res = sim.step(None, why_unparsed="The plan holds only no-op actions.")
             labels.append(_label(action))

@@ -36,19 +36,14 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from groundrl.intervals import wilson_ci
+from groundrl.sim.execute import run_plan_steps
 from groundrl.sim.goals import progress, satisfied
 from groundrl.sim.policies import Feedback, PlanRequest
 from groundrl.sim.render import render_scene
+from groundrl.sim.skills import Skill
 from groundrl.sim.tasks import Task
-from groundrl.sim.vocab import (
-    action_space,
-    intent_to_skills,
-    opens_containers,
-    split_plan,
-    to_intent,
-    vocab_names,
-)
-from groundrl.sim.world import Env, invalid
+from groundrl.sim.vocab import action_space, opens_containers, split_plan, vocab_names
+from groundrl.sim.world import Env, StepResult, invalid
 
 
 @dataclass
@@ -183,28 +178,14 @@ def _may_use_ids(plan: Any) -> bool:
 def _run_until_failure(env: Env, steps: Sequence[Any], vocab: str | None, history: list[Feedback]) -> int:
     """Run steps until one fails or the episode ends; returns how many env steps ran."""
     before = env.steps
-    for raw in steps:
-        if env.done:
-            break
+
+    def record(raw: Any, skill: Skill | None, res: StepResult) -> None:
         label = _label(raw)
-        skills, why = intent_to_skills(to_intent(raw, vocab), env)
-        if why == "noop":
-            continue
-        if not skills:
-            res = env.step(None, why_unparsed=why)
-            history.append(Feedback(label, res.feedback))
-            break
-        failed = False
-        for sk in skills:
-            res = env.step(sk)
-            history.append(Feedback(label, res.feedback, str(sk)))
-            if not res.ok:
-                failed = True
-                break
-            if res.done:
-                break
-        if failed:
-            break
+        history.append(
+            Feedback(label, res.feedback) if skill is None else Feedback(label, res.feedback, str(skill))
+        )
+
+    run_plan_steps(env, steps, vocab, record)
     return env.steps - before
 
 

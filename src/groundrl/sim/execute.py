@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from groundrl.sim.goals import progress, satisfied
+from groundrl.sim.skills import Skill
 from groundrl.sim.tasks import Task
 from groundrl.sim.vocab import intent_to_skills, opens_containers, split_plan, to_intent
-from groundrl.sim.world import Env, invalid
+from groundrl.sim.world import Env, StepResult, invalid
 
 
 @dataclass
@@ -25,6 +27,52 @@ class ExecResult:
         return asdict(self)
 
 
+StepHook = Callable[[Any, Skill | None, StepResult], None]
+
+
+def run_plan_steps(
+    env: Env,
+    steps: Sequence[Any],
+    vocab: str | None,
+    on_step: StepHook,
+    *,
+    stop_on_failure: bool = True,
+    on_action: Callable[[Any], None] | None = None,
+) -> bool:
+    """Run a plan's steps (already split, written in ``vocab``) in ``env``, in order,
+    until the episode ends or, with ``stop_on_failure``, a step fails: EB-ALFRED's loop,
+    the one every surface (``execute``, the Gymnasium env, the evaluation loop) runs.
+
+    A step may expand into several skills (a macro); a no-op step is skipped; a step
+    that names no action is one invalid environment step with the reason as feedback.
+    ``on_action(raw)`` is called once for every step that is not a no-op, before it
+    runs; ``on_step(raw, skill, result)`` after every environment step (``skill`` is
+    ``None`` for a step that named no action). Returns whether any step failed."""
+    failed = False
+    for raw in steps:
+        if env.done:
+            break
+        skills, why = intent_to_skills(to_intent(raw, vocab), env)
+        if why == "noop":
+            continue
+        if on_action is not None:
+            on_action(raw)
+        if not skills:
+            on_step(raw, None, env.step(None, why_unparsed=why))
+            failed = True
+        for sk in skills:
+            res = env.step(sk)
+            on_step(raw, sk, res)
+            if not res.ok:
+                failed = True
+                break
+            if res.done:
+                break
+        if failed and stop_on_failure:
+            break
+    return failed
+
+
 def run_steps(
     env: Env, task: Task, plan: Any, vocab: str = "auto", stop_on_failure: bool = False
 ) -> tuple[list[str], str | None, str, bool]:
@@ -37,28 +85,9 @@ def run_steps(
         return feedback, found, "empty plan", True
     if opens_containers(found):
         env.auto_open = True  # that vocabulary has no open/close: containers open on put / pick up
-    failed = False
-    for step in steps:
-        if env.done:
-            break
-        intent = to_intent(step, found)
-        skills, why = intent_to_skills(intent, env)
-        if why == "noop":
-            continue
-        if not skills:
-            res = env.step(None, why_unparsed=why)
-            feedback.append(res.feedback)
-            failed = True
-        for sk in skills:
-            res = env.step(sk)
-            feedback.append(res.feedback)
-            if not res.ok:
-                failed = True
-                break
-            if res.done:
-                break
-        if failed and stop_on_failure:
-            break
+    failed = run_plan_steps(
+        env, steps, found, lambda raw, sk, res: feedback.append(res.feedback), stop_on_failure=stop_on_failure
+    )
     return feedback, found, "", failed
 
 
