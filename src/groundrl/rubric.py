@@ -11,10 +11,11 @@ Aggregation:
 
 * ``"sum"`` (default): ``total = Σ_k w_k · R_k`` over the parts that apply (``None``
   values are skipped). A part with weight 0 is a *metric*: computed, reported, not summed.
-* ``"gated_mean"`` (Argos): with gate part ``g`` and threshold ``τ``,
-  ``total = R_g if R_g < τ else Σ_k w_k R_k / Σ_k w_k``, both sums over the applicable
-  parts only. (The Argos paper writes ``w_G`` in the denominator where ``w_S`` is meant;
-  we normalise by the weights of the parts actually present.)
+* ``"gated_mean"`` (Argos [Argos §3.1, Eq. 9], :func:`gated_mean`): with gate part
+  ``g`` and threshold ``τ``, ``total = R_g if R_g < τ else Σ_k w_k R_k / Σ_k w_k``, both
+  sums over the applicable parts only. (The Argos paper writes ``w_G`` in the
+  denominator where ``w_S`` is meant; we normalise by the weights of the parts actually
+  present.)
 
 Deadlines (issue 26): ``Part(timeout=s)`` or ``Rubric(part_timeout=s)`` bounds each call
 of a part that may block (a judge, a third-party part); a call past it scores the
@@ -267,6 +268,29 @@ class Part:
         return [_coerce(self.name, o) for o in outs]
 
 
+def gated_mean(gate: float | None, terms: Sequence[tuple[float, float]], tau: float) -> float:
+    """Argos' gated aggregation [Argos §3.1, Eq. 9], the one place it is written:
+    ``gate`` (``R_acc``) when it is below ``tau``, else the weighted mean
+    ``Σ w_k R_k / Σ w_k`` of the ``(weight, value)`` terms that apply (``R_acc`` among
+    them). The paper's denominator names ``w_G`` where its numerator has ``w_S``; we
+    normalise by the weights of the terms present [ours], and give 0.0 when those
+    weights sum to ≤ 0 [ours: no weighted mean exists]. ``gate=None`` (no gate score):
+    the weighted mean alone. The Argos recipe's rubric and the agentic verifier
+    (:mod:`groundrl.verify.verifier`) both aggregate through it.
+
+    >>> gated_mean(0.0, [(1.0, 0.0), (1.0, 1.0)], 0.5)
+    0.0
+    >>> gated_mean(1.0, [(1.0, 1.0), (2.0, 0.25)], 0.5)
+    0.5
+    """
+    if gate is not None and gate < tau:
+        return float(gate)
+    wsum = sum(w for w, _ in terms)
+    if wsum <= 0:
+        return 0.0
+    return float(sum(w * v for w, v in terms) / wsum)
+
+
 class Rubric:
     """Weighted reward parts plus an aggregation rule. See the module docstring."""
 
@@ -377,12 +401,7 @@ class Rubric:
         if self.aggregate == "sum":
             return float(sum(w * v for w, v in applicable))
         g = parts.get(self.gate) if self.gate else None
-        if g is not None and g.value is not None and g.value < self.tau:
-            return float(g.value)
-        wsum = sum(w for w, _ in applicable)
-        if wsum <= 0:
-            return 0.0
-        return float(sum(w * v for w, v in applicable) / wsum)
+        return gated_mean(None if g is None else g.value, applicable, self.tau)
 
     def score(self, completion: Any, /, **sample: Any) -> Verdict:
         """Score one completion; ``sample`` holds the dataset fields."""

@@ -7,7 +7,9 @@ visual-grounding term: the mean of the within-category means of points in masks
 no category applies — and, with a judge, ``reasoning`` (P(answer | q, r, v), Eq. 5).
 
 Aggregation is Eq. 9's gate ``R = R_acc if R_acc < τ else (w_A R_acc + w_G G + w_R
-R_reasoning) / (w_A + w_G + w_R)`` over the parts that apply, ``R_acc`` = outcome.
+R_reasoning) / (w_A + w_G + w_R)`` over the parts that apply, ``R_acc`` = outcome,
+written once in :func:`groundrl.rubric.gated_mean` (the agentic verifier aggregates
+through it too).
 Defaults [ours: the paper states no values]: weights 1 and ``τ = 0.5``; with a binary
 outcome any τ in (0, 1] behaves the same. Weight keys: ``outcome``, ``grounding``,
 ``reasoning``.

@@ -4,8 +4,9 @@ Per sample the response is parsed once (:class:`ParsedResponse`: final answer, 2
 points, frame-level and segment-level mentions, reasoning text); each registered
 :class:`Tool` declares whether it applies (and why) from that parse and the sample's
 fields, and its cost. The applicable tools run once per batch on the samples they apply
-to — so judge calls are batched across samples — and the result is aggregated with the
-Argos gate [Argos Eq. 9]: ``R = R_acc if R_acc < τ else (w_A R_acc + w_G G + w_R
+to — so judge calls are batched across samples — and the parts are aggregated by a
+:class:`~groundrl.rubric.Rubric` with the Argos gate (:func:`groundrl.rubric.gated_mean`)
+[Argos §3.1, Eq. 9]: ``R = R_acc if R_acc < τ else (w_A R_acc + w_G G + w_R
 R_reasoning) / (w_A + w_G + w_R)`` over the terms that apply, where ``G`` is the one
 grounding term, the mean of the within-category means of the grounding tools that
 scored (``spatial``, ``frame_grounding``, ``segment_grounding``) [Argos App. D]; a tool
@@ -28,7 +29,7 @@ from groundrl.parse.answers import drop_tag_blocks, extract_answer
 from groundrl.parse.grounding import Point, extract_points, extract_temporal_mentions
 from groundrl.rewards.grounding import GROUNDING_CATEGORIES, grounding_term, spatial, spatial_video
 from groundrl.rewards.outcome import answer_type, outcome
-from groundrl.rubric import Part
+from groundrl.rubric import Part, Rubric
 from groundrl.types import Score
 from groundrl.verify.masks import BoxMaskProvider
 
@@ -176,6 +177,11 @@ def _teacher_tool(name: str, teachers: Any) -> Tool:
     return Tool(name, applies, run, cost=2.0)
 
 
+def _emitted_by_tools(completion: Any) -> None:
+    """The aggregator's parts are scored by the verifier's tools, never called [ours]."""
+    return None
+
+
 class AgenticVerifier:
     def __init__(
         self,
@@ -214,10 +220,23 @@ class AgenticVerifier:
                 "(the grounding tools are averaged into one `grounding` term, Argos Eq. 9 / App. D)"
             )
         self.weights = {k: 1.0 for k in TERMS} | {k: float(v) for k, v in (weights or {}).items()}
+        negative = {k: v for k, v in self.weights.items() if not v >= 0}
+        if negative:
+            raise ValueError(
+                f"verifier weights must be numbers ≥ 0, got {negative} (Argos Eq. 9 averages the terms)"
+            )
         for t in registry:
             t.weight = self.weights.get(t.name, self.weights["grounding"])
         self.tools = registry
         self.tau = tau
+        # the verifier emits the terms' scores; this rubric aggregates them [Argos Eq. 9]
+        self.aggregator = Rubric(
+            [Part(k, _emitted_by_tools, weight=self.weights[k]) for k in TERMS],
+            aggregate="gated_mean",
+            gate="outcome",
+            tau=tau,
+            name="argos_verifier",
+        )
 
     def verify(self, completions: Sequence[Any], samples: Sequence[dict[str, Any]]) -> list[VerifierResult]:
         texts = [c if isinstance(c, str) else "" for c in completions]
@@ -251,15 +270,12 @@ class AgenticVerifier:
         return out
 
     def _gate(self, parts: dict[str, Score]) -> float:
-        """Eq. 9 over the outcome, grounding and reasoning terms that scored."""
+        """Eq. 9 over the outcome, grounding and reasoning terms that scored; 0.0 when
+        there is no outcome score to gate on (no gold answer, or the tool failed) [ours]."""
         acc = parts.get("outcome")
         if acc is None or acc.value is None:
             return 0.0
-        if acc.value < self.tau:
-            return float(acc.value)
-        terms = {k: parts[k].value for k in TERMS if k in parts and parts[k].value is not None}
-        wsum = sum(self.weights[k] for k in terms)
-        return sum(self.weights[k] * float(v) for k, v in terms.items()) / wsum if wsum else 0.0  # type: ignore[arg-type]
+        return self.aggregator.total(parts)
 
     def as_part(self, name: str = "verifier", weight: float = 1.0) -> Part:
         """The verifier's gated score as one batched rubric part (for RL rewards)."""
