@@ -14,7 +14,7 @@ def main() -> None:
     from PIL import Image
 
     from groundrl.judges import SamplingParams, make_backend
-    from groundrl.testing.tiny_vlm import build_tiny_vlm
+    from groundrl.models.tiny_vlm import build_tiny_vlm
 
     assert torch.cuda.is_available(), "no CUDA device"
     path = build_tiny_vlm(tempfile.mkdtemp(), seed=0)

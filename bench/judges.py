@@ -24,7 +24,7 @@ def bench_transformers(n: int = 32, max_tokens: int = 16) -> None:
 
     from groundrl.judges import SamplingParams
     from groundrl.judges.transformers_backend import TransformersBackend
-    from groundrl.testing.tiny_vlm import build_tiny_vlm
+    from groundrl.models.tiny_vlm import build_tiny_vlm
 
     torch.set_num_threads(1)
     path = build_tiny_vlm(tempfile.mkdtemp(prefix="tiny_vlm_"), seed=0)

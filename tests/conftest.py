@@ -36,7 +36,7 @@ def external_data() -> Path:
 def tiny_vlm_dir(tmp_path_factory) -> Path:
     """A tiny random Qwen2.5-VL saved once per test session (≈5 s to build)."""
     pytest.importorskip("transformers")
-    from groundrl.testing.tiny_vlm import build_tiny_vlm
+    from groundrl.models.tiny_vlm import build_tiny_vlm
 
     return build_tiny_vlm(tmp_path_factory.mktemp("tiny_vlm"), seed=0)
 

@@ -11,7 +11,7 @@ def tiny_scalar_rm(tmp_path_factory) -> Path:
     import torch
     from transformers import Qwen2Config, Qwen2ForSequenceClassification
 
-    from groundrl.testing.tiny_vlm import build_tokenizer
+    from groundrl.models.tiny_vlm import build_tokenizer
 
     path = tmp_path_factory.mktemp("tiny_rm")
     tok = build_tokenizer(seed=0)

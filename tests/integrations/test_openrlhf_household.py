@@ -208,7 +208,7 @@ def test_default_feedback_is_a_user_turn_of_the_chat_template():
     """With the default role the feedback continues the chat template: after a turn that
     ended with its EOS (<|im_end|>) come the template's newline, the user turn and the
     assistant prompt; a template setting without the raw role is refused, naming both."""
-    from groundrl.testing.tiny_vlm import build_tokenizer
+    from groundrl.models.tiny_vlm import build_tokenizer
 
     tok = build_tokenizer(seed=0)
 

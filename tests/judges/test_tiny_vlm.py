@@ -6,7 +6,7 @@ pytest.importorskip("transformers")
 
 from PIL import Image  # noqa: E402
 
-from groundrl.testing.tiny_vlm import build_tiny_vlm, load_tiny_vlm  # noqa: E402
+from groundrl.models.tiny_vlm import build_tiny_vlm, load_tiny_vlm  # noqa: E402
 
 
 def digest(path):
@@ -44,7 +44,7 @@ def test_another_seed_gives_other_weights(tiny_vlm_dir, tmp_path):
 
 
 def test_extra_corpus_enters_the_vocabulary():
-    from groundrl.testing.tiny_vlm import build_tokenizer
+    from groundrl.models.tiny_vlm import build_tokenizer
 
     word = "zqxjvkwy"  # letters the generated corpus never puts together
     plain = build_tokenizer(seed=0)

@@ -12,9 +12,9 @@ FB = "Feedback: Last action is invalid. No action could be read in any vocabular
 
 @pytest.fixture(scope="module")
 def chat():
+    from groundrl.models.tiny_vlm import build_tokenizer
     from groundrl.sim.episode_prompt import prompt
     from groundrl.sim.generate import generate_tasks
-    from groundrl.testing.tiny_vlm import build_tokenizer
 
     task = next(t for t in generate_tasks(20, seed=0) if t.task_type == "pick_and_place_simple")
     tok = build_tokenizer(seed=0, extra_corpus=[prompt(task), FB, "\n".join(task.gold_plan)])

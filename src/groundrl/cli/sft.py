@@ -47,7 +47,7 @@ def command(
         raise typer.BadParameter(f"{input} has no records", param_hint="INPUT")
     tiny = model == "tiny"
     if tiny:
-        from groundrl.testing.tiny_vlm import build_tiny_vlm
+        from groundrl.models.tiny_vlm import build_tiny_vlm
 
         model = str(build_tiny_vlm(output / "tiny-model", seed=seed))
     elif not Path(model).exists():

@@ -266,7 +266,7 @@ def _load(path: Path) -> tuple[Any, Any]:
         AutoTokenizer,
     )
 
-    from groundrl.testing.tiny_vlm import ensure_processor_registered
+    from groundrl.models.tiny_vlm import ensure_processor_registered
 
     ensure_processor_registered()
     config = AutoConfig.from_pretrained(path)

@@ -1,2 +1,2 @@
-"""Small real components for tests, benchmarks and the demo: a tiny random Qwen2.5-VL
-built offline, and a local OpenAI-compatible chat server."""
+"""Small real components for tests and benchmarks: a local OpenAI-compatible chat server.
+(The tiny random Qwen2.5-VL is a product feature, ``model: tiny``: :mod:`groundrl.models.tiny_vlm`.)"""

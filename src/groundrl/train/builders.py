@@ -30,7 +30,7 @@ def resolve_model(cfg: Mapping[str, Any], out: Path) -> str:
     """The stage's model: a path, or ``tiny`` → the tiny random Qwen2.5-VL built in ``out``."""
     path = cfg.get("model", "tiny")
     if path == "tiny":
-        from groundrl.testing.tiny_vlm import build_tiny_vlm
+        from groundrl.models.tiny_vlm import build_tiny_vlm
 
         path = str(build_tiny_vlm(out / "tiny-model", seed=int(cfg.get("seed", 0))))
     return str(path)

@@ -148,7 +148,7 @@ def check_trainer_block(kind: str, raw: Any) -> dict[str, Any]:
 
 
 def is_tiny_model(model: Any) -> bool:
-    """``tiny``, or a folder :func:`groundrl.testing.tiny_vlm.build_tiny_vlm` wrote (it
+    """``tiny``, or a folder :func:`groundrl.models.tiny_vlm.build_tiny_vlm` wrote (it
     leaves a ``groundrl_tiny.json`` mark): the runs the CPU smoke defaults are for."""
     if model == "tiny":
         return True

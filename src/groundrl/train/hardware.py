@@ -121,7 +121,7 @@ def load_policy(path: str, cfg: Mapping[str, Any], bf16: bool = False) -> tuple[
     import torch
     from transformers import AutoModelForImageTextToText, AutoProcessor
 
-    from groundrl.testing.tiny_vlm import ensure_processor_registered
+    from groundrl.models.tiny_vlm import ensure_processor_registered
 
     ensure_processor_registered()
     processor = AutoProcessor.from_pretrained(path)

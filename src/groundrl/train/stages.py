@@ -158,7 +158,7 @@ def run_config(
 
 
 def build_sft_stage(st: Mapping[str, Any], prev_data: str | None) -> Any:
-    from groundrl.testing.tiny_vlm import build_tiny_vlm
+    from groundrl.models.tiny_vlm import build_tiny_vlm
     from groundrl.train.sft import build_sft_trainer, read_jsonl
 
     data = st.get("data") if st.get("data") and not prev_data else (prev_data or st.get("data"))

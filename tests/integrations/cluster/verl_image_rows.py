@@ -31,7 +31,7 @@ from verl.utils.chat_template import apply_chat_template
 from verl.utils.dataset.rl_dataset import collate_fn, get_dataset_class
 from verl.utils.tokenizer import build_multimodal_processor_inputs
 
-from groundrl.testing.tiny_vlm import build_processor
+from groundrl.models.tiny_vlm import build_processor
 
 ROOT, PARQUET = Path(sys.argv[1]), sys.argv[2]
 tmp = Path(tempfile.mkdtemp())
