@@ -34,14 +34,28 @@ from __future__ import annotations
 import json
 import random
 import zlib
-from collections import defaultdict
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from groundrl.benchmarks.protocols import PROTOCOLS, verdict
 from groundrl.benchmarks.runner import plot_rates, write_outputs
-from groundrl.benchmarks.stats import fmt, md_table, wilson_ci, with_ci
+from groundrl.benchmarks.stats import (
+    all_right_chance,
+    all_right_share,
+    error_kinds,
+    fmt,
+    group_outcomes,
+    macro_share,
+    md_table,
+    rate_cell,
+    share,
+    split_by,
+    wilson_ci,
+    with_ci,
+)
+from groundrl.io import read_jsonl
 from groundrl.judges.papers import ProxyAgent, ProxyGRMPolicy
 from groundrl.rewards.preference import rubric_text
 
@@ -79,22 +93,11 @@ def map_back(verdict: int | None, swap: bool) -> int | None:
 
 
 def accuracy(rows: list[dict[str, Any]]) -> float:
-    return sum(r["correct"] for r in rows) / len(rows)
+    return share(rows, "correct")
 
 
 def macro_accuracy(rows: list[dict[str, Any]]) -> float:
-    groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for r in rows:
-        groups[str(r.get("category", "all"))].append(r)
-    return sum(accuracy(g) for g in groups.values()) / len(groups)
-
-
-def _groups(rows: list[dict[str, Any]]) -> dict[str, list[bool]]:
-    groups: dict[str, list[bool]] = defaultdict(list)
-    for r in rows:
-        if r.get("group") is not None:
-            groups[str(r["group"])].append(r["correct"])
-    return groups
+    return macro_share(rows, "correct", "category")
 
 
 def acc_plus(rows: list[dict[str, Any]]) -> float | None:
@@ -104,29 +107,160 @@ def acc_plus(rows: list[dict[str, Any]]) -> float | None:
     ...           {"group": "g2", "correct": True}, {"group": "g2", "correct": False}])
     0.5
     """
-    groups = _groups(rows)
-    return sum(all(v) for v in groups.values()) / len(groups) if groups else None
+    return all_right_share(group_outcomes(rows))
 
 
-def _block(results: list[dict[str, Any]], key: str, seed: int) -> dict[str, Any]:
+# -- judging: the pairs in their presented order -> raw outputs and verdicts -------------
+
+
+@dataclass
+class Judged:
+    """What the judge said, in presented order: ``mode`` (direct, scalar_rm,
+    rubric_transfer), the object whose calls / failures are reported, each pair's raw
+    output (``None`` for a failed call), the verdicts per parse protocol, and with
+    proxy-verified inference the proxy and its votes."""
+
+    mode: str
+    used: Any
+    raw: list[str | None]
+    parsed: dict[str, list[int | None]]
+    proxy: Any = None
+    proxy_votes: list[int | None] | None = None
+
+
+def _check_parse(items: list[dict[str, Any]], parse: Sequence[str], transfer: bool) -> list[str]:
+    if not items:
+        raise ValueError("pairwise-rm needs at least one item")
+    parse = list(dict.fromkeys(parse))
+    for p in parse:
+        if p not in PROTOCOLS:
+            raise ValueError(f"parse protocol must be one of {', '.join(PROTOCOLS)}, got {p!r}")
+    if transfer and parse != ["strict"]:
+        raise ValueError("rubric transfer reads the proxy's verdicts with the strict protocol only")
+    return parse
+
+
+def _transfer_source(
+    items: list[dict[str, Any]], swaps: list[bool], rubrics_from: str | Path
+) -> tuple[list[bool], list[str]]:
+    """Each pair's presentation order and rubric from an earlier run's results.jsonl:
+    a pair is shown in the order its rubric was written for."""
+    source = {str(r["id"]): r for r in read_jsonl(rubrics_from)}
+    swaps = [
+        bool(source.get(str(it["id"]), {}).get("swapped", s)) for it, s in zip(items, swaps, strict=True)
+    ]
+    rubrics = [rubric_text(source.get(str(it["id"]), {}).get("raw") or "") for it in items]
+    return swaps, rubrics
+
+
+def _judge_transfer(judge: Any, shown: list[dict[str, Any]], rubrics: list[str]) -> Judged:
+    proxy = judge if isinstance(judge, ProxyAgent) else ProxyAgent(judge.backend)
+    verdicts = proxy.verdicts(shown, rubrics)
+    return Judged(
+        "rubric_transfer", proxy, [why for _, why in verdicts], {"strict": [v for v, _ in verdicts]}
+    )
+
+
+def _judge_scalar(judge: Any, shown: list[dict[str, Any]], parse: list[str]) -> Judged:
+    rewards = judge.pairwise_rewards(shown)
+    raw = [json.dumps(r) if r is not None else None for r in rewards]
+    v = [None if r is None or r[0] == r[1] else (1 if r[0] > r[1] else 2) for r in rewards]
+    return Judged("scalar_rm", judge, raw, {p: v for p in parse})
+
+
+def _judge_direct(
+    judge: Any, shown: list[dict[str, Any]], parse: list[str], dataset: str, proxy_verify: bool
+) -> Judged:
+    policy = (
+        judge
+        if isinstance(judge, ProxyGRMPolicy)
+        else ProxyGRMPolicy(judge.backend if hasattr(judge, "backend") else judge)
+    )
+    gens = policy.judge(shown)
+    raw = [g.text if g.ok else None for g in gens]
+    # a failed call has no text: no verdict under either protocol
+    parsed = {p: [verdict(t, p, dataset) if t is not None else None for t in raw] for p in parse}
+    judged = Judged("direct", policy, raw, parsed)
+    if proxy_verify:
+        judged.proxy = ProxyAgent(policy.backend, policy.params)
+        votes = judged.proxy.verdicts(shown, [rubric_text(t or "") for t in raw])
+        judged.proxy_votes = [v for v, _ in votes]
+    return judged
+
+
+def judge_pairs(
+    judge: Any,
+    shown: list[dict[str, Any]],
+    parse: list[str],
+    dataset: str,
+    rubrics: list[str] | None = None,
+    proxy_verify: bool = False,
+) -> Judged:
+    """Ask the judge (a policy GRM, a scalar reward model, or with ``rubrics`` a proxy
+    agent) about every presented pair."""
+    if rubrics is not None:
+        return _judge_transfer(judge, shown, rubrics)
+    if hasattr(judge, "pairwise_rewards"):
+        return _judge_scalar(judge, shown, parse)
+    return _judge_direct(judge, shown, parse, dataset, proxy_verify)
+
+
+def result_rows(
+    items: list[dict[str, Any]], swaps: list[bool], judged: Judged, parse: list[str]
+) -> list[dict[str, Any]]:
+    """One results.jsonl row per pair, verdicts mapped back to the original order."""
+    results = []
+    for k, (it, s, raw) in enumerate(zip(items, swaps, judged.raw, strict=True)):
+        pref = int(str(it["preferred"]).strip())
+        v = map_back(judged.parsed[parse[0]][k], s)
+        row = {
+            "id": it["id"],
+            "swapped": s,
+            "raw": raw,
+            "verdict_presented": judged.parsed[parse[0]][k],
+            "verdict": v,
+            "preferred": pref,
+            "correct": v == pref,
+            "category": it.get("category") if it.get("category") is not None else NO_CATEGORY,
+            "group": it.get("group"),
+        }
+        if it.get("source") is not None:
+            row["source"] = it["source"]
+        if judged.proxy_votes is not None:
+            row["proxy_verdict"] = map_back(judged.proxy_votes[k], s)
+            row["proxy_agree"] = row["verdict"] is not None and row["proxy_verdict"] == row["verdict"]
+        for p in parse[1:]:
+            row[f"verdict_{p}"] = map_back(judged.parsed[p][k], s)
+            row[f"correct_{p}"] = row[f"verdict_{p}"] == pref
+        # a call that got no usable answer (not a wrong verdict): counted apart (issue 26)
+        row["judge_failed"] = raw is None or (judged.mode == "rubric_transfer" and "call failed" in str(raw))
+        results.append(row)
+    return results
+
+
+# -- metrics: pure functions of the result rows ------------------------------------------
+
+
+def accuracy_block(results: list[dict[str, Any]], key: str, seed: int) -> dict[str, Any]:
     """Accuracy, macro accuracy and Acc+ of ``results`` judged by the ``key`` column."""
-    rows = [{**r, "correct": r[key]} for r in results]
-    groups = _groups(rows)
+    groups = group_outcomes(results, key)
     block: dict[str, Any] = {
-        "accuracy": accuracy(rows),
-        "accuracy_ci95": with_ci(rows, accuracy, seed)["ci95"],
-        "macro_accuracy": macro_accuracy(rows),
-        "macro_accuracy_ci95": with_ci(rows, macro_accuracy, seed)["ci95"],
-        "acc_plus": acc_plus(rows),
+        "accuracy": share(results, key),
+        "accuracy_ci95": with_ci(results, lambda rs: share(rs, key), seed)["ci95"],
+        "macro_accuracy": macro_share(results, key),
+        "macro_accuracy_ci95": with_ci(results, lambda rs: macro_share(rs, key), seed)["ci95"],
+        "acc_plus": all_right_share(groups),
         "n_groups": len(groups),
     }
     if groups:
         block["acc_plus_ci95"] = list(wilson_ci(sum(all(v) for v in groups.values()), len(groups)))
-        block["chance_acc_plus"] = sum(0.5 ** len(v) for v in groups.values()) / len(groups)
+        block["chance_acc_plus"] = all_right_chance(groups)
     return block
 
 
-def _proxy_verify_metrics(results: list[dict[str, Any]], proxy: Any) -> dict[str, Any]:
+def proxy_verify_metrics(results: list[dict[str, Any]], proxy: Any) -> dict[str, Any]:
+    """Agreement of the proxy agent with the policy, accuracy when both agree, and the
+    proxy's own accuracy."""
     n = len(results)
     agree = [r for r in results if r["proxy_agree"]]
     proxy_hits = sum(r["proxy_verdict"] == r["preferred"] for r in results)
@@ -135,11 +269,192 @@ def _proxy_verify_metrics(results: list[dict[str, Any]], proxy: Any) -> dict[str
         "n_agree": len(agree),
         "agree_rate": len(agree) / n,
         "agree_rate_ci95": list(wilson_ci(len(agree), n)),
-        "accuracy_when_agree": (sum(r["correct"] for r in agree) / len(agree)) if agree else None,
+        "accuracy_when_agree": share(agree) if agree else None,
         "proxy_accuracy": proxy_hits / n,
         "proxy_accuracy_ci95": list(wilson_ci(proxy_hits, n)),
         "proxy_judge": {"calls": proxy.calls, "failures": proxy.failures},
     }
+
+
+def protocol_block(results: list[dict[str, Any]], p: str, seed: int) -> dict[str, Any]:
+    """The accuracy block under a second parse protocol ``p``, and how often its
+    verdicts (and their correctness) differ from the headline protocol's."""
+    block = accuracy_block(results, f"correct_{p}", seed)
+    block["unparseable"] = sum(r[f"verdict_{p}"] is None for r in results)
+    block["n_differ"] = sum(r[f"verdict_{p}"] != r["verdict"] for r in results)
+    block["n_correct_differ"] = sum(r[f"correct_{p}"] != r["correct"] for r in results)
+    return block
+
+
+def by_category(results: list[dict[str, Any]], others: list[str]) -> dict[str, Any]:
+    """Per category: n, hits, accuracy (Wilson CI) and the accuracy under each other
+    parse protocol."""
+    return {
+        c: {
+            **rate_cell(sum(r["correct"] for r in rs), len(rs)),
+            **{f"accuracy_{p}": share(rs, f"correct_{p}") for p in others},
+        }
+        for c, rs in split_by(results, "category").items()
+    }
+
+
+def by_source(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per ``source`` (VL-RewardBench's query_source): n, accuracy (Wilson CI)."""
+    out = {}
+    for c, rs in split_by(results, "source").items():
+        cell = rate_cell(sum(r["correct"] for r in rs), len(rs))
+        out[c] = {"n": cell["n"], "accuracy": cell["accuracy"], "accuracy_ci95": cell["accuracy_ci95"]}
+    return out
+
+
+def pairwise_metrics(
+    results: list[dict[str, Any]], judged: Judged, parse: list[str], dataset: str, bad: list, seed: int
+) -> dict[str, Any]:
+    """metrics.json of a run (raw values)."""
+    answered = [r for r in results if not r["judge_failed"]]
+    scalar = judged.mode == "scalar_rm"
+    metrics: dict[str, Any] = {
+        "mode": judged.mode,
+        "dataset": dataset,
+        "parse": parse[0] if not scalar else "scalar",
+        "n": len(results),
+        **accuracy_block(results, "correct", seed),
+        "n_categories": len({str(r["category"]) for r in results}),
+        "chance_accuracy": 0.5,
+        "unparseable": sum(r["verdict"] is None for r in results),
+        "n_bad_items": len(bad),
+        "bad_items": bad,
+        "judge": {"calls": judged.used.calls, "failures": judged.used.failures},
+        "n_judge_failures": len(results) - len(answered),
+        "judge_failure_rate": (len(results) - len(answered)) / len(results),
+        "n_answered": len(answered),
+        "accuracy_answered": accuracy(answered) if answered else None,
+    }
+    if judged.proxy_votes is not None:
+        metrics["proxy_verify"] = proxy_verify_metrics(results, judged.proxy)
+    others = [] if scalar else parse[1:]
+    for p in others:
+        metrics[p] = protocol_block(results, p, seed)
+    metrics["by_category"] = by_category(results, others)
+    sources = by_source(results)
+    if sources:  # VL-RewardBench's query_source: reported beside its three categories
+        metrics["by_source"] = sources
+        with_source = [r for r in results if r.get("source") is not None]
+        metrics["macro_accuracy_over_sources"] = macro_share(with_source, "correct", "source")
+    return metrics
+
+
+# -- report ------------------------------------------------------------------------------
+
+
+def _headline(metrics: dict[str, Any], label: str, n_bad: int) -> list[str]:
+    m = metrics
+    table = [
+        ("accuracy", m["accuracy"], m["accuracy_ci95"], f"{m['n']} pairs", 0.5),
+        (
+            "macro accuracy",
+            m["macro_accuracy"],
+            m["macro_accuracy_ci95"],
+            f"{m['n_categories']} categories",
+            0.5,
+        ),
+        ("Acc+", m["acc_plus"], m.get("acc_plus_ci95"), f"{m['n_groups']} groups", m.get("chance_acc_plus")),
+    ]
+    return [
+        f"# pairwise-rm ({label}): {m['n']} pairs",
+        "",
+        md_table(["metric", "value", "95% CI", "n", "chance"], table),
+        "",
+        f"Judge failures (no usable answer): {m['n_judge_failures']} of {m['n']} pairs "
+        f"({fmt(m['judge_failure_rate'])}); accuracy over the {m['n_answered']} answered pairs: "
+        f"{fmt(m['accuracy_answered'])}.",
+        "",
+        f"Pairs without a verdict (counted wrong): {m['unparseable']}; judge calls "
+        f"{m['judge']['calls']}, failed {m['judge']['failures']}; bad items skipped: {n_bad}."
+        + ("" if m["n_groups"] else " Acc+ needs a `group` field on the items; none had one."),
+        "",
+    ]
+
+
+def _protocol_section(metrics: dict[str, Any], head: str, p: str) -> list[str]:
+    o, n = metrics[p], metrics["n"]
+    rows = [
+        ("accuracy", o["accuracy"], o["accuracy_ci95"], f"{n} pairs"),
+        (
+            "macro accuracy",
+            o["macro_accuracy"],
+            o["macro_accuracy_ci95"],
+            f"{metrics['n_categories']} categories",
+        ),
+        ("Acc+", o["acc_plus"], o.get("acc_plus_ci95"), f"{o['n_groups']} groups"),
+    ]
+    return [
+        f"## parse protocol `{p}` (beside `{head}`)",
+        "",
+        md_table(["metric", "value", "95% CI", "n"], rows),
+        "",
+        f"Pairs whose verdicts differ between `{head}` and `{p}`: {o['n_differ']} (of which "
+        f"{o['n_correct_differ']} change correctness); pairs without a verdict under `{p}`: "
+        f"{o['unparseable']}.",
+        "",
+    ]
+
+
+def _category_section(metrics: dict[str, Any], others: list[str]) -> list[str]:
+    header = ["category", "n", "accuracy", "95% CI (Wilson)", *[f"accuracy ({p})" for p in others]]
+    rows = [
+        (c, m["n"], m["accuracy"], m["accuracy_ci95"], *[m[f"accuracy_{p}"] for p in others])
+        for c, m in metrics["by_category"].items()
+    ]
+    return ["## by category", "", md_table(header, rows), ""]
+
+
+def _source_section(metrics: dict[str, Any]) -> list[str]:
+    src = metrics["by_source"]
+    return [
+        "## by source (`query_source`)",
+        "",
+        md_table(
+            ["source", "n", "accuracy", "95% CI (Wilson)"],
+            [(c, m["n"], m["accuracy"], m["accuracy_ci95"]) for c, m in src.items()],
+        ),
+        "",
+        f"Macro accuracy over sources: {fmt(metrics['macro_accuracy_over_sources'])} "
+        f"({len(src)} sources; the headline macro is over categories).",
+        "",
+    ]
+
+
+def render_report(metrics: dict[str, Any], parse: list[str], label: str, bad: list) -> str:
+    """report.md of a run (numbers rounded), from its metrics."""
+    others = [p for p in parse[1:] if p in metrics]
+    report = _headline(metrics, label, len(bad))
+    for p in others:
+        report += _protocol_section(metrics, parse[0], p)
+    kinds = error_kinds(bad)
+    if kinds:
+        report += ["## items not loaded", "", md_table(["reason", "count"], kinds), ""]
+    report += [*DEFINITIONS, "", *_category_section(metrics, others)]
+    if "by_source" in metrics:
+        report += _source_section(metrics)
+    return "\n".join(report)
+
+
+def _plot_categories(path: Path, metrics: dict[str, Any], label: str) -> None:
+    cats = metrics["by_category"]
+    plot_rates(
+        path,
+        list(cats),
+        [m["hits"] for m in cats.values()],
+        [m["n"] for m in cats.values()],
+        f"pairwise-rm accuracy by category ({label}, n={metrics['n']})",
+        "accuracy (picks the preferred)",
+        chance=0.5,
+        chance_label="chance (0.5)",
+    )
+
+
+# -- the driver --------------------------------------------------------------------------
 
 
 def run(
@@ -160,263 +475,20 @@ def run(
     verdict stays the answer; a proxy agent on the same backend, shown only the policy's
     rubric, votes too, and agreement, accuracy when both agree and the proxy's own accuracy
     are reported (``metrics["proxy_verify"]``)."""
-    if not items:
-        raise ValueError("pairwise-rm needs at least one item")
-    parse = list(dict.fromkeys(parse))
-    for p in parse:
-        if p not in PROTOCOLS:
-            raise ValueError(f"parse protocol must be one of {', '.join(PROTOCOLS)}, got {p!r}")
+    parse = _check_parse(items, parse, rubrics_from is not None)
+    bad = bad or []
     swaps = [swapped(it["id"], seed) for it in items]
+    rubrics = None
     if rubrics_from is not None:
-        if parse != ["strict"]:
-            raise ValueError("rubric transfer reads the proxy's verdicts with the strict protocol only")
-        source = {}
-        for line in Path(rubrics_from).read_text().splitlines():
-            if line.strip():
-                r = json.loads(line)
-                source[str(r["id"])] = r
-        # present each pair in the order its rubric was written for
-        swaps = [
-            bool(source.get(str(it["id"]), {}).get("swapped", s)) for it, s in zip(items, swaps, strict=True)
-        ]
-        rubrics = [rubric_text(source.get(str(it["id"]), {}).get("raw") or "") for it in items]
+        swaps, rubrics = _transfer_source(items, swaps, rubrics_from)
     shown = [_presented(it, s) for it, s in zip(items, swaps, strict=True)]
-    parsed: dict[str, list[int | None]] = {}
-    if rubrics_from is not None:
-        proxy = judge if isinstance(judge, ProxyAgent) else ProxyAgent(judge.backend)
-        used: Any = proxy
-        verdicts = proxy.verdicts(shown, rubrics)
-        raw_outputs = [why for _, why in verdicts]
-        parsed["strict"] = [v for v, _ in verdicts]
-        mode = "rubric_transfer"
-    elif hasattr(judge, "pairwise_rewards"):
-        used = judge
-        rewards = judge.pairwise_rewards(shown)
-        raw_outputs = [json.dumps(r) if r is not None else None for r in rewards]
-        v = [None if r is None or r[0] == r[1] else (1 if r[0] > r[1] else 2) for r in rewards]
-        parsed = {p: v for p in parse}
-        mode = "scalar_rm"
-    else:
-        policy = (
-            judge
-            if isinstance(judge, ProxyGRMPolicy)
-            else ProxyGRMPolicy(judge.backend if hasattr(judge, "backend") else judge)
-        )
-        used = policy
-        gens = policy.judge(shown)
-        raw_outputs = [g.text if g.ok else None for g in gens]
-        for p in parse:  # a failed call has no text: no verdict under either protocol
-            parsed[p] = [verdict(t, p, dataset) if t is not None else None for t in raw_outputs]
-        mode = "direct"
-        if proxy_verify:
-            proxy = ProxyAgent(policy.backend, policy.params)
-            proxy_votes = [v for v, _ in proxy.verdicts(shown, [rubric_text(t or "") for t in raw_outputs])]
-    head = parse[0]
-    results = []
-    for k, (it, s, raw) in enumerate(zip(items, swaps, raw_outputs, strict=True)):
-        pref = int(str(it["preferred"]).strip())
-        row = {
-            "id": it["id"],
-            "swapped": s,
-            "raw": raw,
-            "verdict_presented": parsed[head][k],
-            "verdict": map_back(parsed[head][k], s),
-            "preferred": pref,
-            "correct": map_back(parsed[head][k], s) == pref,
-            "category": it.get("category") if it.get("category") is not None else NO_CATEGORY,
-            "group": it.get("group"),
-        }
-        if it.get("source") is not None:
-            row["source"] = it["source"]
-        if mode == "direct" and proxy_verify:
-            row["proxy_verdict"] = map_back(proxy_votes[k], s)
-            row["proxy_agree"] = row["verdict"] is not None and row["proxy_verdict"] == row["verdict"]
-        for p in parse[1:]:
-            row[f"verdict_{p}"] = map_back(parsed[p][k], s)
-            row[f"correct_{p}"] = row[f"verdict_{p}"] == pref
-        # a call that got no usable answer (not a wrong verdict): counted apart (issue 26)
-        row["judge_failed"] = raw is None or (mode == "rubric_transfer" and "call failed" in str(raw))
-        results.append(row)
-    main = _block(results, "correct", seed)
-    answered = [r for r in results if not r["judge_failed"]]
-    metrics: dict[str, Any] = {
-        "mode": mode,
-        "dataset": dataset,
-        "parse": head if mode != "scalar_rm" else "scalar",
-        "n": len(results),
-        **main,
-        "n_categories": len({str(r["category"]) for r in results}),
-        "chance_accuracy": 0.5,
-        "unparseable": sum(r["verdict"] is None for r in results),
-        "n_bad_items": len(bad or []),
-        "bad_items": bad or [],
-        "judge": {"calls": used.calls, "failures": used.failures},
-        "n_judge_failures": len(results) - len(answered),
-        "judge_failure_rate": (len(results) - len(answered)) / len(results),
-        "n_answered": len(answered),
-        "accuracy_answered": accuracy(answered) if answered else None,
-    }
-    if mode == "direct" and proxy_verify:
-        metrics["proxy_verify"] = _proxy_verify_metrics(results, proxy)
-    for p in parse[1:]:
-        if mode == "scalar_rm":
-            break
-        other = _block(results, f"correct_{p}", seed)
-        other["unparseable"] = sum(r[f"verdict_{p}"] is None for r in results)
-        other["n_differ"] = sum(r[f"verdict_{p}"] != r["verdict"] for r in results)
-        other["n_correct_differ"] = sum(r[f"correct_{p}"] != r["correct"] for r in results)
-        metrics[p] = other
-    cats: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for r in results:
-        cats[str(r["category"])].append(r)
-    metrics["by_category"] = {
-        c: {
-            "n": len(rs),
-            "hits": sum(r["correct"] for r in rs),
-            "accuracy": accuracy(rs),
-            "accuracy_ci95": list(wilson_ci(sum(r["correct"] for r in rs), len(rs))),
-            **{
-                f"accuracy_{p}": sum(r[f"correct_{p}"] for r in rs) / len(rs)
-                for p in parse[1:]
-                if mode != "scalar_rm"
-            },
-        }
-        for c, rs in sorted(cats.items())
-    }
-    srcs: dict[str, list[dict[str, Any]]] = defaultdict(list)
-    for r in results:
-        if r.get("source") is not None:
-            srcs[str(r["source"])].append(r)
-    if srcs:  # VL-RewardBench's query_source: reported beside its three categories
-        metrics["by_source"] = {
-            c: {
-                "n": len(rs),
-                "accuracy": accuracy(rs),
-                "accuracy_ci95": list(wilson_ci(sum(r["correct"] for r in rs), len(rs))),
-            }
-            for c, rs in sorted(srcs.items())
-        }
-        metrics["macro_accuracy_over_sources"] = sum(accuracy(rs) for rs in srcs.values()) / len(srcs)
-    label = {"direct": f"{mode}, parse {head}", "scalar_rm": "scalar RM"}.get(mode, mode)
-    table = [
-        ("accuracy", main["accuracy"], main["accuracy_ci95"], f"{metrics['n']} pairs", 0.5),
-        (
-            "macro accuracy",
-            main["macro_accuracy"],
-            main["macro_accuracy_ci95"],
-            f"{metrics['n_categories']} categories",
-            0.5,
-        ),
-        (
-            "Acc+",
-            main["acc_plus"],
-            main.get("acc_plus_ci95"),
-            f"{main['n_groups']} groups",
-            main.get("chance_acc_plus"),
-        ),
-    ]
-    report = [
-        f"# pairwise-rm ({label}): {metrics['n']} pairs",
-        "",
-        md_table(["metric", "value", "95% CI", "n", "chance"], table),
-        "",
-        f"Judge failures (no usable answer): {metrics['n_judge_failures']} of {metrics['n']} pairs "
-        f"({fmt(metrics['judge_failure_rate'])}); accuracy over the {metrics['n_answered']} answered pairs: "
-        f"{fmt(metrics['accuracy_answered'])}.",
-        "",
-        f"Pairs without a verdict (counted wrong): {metrics['unparseable']}; judge calls "
-        f"{metrics['judge']['calls']}, failed {metrics['judge']['failures']}; bad items skipped: {len(bad or [])}."
-        + ("" if main["n_groups"] else " Acc+ needs a `group` field on the items; none had one."),
-        "",
-    ]
-    for p in parse[1:]:
-        if p not in metrics:
-            continue
-        o = metrics[p]
-        report += [
-            f"## parse protocol `{p}` (beside `{head}`)",
-            "",
-            md_table(
-                ["metric", "value", "95% CI", "n"],
-                [
-                    ("accuracy", o["accuracy"], o["accuracy_ci95"], f"{metrics['n']} pairs"),
-                    (
-                        "macro accuracy",
-                        o["macro_accuracy"],
-                        o["macro_accuracy_ci95"],
-                        f"{metrics['n_categories']} categories",
-                    ),
-                    ("Acc+", o["acc_plus"], o.get("acc_plus_ci95"), f"{o['n_groups']} groups"),
-                ],
-            ),
-            "",
-            f"Pairs whose verdicts differ between `{head}` and `{p}`: {o['n_differ']} (of which "
-            f"{o['n_correct_differ']} change correctness); pairs without a verdict under `{p}`: "
-            f"{o['unparseable']}.",
-            "",
-        ]
-    bad_counts: dict[str, int] = defaultdict(int)
-    for b in bad or []:
-        bad_counts[str(b.get("error", "")).split(" '")[0].split(" (")[0]] += 1
-    if bad_counts:
-        report += [
-            "## items not loaded",
-            "",
-            md_table(["reason", "count"], sorted(bad_counts.items())),
-            "",
-        ]
-    report += [
-        *DEFINITIONS,
-        "",
-        "## by category",
-        "",
-        md_table(
-            [
-                "category",
-                "n",
-                "accuracy",
-                "95% CI (Wilson)",
-                *[f"accuracy ({p})" for p in parse[1:] if p in metrics],
-            ],
-            [
-                (
-                    c,
-                    m["n"],
-                    m["accuracy"],
-                    m["accuracy_ci95"],
-                    *[m[f"accuracy_{p}"] for p in parse[1:] if p in metrics],
-                )
-                for c, m in metrics["by_category"].items()
-            ],
-        ),
-        "",
-    ]
-    if srcs:
-        report += [
-            "## by source (`query_source`)",
-            "",
-            md_table(
-                ["source", "n", "accuracy", "95% CI (Wilson)"],
-                [(c, m["n"], m["accuracy"], m["accuracy_ci95"]) for c, m in metrics["by_source"].items()],
-            ),
-            "",
-            f"Macro accuracy over sources: {fmt(metrics['macro_accuracy_over_sources'])} "
-            f"({len(srcs)} sources; the headline macro is over categories).",
-            "",
-        ]
-    out.mkdir(parents=True, exist_ok=True)
-    cats_m = metrics["by_category"]
-    plot_rates(
-        out / "accuracy_by_category.png",
-        list(cats_m),
-        [m["hits"] for m in cats_m.values()],
-        [m["n"] for m in cats_m.values()],
-        f"pairwise-rm accuracy by category ({label}, n={metrics['n']})",
-        "accuracy (picks the preferred)",
-        chance=0.5,
-        chance_label="chance (0.5)",
-    )
-    write_outputs(out, results, metrics, "\n".join(report), ["accuracy_by_category.png"])
+    judged = judge_pairs(judge, shown, parse, dataset, rubrics, proxy_verify and rubrics is None)
+    results = result_rows(items, swaps, judged, parse)
+    metrics = pairwise_metrics(results, judged, parse, dataset, bad, seed)
+    label = {"direct": f"direct, parse {parse[0]}", "scalar_rm": "scalar RM"}.get(judged.mode, judged.mode)
+    report = render_report(metrics, parse, label, bad)
+    plots = {"accuracy_by_category.png": lambda path: _plot_categories(path, metrics, label)}
+    write_outputs(out, results, metrics, report, plots)
     return metrics
 
 

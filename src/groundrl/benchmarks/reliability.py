@@ -60,28 +60,18 @@ def _mean(xs: list[float]) -> float | None:
     return sum(xs) / len(xs) if xs else None
 
 
-def pairwise(
-    items: list[dict[str, Any]],
-    backend: Any,
-    out: Path,
-    k: int = 1,
-    seed: int = 0,
-    params: SamplingParams | None = None,
-    parse: str = "strict",
-    dataset: str = "jsonl",
-    bad: list | None = None,
-) -> dict[str, Any]:
-    from groundrl.judges.papers import ProxyGRMPolicy
-
-    if not items:
-        raise ValueError("judge-reliability needs at least one item")
-    policy = ProxyGRMPolicy(backend, default_params(k, params, seed))
+def _both_orders(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Every pair as shown: original order, then swapped, pair after pair."""
     shown = []
     for it in items:
         for swap in (False, True):
             a, b = (it["response_2"], it["response_1"]) if swap else (it["response_1"], it["response_2"])
             shown.append({"query": it["query"], "response_1": a, "response_2": b, "image": it.get("image")})
-    gens = policy.judge(shown)
+    return shown
+
+
+def pair_rows(items: list[dict[str, Any]], gens: list[Any], parse: str, dataset: str) -> list[dict[str, Any]]:
+    """One results.jsonl row per pair from its two presentations' generations."""
     results = []
     for i, it in enumerate(items):
         g0, g1 = gens[2 * i], gens[2 * i + 1]
@@ -106,98 +96,263 @@ def pairwise(
                 "error": g0.error or g1.error,
             }
         )
+    return results
+
+
+def position_counts(results: list[dict[str, Any]]) -> dict[str, int]:
+    """Counts behind the position metrics: parseable verdicts and how many pick the first
+    slot, pairs parseable in both orders and how many agree, pairs right in both orders."""
     slots = [v for r in results for v in (r["slot_original"], r["slot_swapped"]) if v is not None]
-    firsts = sum(v == 1 for v in slots)
     both = [r for r in results if r["agree"] is not None]
-    agree = sum(r["agree"] for r in both)
-    n = len(results)
-    consistent = sum(r["right_original"] and r["right_swapped"] for r in results)
-    metrics: dict[str, Any] = {
-        "kind": "pairwise",
-        "dataset": dataset,
-        "parse": parse,
-        "k": k,
-        "n": n,
-        "first_slot_rate": firsts / len(slots) if slots else None,
-        "first_slot_rate_ci95": list(wilson_ci(firsts, len(slots))),
-        "n_verdicts": len(slots),
-        "swap_agreement": agree / len(both) if both else None,
-        "swap_agreement_ci95": list(wilson_ci(agree, len(both))),
-        "n_pairs_both_parsed": len(both),
-        "accuracy_both_orders": consistent / n,
-        "accuracy_both_orders_ci95": list(wilson_ci(consistent, n)),
+    return {
+        "verdicts": len(slots),
+        "first": sum(v == 1 for v in slots),
+        "both_parsed": len(both),
+        "agree": sum(r["agree"] for r in both),
+        "right_both": sum(r["right_original"] and r["right_swapped"] for r in results),
+    }
+
+
+def position_metrics(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """First-slot rate, swap agreement and accuracy in both orders (Wilson CIs)."""
+    c, n = position_counts(results), len(results)
+    return {
+        "first_slot_rate": c["first"] / c["verdicts"] if c["verdicts"] else None,
+        "first_slot_rate_ci95": list(wilson_ci(c["first"], c["verdicts"])),
+        "n_verdicts": c["verdicts"],
+        "swap_agreement": c["agree"] / c["both_parsed"] if c["both_parsed"] else None,
+        "swap_agreement_ci95": list(wilson_ci(c["agree"], c["both_parsed"])),
+        "n_pairs_both_parsed": c["both_parsed"],
+        "accuracy_both_orders": c["right_both"] / n,
+        "accuracy_both_orders_ci95": list(wilson_ci(c["right_both"], n)),
         "accuracy_original_order": sum(r["right_original"] for r in results) / n,
         "accuracy_swapped_order": sum(r["right_swapped"] for r in results) / n,
-        "n_bad_items": len(bad or []),
-        "bad_items": bad or [],
-        "judge": {"calls": policy.calls, "failures": policy.failures},
     }
-    rows = [
-        ("first-slot rate", metrics["first_slot_rate"], metrics["first_slot_rate_ci95"], f"{len(slots)} verdicts", 0.5),
-        ("swap agreement", metrics["swap_agreement"], metrics["swap_agreement_ci95"], f"{len(both)} pairs", 0.5),
-        ("accuracy in both orders", consistent / n, metrics["accuracy_both_orders_ci95"], f"{n} pairs", 0.25),
-    ]  # fmt: skip
-    bars = [("first-slot rate", firsts, len(slots), 0.5), ("swap agreement", agree, len(both), 0.5)]
-    bars.append(("right in both orders", consistent, n, 0.25))
-    if k > 1:
-        pres = [
-            _agreement(s)
-            for r in results
-            for s in (r["samples_original"], r["samples_swapped"])
-            if s  # a failed call has no samples
-        ]
-        shares = [a for a, _ in pres]
-        unanimous = sum(u for _, u in pres)
-        metrics["self_consistency"] = _mean(shares)
-        metrics["self_consistency_ci95"] = list(bootstrap_ci(shares, _mean, seed=seed))
-        metrics["unanimous_rate"] = unanimous / len(pres) if pres else None
-        metrics["unanimous_rate_ci95"] = list(wilson_ci(unanimous, len(pres)))
-        metrics["n_presentations"] = len(pres)
-        rows += [
-            (f"self-consistency (share agreeing with the mode of K={k})", metrics["self_consistency"],
-             metrics["self_consistency_ci95"], f"{len(pres)} presentations", None),
-            ("all K samples agree", metrics["unanimous_rate"], metrics["unanimous_rate_ci95"],
-             f"{len(pres)} presentations", None),
-        ]  # fmt: skip
-        bars.append((f"all {k} samples agree", unanimous, len(pres), None))
-    report = [
-        f"# judge reliability (pairwise, {dataset}, parse {parse}, K={k}): {n} pairs",
-        "",
-        md_table(["metric", "value", "95% CI", "n", "unbiased / chance"], rows),
-        "",
-        f"Accuracy in the original order {fmt(metrics['accuracy_original_order'])}, in the swapped order "
-        f"{fmt(metrics['accuracy_swapped_order'])}. Judge calls {policy.calls} (two orders per pair), failed "
-        f"{policy.failures}; bad items skipped: {len(bad or [])}.",
-        "",
-        "- **first-slot rate**: share of verdicts picking the response shown first (first sample per order); "
-        "0.5 for a judge blind to position on this set, 1.0 for one that always answers 1.",
-        "- **swap agreement**: share of pairs whose verdicts in the two orders name the same response.",
-        "- **accuracy in both orders**: share of pairs judged right in both orders (a random judge: 0.25).",
-        "- **self-consistency**: share of the K samples agreeing with their most frequent verdict, averaged "
-        "over presentations (bootstrap CI); **all K agree**: share of presentations with one verdict.",
-        "- 95% CI: Wilson for rates, percentile bootstrap (1000 resamples) for the self-consistency mean.",
-        "",
+
+
+def self_consistency(results: list[dict[str, Any]], seed: int) -> dict[str, Any]:
+    """Per presentation with samples, the share of K samples agreeing with their mode
+    (mean, bootstrap CI) and the share of presentations where all K agree (Wilson CI)."""
+    pres = [
+        _agreement(s)
+        for r in results
+        for s in (r["samples_original"], r["samples_swapped"])
+        if s  # a failed call has no samples
     ]
-    out.mkdir(parents=True, exist_ok=True)
-    chance = [c if c is not None else float("nan") for *_, c in bars]
+    shares = [a for a, _ in pres]
+    unanimous = sum(u for _, u in pres)
+    return {
+        "self_consistency": _mean(shares),
+        "self_consistency_ci95": list(bootstrap_ci(shares, _mean, seed=seed)),
+        "unanimous_rate": unanimous / len(pres) if pres else None,
+        "unanimous_rate_ci95": list(wilson_ci(unanimous, len(pres))),
+        "n_presentations": len(pres),
+        "n_unanimous": unanimous,
+    }
+
+
+PAIRWISE_DEFINITIONS = [
+    "- **first-slot rate**: share of verdicts picking the response shown first (first sample per order); "
+    "0.5 for a judge blind to position on this set, 1.0 for one that always answers 1.",
+    "- **swap agreement**: share of pairs whose verdicts in the two orders name the same response.",
+    "- **accuracy in both orders**: share of pairs judged right in both orders (a random judge: 0.25).",
+    "- **self-consistency**: share of the K samples agreeing with their most frequent verdict, averaged "
+    "over presentations (bootstrap CI); **all K agree**: share of presentations with one verdict.",
+    "- 95% CI: Wilson for rates, percentile bootstrap (1000 resamples) for the self-consistency mean.",
+]
+
+
+def _pairwise_report(metrics: dict[str, Any], k: int, n_bad: int) -> str:
+    m, n = metrics, metrics["n"]
+    rows = [
+        ("first-slot rate", m["first_slot_rate"], m["first_slot_rate_ci95"], f"{m['n_verdicts']} verdicts", 0.5),
+        ("swap agreement", m["swap_agreement"], m["swap_agreement_ci95"], f"{m['n_pairs_both_parsed']} pairs", 0.5),
+        ("accuracy in both orders", m["accuracy_both_orders"], m["accuracy_both_orders_ci95"], f"{n} pairs", 0.25),
+    ]  # fmt: skip
+    if k > 1:
+        pres = m["n_presentations"]
+        rows += [
+            (f"self-consistency (share agreeing with the mode of K={k})", m["self_consistency"],
+             m["self_consistency_ci95"], f"{pres} presentations", None),
+            ("all K samples agree", m["unanimous_rate"], m["unanimous_rate_ci95"], f"{pres} presentations", None),
+        ]  # fmt: skip
+    return "\n".join(
+        [
+            f"# judge reliability (pairwise, {m['dataset']}, parse {m['parse']}, K={k}): {n} pairs",
+            "",
+            md_table(["metric", "value", "95% CI", "n", "unbiased / chance"], rows),
+            "",
+            f"Accuracy in the original order {fmt(m['accuracy_original_order'])}, in the swapped order "
+            f"{fmt(m['accuracy_swapped_order'])}. Judge calls {m['judge']['calls']} (two orders per pair), "
+            f"failed {m['judge']['failures']}; bad items skipped: {n_bad}.",
+            "",
+            *PAIRWISE_DEFINITIONS,
+            "",
+        ]
+    )
+
+
+def _plot_reliability(path: Path, results: list[dict[str, Any]], k: int, unanimous: tuple[int, int]) -> None:
+    c, n = position_counts(results), len(results)
+    bars: list[tuple[str, int, int, float | None]] = [
+        ("first-slot rate", c["first"], c["verdicts"], 0.5),
+        ("swap agreement", c["agree"], c["both_parsed"], 0.5),
+        ("right in both orders", c["right_both"], n, 0.25),
+    ]
+    if k > 1:
+        bars.append((f"all {k} samples agree", *unanimous, None))
     plot_rates(
-        out / "reliability.png",
+        path,
         [b[0] for b in bars],
         [b[1] for b in bars],
         [b[2] for b in bars],
         f"pairwise judge reliability (n={n} pairs, K={k})",
         "rate",
-        chance=chance,
+        chance=[b[3] if b[3] is not None else float("nan") for b in bars],
         chance_label="position-blind / random judge",
         bar_label="rate",
     )
-    write_outputs(out, results, metrics, "\n".join(report), ["reliability.png"])
+
+
+def pairwise(
+    items: list[dict[str, Any]],
+    backend: Any,
+    out: Path,
+    k: int = 1,
+    seed: int = 0,
+    params: SamplingParams | None = None,
+    parse: str = "strict",
+    dataset: str = "jsonl",
+    bad: list | None = None,
+) -> dict[str, Any]:
+    """Show every pair in both orders (K samples each), write results.jsonl,
+    metrics.json, report.md and reliability.png into ``out``; return the metrics."""
+    from groundrl.judges.papers import ProxyGRMPolicy
+
+    if not items:
+        raise ValueError("judge-reliability needs at least one item")
+    policy = ProxyGRMPolicy(backend, default_params(k, params, seed))
+    results = pair_rows(items, policy.judge(_both_orders(items)), parse, dataset)
+    metrics: dict[str, Any] = {
+        "kind": "pairwise",
+        "dataset": dataset,
+        "parse": parse,
+        "k": k,
+        "n": len(results),
+        **position_metrics(results),
+        "n_bad_items": len(bad or []),
+        "bad_items": bad or [],
+        "judge": {"calls": policy.calls, "failures": policy.failures},
+    }
+    unanimous = (0, 0)
+    if k > 1:
+        sc = self_consistency(results, seed)
+        unanimous = (sc.pop("n_unanimous"), sc["n_presentations"])
+        metrics.update(sc)
+    report = _pairwise_report(metrics, k, len(bad or []))
+    plots = {"reliability.png": lambda path: _plot_reliability(path, results, k, unanimous)}
+    write_outputs(out, results, metrics, report, plots)
     return metrics
 
 
 def _bin(score: float) -> tuple[int, int]:
     s = math.floor(score + 0.5)
     return next(b for b in BINS if b[0] <= s <= b[1]) if 0 <= s <= 10 else (BINS[0] if s < 0 else BINS[-1])
+
+
+def calibration(results: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
+    """Per predicted-score bin: n, mean predicted, mean gold (bootstrap CI) and the share
+    within 2 of gold (Wilson CI), over the rows with a ``pred``."""
+    have = [r for r in results if r["pred"] is not None]
+    calib = []
+    for lo, hi in BINS:
+        rs = [r for r in have if _bin(r["pred"]) == (lo, hi)]
+        hits = sum(abs(r["pred"] - r["gt_score"]) <= 2 for r in rs)
+        golds = [r["gt_score"] for r in rs]
+        calib.append(
+            {
+                "bin": f"{lo}-{hi}",
+                "n": len(rs),
+                "mean_pred": _mean([r["pred"] for r in rs]),
+                "mean_gold": _mean(golds),
+                "mean_gold_ci95": list(bootstrap_ci(golds, _mean, seed=seed)),
+                "within_2": hits / len(rs) if rs else None,
+                "within_2_ci95": list(wilson_ci(hits, len(rs))),
+            }
+        )
+    return calib
+
+
+def score_spread(results: list[dict[str, Any]], seed: int) -> dict[str, Any]:
+    """Over items with at least two parseable samples: the mean per-item sample SD
+    (bootstrap CI) and the share of items whose K scores are identical (Wilson CI)."""
+    multi = [r["samples"] for r in results if sum(s is not None for s in r["samples"]) >= 2]
+    sds = []
+    same = 0
+    for s in multi:
+        v = [x for x in s if x is not None]
+        m = sum(v) / len(v)
+        sds.append(math.sqrt(sum((x - m) ** 2 for x in v) / (len(v) - 1)))
+        same += len(set(s)) == 1
+    return {
+        "score_sd": _mean(sds),
+        "score_sd_ci95": list(bootstrap_ci(sds, _mean, seed=seed)),
+        "identical_rate": same / len(multi) if multi else None,
+        "identical_rate_ci95": list(wilson_ci(same, len(multi))),
+        "n_self_consistency": len(multi),
+    }
+
+
+CALIBRATION_HEADER = [
+    "predicted bin",
+    "n",
+    "mean predicted",
+    "mean gold",
+    "95% CI (bootstrap)",
+    "|Δ| ≤ 2",
+    "95% CI (Wilson)",
+]
+
+
+def _scores_report(metrics: dict[str, Any], k: int, n_bad: int) -> str:
+    m = metrics
+    table = [
+        (
+            e["bin"],
+            e["n"],
+            e["mean_pred"],
+            e["mean_gold"],
+            e["mean_gold_ci95"],
+            e["within_2"],
+            e["within_2_ci95"],
+        )
+        for e in m["calibration"]
+    ]
+    report = [
+        f"# judge reliability (scores, K={k}): {m['n']} items",
+        "",
+        "## calibration (first sample against gold)",
+        "",
+        md_table(CALIBRATION_HEADER, table),
+        "",
+        f"Items without a parseable score (left out of the bins): {m['n_missing']}; judge calls "
+        f"{m['judge']['calls']}, failed {m['judge']['failures']}; bad items skipped: {n_bad}. A calibrated "
+        "judge's mean gold in each bin equals its mean prediction (the identity line on calibration.png).",
+        "",
+    ]
+    if k > 1:
+        n = m["n_self_consistency"]
+        rows = [
+            ("mean per-item SD of the K scores", m["score_sd"], m["score_sd_ci95"], n),
+            ("share of items with K identical scores", m["identical_rate"], m["identical_rate_ci95"], n),
+        ]
+        report += [
+            f"## self-consistency over K={k} samples",
+            "",
+            md_table(["metric", "value", "95% CI", "n"], rows),
+            "",
+        ]
+    return "\n".join(report)
 
 
 def scores(
@@ -209,6 +364,8 @@ def scores(
     params: SamplingParams | None = None,
     bad: list | None = None,
 ) -> dict[str, Any]:
+    """Score every item K times, write results.jsonl, metrics.json, report.md and
+    calibration.png into ``out``; return the metrics."""
     from groundrl.judges.papers import EQARMEvaluator
 
     if not items:
@@ -218,108 +375,32 @@ def scores(
     results = []
     for it, g in zip(items, gens, strict=True):
         samples = [parse_score(t, 0, 10).value for t in g.texts]
+        pred = samples[0] if samples else None
         results.append(
             {
                 "id": it["id"],
                 "gt_score": float(it["gt_score"]),
-                "pred": samples[0] if samples else None,
+                "pred": pred,
                 "samples": samples,
                 "error": g.error,
             }
         )
-    have = [r for r in results if r["pred"] is not None]
-    table = []
-    calib = []
-    for lo, hi in BINS:
-        rs = [r for r in have if _bin(r["pred"]) == (lo, hi)]
-        hits = sum(abs(r["pred"] - r["gt_score"]) <= 2 for r in rs)
-        golds = [r["gt_score"] for r in rs]
-        entry = {
-            "bin": f"{lo}-{hi}",
-            "n": len(rs),
-            "mean_pred": _mean([r["pred"] for r in rs]),
-            "mean_gold": _mean(golds),
-            "mean_gold_ci95": list(bootstrap_ci(golds, _mean, seed=seed)),
-            "within_2": hits / len(rs) if rs else None,
-            "within_2_ci95": list(wilson_ci(hits, len(rs))),
-        }
-        calib.append(entry)
-        table.append(
-            (entry["bin"], entry["n"], entry["mean_pred"], entry["mean_gold"], entry["mean_gold_ci95"],
-             entry["within_2"], entry["within_2_ci95"])
-        )  # fmt: skip
+    n_have = sum(r["pred"] is not None for r in results)
     metrics: dict[str, Any] = {
         "kind": "score",
         "k": k,
         "n": len(results),
-        "n_missing": len(results) - len(have),
-        "calibration": calib,
+        "n_missing": len(results) - n_have,
+        "calibration": calibration(results, seed),
         "n_bad_items": len(bad or []),
         "bad_items": bad or [],
         "judge": {"calls": ev.calls, "failures": ev.failures},
     }
-    report = [
-        f"# judge reliability (scores, K={k}): {len(results)} items",
-        "",
-        "## calibration (first sample against gold)",
-        "",
-        md_table(
-            [
-                "predicted bin",
-                "n",
-                "mean predicted",
-                "mean gold",
-                "95% CI (bootstrap)",
-                "|Δ| ≤ 2",
-                "95% CI (Wilson)",
-            ],
-            table,
-        ),
-        "",
-        f"Items without a parseable score (left out of the bins): {metrics['n_missing']}; judge calls "
-        f"{ev.calls}, failed {ev.failures}; bad items skipped: {len(bad or [])}. A calibrated judge's mean gold "
-        "in each bin equals its mean prediction (the identity line on calibration.png).",
-        "",
-    ]
     if k > 1:
-        multi = [r["samples"] for r in results if sum(s is not None for s in r["samples"]) >= 2]
-        sds = []
-        same = 0
-        for s in multi:
-            v = [x for x in s if x is not None]
-            m = sum(v) / len(v)
-            sds.append(math.sqrt(sum((x - m) ** 2 for x in v) / (len(v) - 1)))
-            same += len(set(s)) == 1
-        metrics["score_sd"] = _mean(sds)
-        metrics["score_sd_ci95"] = list(bootstrap_ci(sds, _mean, seed=seed))
-        metrics["identical_rate"] = same / len(multi) if multi else None
-        metrics["identical_rate_ci95"] = list(wilson_ci(same, len(multi)))
-        metrics["n_self_consistency"] = len(multi)
-        report += [
-            f"## self-consistency over K={k} samples",
-            "",
-            md_table(
-                ["metric", "value", "95% CI", "n"],
-                [
-                    (
-                        "mean per-item SD of the K scores",
-                        metrics["score_sd"],
-                        metrics["score_sd_ci95"],
-                        len(multi),
-                    ),
-                    (
-                        "share of items with K identical scores",
-                        metrics["identical_rate"],
-                        metrics["identical_rate_ci95"],
-                        len(multi),
-                    ),
-                ],
-            ),  # fmt: skip
-            "",
-        ]
-    out.mkdir(parents=True, exist_ok=True)
-    plot_calibration(calib, out / "calibration.png", len(have))
-    write_outputs(out, results, metrics, "\n".join(report), ["calibration.png"])
+        metrics.update(score_spread(results, seed))
+    report = _scores_report(metrics, k, len(bad or []))
+    plots = {"calibration.png": lambda path: plot_calibration(metrics["calibration"], path, n_have)}
+    write_outputs(out, results, metrics, report, plots)
     return metrics
 
 

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from groundrl.intervals import wilson_ci
+from groundrl.io import write_jsonl
 
 
 def read_items(
@@ -67,17 +70,23 @@ def _unreadable_image(item: dict[str, Any], base: Path) -> str | None:
 
 
 def write_outputs(
-    out: Path, results: list[dict[str, Any]], metrics: dict[str, Any], report: str, pngs: Sequence[str] = ()
+    out: Path,
+    results: list[dict[str, Any]],
+    metrics: dict[str, Any],
+    report: str,
+    plots: Mapping[str, Callable[[Path], None]] | None = None,
 ) -> list[Path]:
-    """Write results.jsonl, metrics.json (raw values) and report.md into ``out`` (created);
-    returns every file of the run, the PNGs (already written) included, and lists their
-    names in ``metrics["files"]`` and at the end of the report."""
+    """The one writer of a benchmark run: draws each of ``plots`` (``{file name: draw}``,
+    ``draw(path)`` writes the PNG) into ``out`` (created), then writes results.jsonl,
+    metrics.json (raw values) and report.md; returns every file of the run and lists
+    their names in ``metrics["files"]`` and at the end of the report."""
     out.mkdir(parents=True, exist_ok=True)
+    pngs = list(plots or {})
+    for name, draw in (plots or {}).items():
+        draw(out / name)
     names = ["results.jsonl", "metrics.json", "report.md", *pngs]
     metrics["files"] = names
-    with (out / "results.jsonl").open("w", encoding="utf-8") as f:
-        for r in results:
-            f.write(json.dumps(r, default=str, ensure_ascii=False) + "\n")
+    write_jsonl(out / "results.jsonl", results, default=str)
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2, default=str) + "\n", encoding="utf-8")
     report = report.rstrip("\n") + "\n\n## files\n\n" + "".join(f"- `{n}`\n" for n in names)
     (out / "report.md").write_text(report, encoding="utf-8")
@@ -107,8 +116,6 @@ def plot_rates(
     import textwrap
 
     import matplotlib.pyplot as plt
-
-    from groundrl.benchmarks.stats import wilson_ci
 
     rates = [h / n if n else 0.0 for h, n in zip(hits, ns, strict=True)]
     cis = [wilson_ci(h, n) for h, n in zip(hits, ns, strict=True)]

@@ -14,15 +14,24 @@ g = 7); a group's chance level is that probability averaged over its items."""
 
 from __future__ import annotations
 
-import math
-from collections import defaultdict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from groundrl.benchmarks.runner import plot_rates, write_outputs
 from groundrl.benchmarks.scalar_rm import spearman
-from groundrl.benchmarks.stats import fmt, md_table, wilson_ci, with_ci
+from groundrl.benchmarks.stats import (
+    fmt,
+    md_table,
+    mean_chance_accuracy,
+    rate_cell,
+    rmse,
+    score_accuracy,
+    split_by,
+    wilson_ci,
+    with_ci,
+    within,
+)
 from groundrl.judges.base import SamplingParams
 from groundrl.judges.papers import EQARMEvaluator
 from groundrl.judges.tts import DEFAULT_KS, TTS_PARAMS, aggregate_scores, tts_curve
@@ -46,25 +55,210 @@ DEFINITIONS = [
 
 
 def _hit(r: dict[str, Any]) -> bool:
-    return r["pred"] is not None and abs(r["pred"] - r["gt_score"]) <= 2
+    return within(r["pred"], r["gt_score"])
 
 
-def _acc(rows: list[dict[str, Any]]) -> float:
-    return sum(1 for r in rows if _hit(r)) / len(rows)
+def _check(items: list[dict[str, Any]], aggregate: Sequence[str]) -> list[str]:
+    if not items:
+        raise ValueError("score-rm needs at least one item")
+    aggregate = list(dict.fromkeys(aggregate))
+    for a in aggregate:
+        if a not in ("vote", "mean"):
+            raise ValueError(f"aggregate must be vote or mean, got {a!r}")
+    return aggregate
 
 
-def chance_accuracy(gold: float) -> float:
-    """P(|s − gold| ≤ 2) for s uniform on the integers 0..10.
+def sampling_params(k: int, seed: int | None) -> SamplingParams:
+    """One sample (max 512 tokens) for K = 1; EQA-RM's TTS setting for K > 1, seeded by
+    ``seed`` when given."""
+    params = TTS_PARAMS if k > 1 else SamplingParams(max_tokens=512)
+    sample_seed = seed if (seed is not None and k > 1) else params.seed
+    return SamplingParams(params.temperature, params.top_p, params.max_tokens, sample_seed, n=k)
 
-    >>> round(chance_accuracy(7), 4), round(chance_accuracy(9), 4), round(chance_accuracy(0), 4)
-    (0.4545, 0.3636, 0.2727)
-    """
-    return sum(1 for s in range(11) if abs(s - gold) <= 2 + 1e-9) / 11
+
+def result_rows(items: list[dict[str, Any]], gens: list[Any], k: int, how: str) -> list[dict[str, Any]]:
+    """One results.jsonl row per item: its K parsed samples and their ``how`` aggregate."""
+    from groundrl.parse.scores import parse_score
+
+    results = []
+    for it, g in zip(items, gens, strict=True):
+        scores = [parse_score(t, 0, 10).value for t in g.texts]
+        pred = aggregate_scores(scores[:1] if k == 1 else scores, how)  # type: ignore[arg-type]
+        results.append(
+            {
+                "id": it["id"],
+                "gt_score": float(it["gt_score"]),
+                "pred": pred,
+                "samples": scores,
+                "raw": g.texts[:1],
+                "error": g.error,
+                "source": it.get("source") if it.get("source") is not None else NO_SOURCE,
+                "category": it.get("category") if it.get("category") is not None else NO_CATEGORY,
+            }
+        )
+    return results
 
 
-def _rmse(rows: list[dict[str, Any]]) -> float | None:
-    have = [r for r in rows if r["pred"] is not None]
-    return math.sqrt(sum((r["pred"] - r["gt_score"]) ** 2 for r in have) / len(have)) if have else None
+def group_cell(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """n, hits, accuracy (Wilson CI), RMSE and chance accuracy of one group of rows."""
+    hits = sum(_hit(r) for r in rows)
+    return {**rate_cell(hits, len(rows)), "rmse": rmse(rows), "chance_accuracy": mean_chance_accuracy(rows)}
+
+
+def score_metrics(results: list[dict[str, Any]], boot: int, bad: list, judge: Any) -> dict[str, Any]:
+    """metrics.json of a run before its optional parts (raw values)."""
+    failed = sum(r["error"] is not None for r in results)
+    answered = [r for r in results if r["error"] is None]
+    metrics: dict[str, Any] = {
+        "n": len(results),
+        "accuracy": score_accuracy(results),
+        "rmse": rmse(results),
+        "accuracy_ci95": with_ci(results, score_accuracy, boot)["ci95"],
+        "rmse_ci95": with_ci(results, rmse, boot)["ci95"],
+        "chance_accuracy": mean_chance_accuracy(results),
+        "n_missing": sum(r["pred"] is None for r in results),
+        "n_bad_items": len(bad),
+        "bad_items": bad,
+        "judge": {"calls": judge.calls, "failures": judge.failures},
+        # a failed call is not a wrong answer: counted apart, accuracy also over the rest (issue 26)
+        "n_judge_failures": failed,
+        "judge_failure_rate": failed / len(results),
+        "n_answered": len(answered),
+        "accuracy_answered": score_accuracy(answered) if answered else None,
+    }
+    for key in ("source", "category"):
+        metrics[f"by_{key}"] = {g: group_cell(rs) for g, rs in split_by(results, key).items()}
+    have = [r for r in results if r["pred"] is not None]
+    metrics["spearman"] = spearman([r["pred"] for r in have], [r["gt_score"] for r in have])
+    return metrics
+
+
+def scalar_baseline(results: list[dict[str, Any]], sc: list[float | None], scalar_rm: Any) -> dict[str, Any]:
+    """The scalar reward model's accuracy, RMSE and Spearman on the same items."""
+    srows = [{"pred": v, "gt_score": r["gt_score"]} for v, r in zip(sc, results, strict=True)]
+    have = [x for x in srows if x["pred"] is not None]
+    return {
+        "model": getattr(scalar_rm, "path", None),
+        **rate_cell(sum(_hit(x) for x in srows), len(srows)),
+        "rmse": rmse(srows),
+        "spearman": spearman([x["pred"] for x in have], [x["gt_score"] for x in have]),
+        "n_missing": len(srows) - len(have),
+        "calls": scalar_rm.calls,
+        "failures": scalar_rm.failures,
+    }
+
+
+def tts_curves(
+    results: list[dict[str, Any]], k: int, aggregate: list[str]
+) -> dict[str, list[dict[str, Any]]]:
+    """Per aggregation, accuracy (Wilson CI) and RMSE against the first K samples."""
+    ks = [x for x in DEFAULT_KS if x <= k]
+    curves = {}
+    for a in aggregate:
+        curve = tts_curve([r["samples"] for r in results], [r["gt_score"] for r in results], ks, a)  # type: ignore[arg-type]
+        for c in curve:
+            hits = round(c["accuracy"] * len(results)) if c["accuracy"] is not None else 0
+            c["accuracy_ci95"] = list(wilson_ci(hits, len(results)))
+        curves[a] = curve
+    return curves
+
+
+def _headline(m: dict[str, Any], n_bad: int) -> list[str]:
+    rows = [
+        ("accuracy (|Δ| ≤ 2)", m["accuracy"], m["accuracy_ci95"], m["n"]),
+        ("RMSE", m["rmse"], m["rmse_ci95"], m["n"] - m["n_missing"]),
+        ("chance accuracy", m["chance_accuracy"], None, m["n"]),
+    ]
+    return [
+        f"# score-rm: {m['n']} items",
+        "",
+        md_table(["metric", "value", "95% CI", "n"], rows),
+        "",
+        f"Judge failures (no usable answer): {m['n_judge_failures']} of {m['n']} items "
+        f"({fmt(m['judge_failure_rate'])}); accuracy over the {m['n_answered']} answered items: "
+        f"{fmt(m['accuracy_answered'])}.",
+        "",
+        f"Unparseable judge outputs (counted wrong, left out of RMSE): {m['n_missing']}; "
+        f"judge calls {m['judge']['calls']}, failed {m['judge']['failures']}; bad items skipped: {n_bad}.",
+        "",
+        *DEFINITIONS,
+        "",
+    ]
+
+
+def _group_sections(m: dict[str, Any]) -> list[str]:
+    lines = []
+    for key in ("source", "category"):
+        rows = [
+            (g, c["n"], c["accuracy"], c["accuracy_ci95"], c["chance_accuracy"], c["rmse"])
+            for g, c in m[f"by_{key}"].items()
+        ]
+        header = [key, "n", "accuracy", "95% CI (Wilson)", "chance", "RMSE"]
+        lines += [f"## by {key}", "", md_table(header, rows), ""]
+    return lines
+
+
+def _baseline_section(m: dict[str, Any], k: int) -> list[str]:
+    b = m["scalar_rm"]
+    rows = [
+        (
+            f"judge ({m['aggregate']}, K={k})",
+            m["accuracy"],
+            m["accuracy_ci95"],
+            m["rmse"],
+            m["spearman"],
+            m["n"],
+        ),
+        ("scalar RM (10·sigmoid(r))", b["accuracy"], b["accuracy_ci95"], b["rmse"], b["spearman"], b["n"]),
+    ]
+    header = ["scorer", "accuracy (|Δ| ≤ 2)", "95% CI", "RMSE", "Spearman", "n"]
+    return [
+        "## scalar reward-model baseline",
+        "",
+        md_table(header, rows),
+        "",
+        "The scalar RM reads text only (question, reasoning, answer; no frames). Its score on the 0–10 "
+        "scale is 10·sigmoid(reward), our choice; Spearman's rank correlation with the gold scores needs "
+        "no scale and compares the two fairly.",
+        "",
+    ]
+
+
+def _tts_sections(m: dict[str, Any]) -> list[str]:
+    lines = []
+    for a, curve in m["tts_by_aggregate"].items():
+        rows = [(c["k"], c["accuracy"], c["accuracy_ci95"], c["rmse"]) for c in curve]
+        lines += [
+            f"## test-time scaling ({a} over the first K samples)",
+            "",
+            md_table(["K", "accuracy", "95% CI (Wilson)", "RMSE"], rows),
+            "",
+        ]
+    return lines
+
+
+def render_report(m: dict[str, Any], k: int, n_bad: int) -> str:
+    """report.md of a run (numbers rounded), from its metrics."""
+    report = _headline(m, n_bad) + _group_sections(m)
+    if "scalar_rm" in m:
+        report += _baseline_section(m, k)
+    if "tts_by_aggregate" in m:
+        report += _tts_sections(m)
+    return "\n".join(report) + "\n"
+
+
+def _plot_categories(path: Path, m: dict[str, Any]) -> None:
+    cats = m["by_category"]
+    plot_rates(
+        path,
+        list(cats),
+        [c["hits"] for c in cats.values()],
+        [c["n"] for c in cats.values()],
+        f"score-rm accuracy by category (n={m['n']})",
+        "accuracy (|Δ| ≤ 2)",
+        chance=[c["chance_accuracy"] for c in cats.values()],
+        chance_label="chance (uniform 0..10 score)",
+    )
 
 
 def run(
@@ -86,198 +280,26 @@ def run(
     curve). ``scalar_rm`` (:class:`~groundrl.benchmarks.scalar_rm.ScalarRM`) adds a
     scalar reward-model baseline (``10 · sigmoid(reward)``; Spearman beside it), drawn as
     a flat line on the curve: it has no K."""
-    if not items:
-        raise ValueError("score-rm needs at least one item")
-    aggregate = list(dict.fromkeys(aggregate))
-    for a in aggregate:
-        if a not in ("vote", "mean"):
-            raise ValueError(f"aggregate must be vote or mean, got {a!r}")
-    params = TTS_PARAMS if k > 1 else SamplingParams(max_tokens=512)
-    sample_seed = seed if (seed is not None and k > 1) else params.seed
-    params = SamplingParams(params.temperature, params.top_p, params.max_tokens, sample_seed, n=k)
-    boot = seed or 0
-    gens = evaluator.raw(items, params)
-    from groundrl.parse.scores import parse_score
-
-    results = []
-    for it, g in zip(items, gens, strict=True):
-        scores = [parse_score(t, 0, 10).value for t in g.texts]
-        pred = aggregate_scores(scores[:1] if k == 1 else scores, aggregate[0])  # type: ignore[arg-type]
-        results.append(
-            {
-                "id": it["id"],
-                "gt_score": float(it["gt_score"]),
-                "pred": pred,
-                "samples": scores,
-                "raw": g.texts[:1],
-                "error": g.error,
-                "source": it.get("source") if it.get("source") is not None else NO_SOURCE,
-                "category": it.get("category") if it.get("category") is not None else NO_CATEGORY,
-            }
-        )
-    metrics: dict[str, Any] = {
-        "n": len(results),
-        "accuracy": _acc(results) if results else None,
-        "rmse": _rmse(results),
-        "accuracy_ci95": with_ci(results, _acc, boot)["ci95"],
-        "rmse_ci95": with_ci(results, _rmse, boot)["ci95"],
-        "chance_accuracy": sum(chance_accuracy(r["gt_score"]) for r in results) / len(results)
-        if results
-        else None,
-        "n_missing": sum(r["pred"] is None for r in results),
-        "n_bad_items": len(bad or []),
-        "bad_items": bad or [],
-        "judge": {"calls": evaluator.calls, "failures": evaluator.failures},
-        # a failed call is not a wrong answer: counted apart, accuracy also over the rest (issue 26)
-        "n_judge_failures": sum(r["error"] is not None for r in results),
-        "judge_failure_rate": sum(r["error"] is not None for r in results) / len(results),
-        "n_answered": sum(r["error"] is None for r in results),
-        "accuracy_answered": _acc(answered)
-        if (answered := [r for r in results if r["error"] is None])
-        else None,
-    }
-    for key in ("source", "category"):
-        groups: dict[str, list[dict[str, Any]]] = defaultdict(list)
-        for r in results:
-            groups[str(r[key])].append(r)
-        metrics[f"by_{key}"] = {
-            g: {
-                "n": len(rs),
-                "hits": sum(_hit(r) for r in rs),
-                "accuracy": _acc(rs),
-                "accuracy_ci95": list(wilson_ci(sum(_hit(r) for r in rs), len(rs))),
-                "rmse": _rmse(rs),
-                "chance_accuracy": sum(chance_accuracy(r["gt_score"]) for r in rs) / len(rs),
-            }
-            for g, rs in sorted(groups.items())
-        }
-    report = [
-        f"# score-rm: {metrics['n']} items",
-        "",
-        md_table(
-            ["metric", "value", "95% CI", "n"],
-            [
-                ("accuracy (|Δ| ≤ 2)", metrics["accuracy"], metrics["accuracy_ci95"], metrics["n"]),
-                ("RMSE", metrics["rmse"], metrics["rmse_ci95"], metrics["n"] - metrics["n_missing"]),
-                ("chance accuracy", metrics["chance_accuracy"], None, metrics["n"]),
-            ],
-        ),
-        "",
-        f"Judge failures (no usable answer): {metrics['n_judge_failures']} of {metrics['n']} items "
-        f"({fmt(metrics['judge_failure_rate'])}); accuracy over the {metrics['n_answered']} answered items: "
-        f"{fmt(metrics['accuracy_answered'])}.",
-        "",
-        f"Unparseable judge outputs (counted wrong, left out of RMSE): {metrics['n_missing']}; "
-        f"judge calls {evaluator.calls}, failed {evaluator.failures}; bad items skipped: {len(bad or [])}.",
-        "",
-        *DEFINITIONS,
-        "",
-    ]
-    for key in ("source", "category"):
-        rows = [
-            (g, m["n"], m["accuracy"], m["accuracy_ci95"], m["chance_accuracy"], m["rmse"])
-            for g, m in metrics[f"by_{key}"].items()
-        ]
-        report += [
-            f"## by {key}",
-            "",
-            md_table([key, "n", "accuracy", "95% CI (Wilson)", "chance", "RMSE"], rows),
-            "",
-        ]
-    out.mkdir(parents=True, exist_ok=True)
-    pngs = []
-    spear = spearman(
-        [r["pred"] for r in results if r["pred"] is not None],
-        [r["gt_score"] for r in results if r["pred"] is not None],
-    )
-    metrics["spearman"] = spear
+    aggregate = _check(items, aggregate)
+    bad = bad or []
+    gens = evaluator.raw(items, sampling_params(k, seed))
+    results = result_rows(items, gens, k, aggregate[0])
+    metrics = score_metrics(results, seed or 0, bad, evaluator)
     metrics["aggregate"] = aggregate[0]
-    baseline = None
+    plots = {"accuracy_by_category.png": lambda path: _plot_categories(path, metrics)}
     if scalar_rm is not None:
         sc = scalar_rm.scores(items)
-        srows = [{"pred": v, "gt_score": r["gt_score"]} for v, r in zip(sc, results, strict=True)]
         for r, v in zip(results, sc, strict=True):
             r["scalar_rm"] = v
-        have = [x for x in srows if x["pred"] is not None]
-        baseline = {
-            "model": getattr(scalar_rm, "path", None),
-            "n": len(srows),
-            "hits": sum(_hit(x) for x in srows),
-            "accuracy": _acc(srows),
-            "accuracy_ci95": list(wilson_ci(sum(_hit(x) for x in srows), len(srows))),
-            "rmse": _rmse(srows),
-            "spearman": spearman([x["pred"] for x in have], [x["gt_score"] for x in have]),
-            "n_missing": len(srows) - len(have),
-            "calls": scalar_rm.calls,
-            "failures": scalar_rm.failures,
-        }
-        metrics["scalar_rm"] = baseline
-        report += [
-            "## scalar reward-model baseline",
-            "",
-            md_table(
-                ["scorer", "accuracy (|Δ| ≤ 2)", "95% CI", "RMSE", "Spearman", "n"],
-                [
-                    (
-                        f"judge ({aggregate[0]}, K={k})",
-                        metrics["accuracy"],
-                        metrics["accuracy_ci95"],
-                        metrics["rmse"],
-                        spear,
-                        metrics["n"],
-                    ),
-                    (
-                        "scalar RM (10·sigmoid(r))",
-                        baseline["accuracy"],
-                        baseline["accuracy_ci95"],
-                        baseline["rmse"],
-                        baseline["spearman"],
-                        baseline["n"],
-                    ),
-                ],
-            ),  # fmt: skip
-            "",
-            "The scalar RM reads text only (question, reasoning, answer; no frames). Its score on the 0–10 "
-            "scale is 10·sigmoid(reward), our choice; Spearman's rank correlation with the gold scores needs "
-            "no scale and compares the two fairly.",
-            "",
-        ]
+        metrics["scalar_rm"] = scalar_baseline(results, sc, scalar_rm)
     if k > 1:
-        ks = [x for x in DEFAULT_KS if x <= k]
-        curves = {}
-        for a in aggregate:
-            curve = tts_curve([r["samples"] for r in results], [r["gt_score"] for r in results], ks, a)  # type: ignore[arg-type]
-            for c in curve:
-                hits = round(c["accuracy"] * len(results)) if c["accuracy"] is not None else 0
-                c["accuracy_ci95"] = list(wilson_ci(hits, len(results)))
-            curves[a] = curve
+        curves = tts_curves(results, k, aggregate)
         metrics["tts"] = curves[aggregate[0]]
         metrics["tts_by_aggregate"] = curves
-        plot_tts(curves, out / "tts.png", len(results), metrics["chance_accuracy"], baseline)
-        pngs.append("tts.png")
-        for a, curve in curves.items():
-            report += [
-                f"## test-time scaling ({a} over the first K samples)",
-                "",
-                md_table(
-                    ["K", "accuracy", "95% CI (Wilson)", "RMSE"],
-                    [(c["k"], c["accuracy"], c["accuracy_ci95"], c["rmse"]) for c in curve],
-                ),
-                "",
-            ]
-    cats = metrics["by_category"]
-    plot_rates(
-        out / "accuracy_by_category.png",
-        list(cats),
-        [m["hits"] for m in cats.values()],
-        [m["n"] for m in cats.values()],
-        f"score-rm accuracy by category (n={metrics['n']})",
-        "accuracy (|Δ| ≤ 2)",
-        chance=[m["chance_accuracy"] for m in cats.values()],
-        chance_label="chance (uniform 0..10 score)",
-    )
-    pngs.insert(0, "accuracy_by_category.png")
-    write_outputs(out, results, metrics, "\n".join(report) + "\n", pngs)
+        baseline = metrics.get("scalar_rm")
+        n, chance = len(results), metrics["chance_accuracy"]
+        plots["tts.png"] = lambda path: plot_tts(curves, path, n, chance, baseline)
+    write_outputs(out, results, metrics, render_report(metrics, k, len(bad)), plots)
     return metrics
 
 
