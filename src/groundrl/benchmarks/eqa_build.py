@@ -45,6 +45,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from groundrl.io import iter_lines, json_line, write_jsonl
 from groundrl.judges.base import JudgeBackend, SamplingParams
 from groundrl.parse.scores import parse_score
 from groundrl.parse.tags import find_tag
@@ -142,14 +143,91 @@ def leaks(critique: str, reference: str, answer: str) -> bool:
 def _journal(path: Path) -> dict[str, dict[str, Any]]:
     done: dict[str, dict[str, Any]] = {}
     if path.exists():
-        for line in path.read_text(encoding="utf-8").splitlines():
-            if line.strip():
-                try:
-                    row = json.loads(line)
-                except ValueError:  # a line cut by an interrupted run: that question is redone
-                    continue
-                done[str(row["question_id"])] = row
+        for line in iter_lines(path):
+            if line.problem:  # a line cut by an interrupted run: that question is redone
+                continue
+            done[str(line.value["question_id"])] = line.value
     return done
+
+
+Calls = dict[str, int]
+
+
+def _sample(
+    policy: JudgeBackend, batch: list[dict[str, Any]], params: SamplingParams, counts: Calls, calls: Calls
+) -> list[list[tuple[str, str | None]]]:
+    """``(kind, text)`` per question of the batch: ``counts["sampled"]`` sampled and
+    ``counts["prompted_incorrect"]`` prompted-incorrect responses."""
+    gens: list[list[tuple[str, str | None]]] = [[] for _ in batch]
+    for kind, count in counts.items():
+        if not count:
+            continue
+        p = SamplingParams(params.temperature, 1.0, params.max_tokens, params.seed, n=count)
+        got = policy.generate([policy_request(q, incorrect=kind == "prompted_incorrect") for q in batch], p)
+        calls["policy"] += len(batch)
+        for i, g in enumerate(got):
+            calls["policy_failures"] += not g.ok
+            gens[i] += [(kind, t) for t in g.texts]
+    return gens
+
+
+def _item(
+    q: dict[str, Any], kind: str, reasoning: str, answer: str, label: str, score: float
+) -> dict[str, Any]:
+    critique = find_tag(label, "critique") or ""
+    return {
+        "question": q["question"],
+        "frames": q["frames"],
+        "reasoning": reasoning,
+        "answer": answer,
+        "reference": q["answer"],
+        "gt_score": float(score),
+        "gt_critique": critique.strip(),
+        "leaks_reference": leaks(critique, q["answer"], answer),
+        "category": q["category"],
+        "source": q["source"],
+        "episode": q["episode"],
+        "response_kind": kind,
+    }
+
+
+def _label_batch(
+    judge: JudgeBackend,
+    batch: list[dict[str, Any]],
+    gens: list[list[tuple[str, str | None]]],
+    jparams: SamplingParams,
+    calls: Calls,
+) -> list[dict[str, Any]]:
+    """The judge scores every readable response; one journal row per question."""
+    to_label: list[tuple[int, str, str, str]] = []
+    unparsed = [0] * len(batch)
+    for i, rs in enumerate(gens):
+        for kind, t in rs:
+            ra = split_response(t)
+            if ra is None:
+                unparsed[i] += 1
+            else:
+                to_label.append((i, kind, *ra))
+    labels = (
+        judge.generate([label_request(batch[i], r, a) for i, _, r, a in to_label], jparams)
+        if to_label
+        else []
+    )
+    calls["judge"] += len(to_label)
+    per_q: list[list[dict[str, Any]]] = [[] for _ in batch]
+    unscored = [0] * len(batch)
+    for (i, kind, reasoning, answer), g in zip(to_label, labels, strict=True):
+        calls["judge_failures"] += not g.ok
+        score = parse_score(g.text, 0, 10).value if g.ok else None
+        if score is None:
+            unscored[i] += 1
+            continue
+        per_q[i].append(_item(batch[i], kind, reasoning, answer, g.text, score))
+    return [
+        {"question_id": q["question_id"], "items": per_q[i], "unparsed_responses": unparsed[i],
+         "unscored_responses": unscored[i]}
+        for i, q in enumerate(batch)
+    ]  # fmt: skip
 
 
 def build(
@@ -172,7 +250,8 @@ def build(
 ) -> dict[str, Any]:
     """Build the set from OpenEQA ``questions`` (records of
     :func:`~groundrl.benchmarks.datasets.load_openeqa`, keyframes attached) into ``out``;
-    returns the manifest."""
+    returns the manifest. Each finished question is journaled in progress.jsonl, so an
+    interrupted run resumes where it stopped."""
     if responses < 0 or incorrect < 0 or responses + incorrect < 1:
         raise ValueError("ask for at least one response per question (responses + incorrect ≥ 1)")
     if not 0 <= test_fraction <= 1:
@@ -182,77 +261,18 @@ def build(
     done = _journal(journal)
     todo = [q for q in questions if str(q["question_id"]) not in done]
     jparams = judge_params or SamplingParams(temperature=0.0, max_tokens=1024, seed=seed)
+    pparams = SamplingParams(policy_temperature, 1.0, policy_max_tokens, seed)
+    counts = {"sampled": responses, "prompted_incorrect": incorrect}
     calls = {"policy": 0, "policy_failures": 0, "judge": 0, "judge_failures": 0}
     resumed = len(questions) - len(todo)
     with journal.open("a", encoding="utf-8") as jf:
         for b in range(0, len(todo), batch_size):
             batch = todo[b : b + batch_size]
-            gens: list[list[tuple[str, str | None]]] = [[] for _ in batch]
-            if responses:
-                p = SamplingParams(policy_temperature, 1.0, policy_max_tokens, seed, n=responses)
-                got = policy.generate([policy_request(q) for q in batch], p)
-                calls["policy"] += len(batch)
-                for i, g in enumerate(got):
-                    calls["policy_failures"] += not g.ok
-                    gens[i] += [("sampled", t) for t in g.texts]
-            if incorrect:
-                p = SamplingParams(policy_temperature, 1.0, policy_max_tokens, seed, n=incorrect)
-                got = policy.generate([policy_request(q, incorrect=True) for q in batch], p)
-                calls["policy"] += len(batch)
-                for i, g in enumerate(got):
-                    calls["policy_failures"] += not g.ok
-                    gens[i] += [("prompted_incorrect", t) for t in g.texts]
-            to_label: list[tuple[int, str, str, str]] = []
-            unparsed = [0] * len(batch)
-            for i, rs in enumerate(gens):
-                for kind, t in rs:
-                    ra = split_response(t)
-                    if ra is None:
-                        unparsed[i] += 1
-                    else:
-                        to_label.append((i, kind, *ra))
-            labels = (
-                judge.generate([label_request(batch[i], r, a) for i, _, r, a in to_label], jparams)
-                if to_label
-                else []
-            )
-            calls["judge"] += len(to_label)
-            per_q: list[list[dict[str, Any]]] = [[] for _ in batch]
-            unscored = [0] * len(batch)
-            for (i, kind, reasoning, answer), g in zip(to_label, labels, strict=True):
-                calls["judge_failures"] += not g.ok
-                score = parse_score(g.text, 0, 10).value if g.ok else None
-                if score is None:
-                    unscored[i] += 1
-                    continue
-                q = batch[i]
-                critique = find_tag(g.text, "critique") or ""
-                per_q[i].append(
-                    {
-                        "question": q["question"],
-                        "frames": q["frames"],
-                        "reasoning": reasoning,
-                        "answer": answer,
-                        "reference": q["answer"],
-                        "gt_score": float(score),
-                        "gt_critique": critique.strip(),
-                        "leaks_reference": leaks(critique, q["answer"], answer),
-                        "category": q["category"],
-                        "source": q["source"],
-                        "episode": q["episode"],
-                        "response_kind": kind,
-                    }
-                )
-            for i, q in enumerate(batch):
-                row = {
-                    "question_id": q["question_id"],
-                    "items": per_q[i],
-                    "unparsed_responses": unparsed[i],
-                    "unscored_responses": unscored[i],
-                }
-                jf.write(json.dumps(row, ensure_ascii=False) + "\n")
+            gens = _sample(policy, batch, pparams, counts, calls)
+            for row in _label_batch(judge, batch, gens, jparams, calls):
+                jf.write(json_line(row))
                 jf.flush()
-                done[str(q["question_id"])] = row
+                done[str(row["question_id"])] = row
             if progress is not None:
                 progress(len(batch))
     return _finish(
@@ -287,9 +307,7 @@ def _finish(
         files[f"{it['split']}.jsonl"].append(it)
         files[f"{it['split']}_{it['source']}.jsonl"].append(it)
     for name, rows in files.items():
-        (out / name).write_text(
-            "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows), encoding="utf-8"
-        )
+        write_jsonl(out / name, rows)
     counts = Counter((it["split"], it["source"]) for it in items)
     episodes = {s: sorted({it["episode"] for it in items if it["split"] == s}) for s in ("train", "test")}
     manifest = {
