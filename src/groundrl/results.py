@@ -70,8 +70,9 @@ def trainer_values(
     out: dict[str, float] = {}
     for name in names:
         s = verdict.parts.get(name) if verdict is not None else None
-        has = s is not None and s.value is not None
-        out[f"{prefix}{name}"] = float(s.value) if has else TRAINER_NOT_APPLICABLE  # type: ignore[union-attr, arg-type]
+        value = s.value if s is not None else None
+        has = value is not None
+        out[f"{prefix}{name}"] = float(value) if value is not None else TRAINER_NOT_APPLICABLE
         if applicability:
             out[f"{prefix}{name}/{APPLIES}"] = 1.0 if has else 0.0
     return out

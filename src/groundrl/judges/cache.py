@@ -36,8 +36,8 @@ def lookup(
     if cache is None:
         return [], None
     keys = [cache_key(model, request, params, i) for i in range(params.n)]
-    texts = [cache.get(k) for k in keys]
-    return keys, (texts if all(t is not None for t in texts) else None)  # type: ignore[return-value]
+    texts = [t for t in (cache.get(k) for k in keys) if t is not None]
+    return keys, (texts if len(texts) == len(keys) else None)
 
 
 def store(cache: ResponseCache | None, keys: list[str], texts: list[str]) -> None:

@@ -191,7 +191,7 @@ class ProxyAgent(PaperJudge):
                 scores[i] = Score("proxy", None, "preferred must be 1 or 2")
             else:
                 scores[i] = Score("proxy", 1.0 if verdict == pref else -1.0, f"proxy picked {verdict}")
-        return scores  # type: ignore[return-value]
+        return scores  # type: ignore[return-value]  # every slot is filled above
 
     def as_part(self, name: str = "proxy", weight: float = 1.0) -> Part:
         return Part(
@@ -361,7 +361,7 @@ class ArgosTeachers(PaperJudge):
                     f"; {failed[i]} judge failures" if i in failed else ""
                 )
                 scores[i] = Score(name, sum(vals) / len(vals), why)
-        return scores  # type: ignore[return-value]  # the loop above filled every slot
+        return scores  # type: ignore[return-value]  # every slot is filled above
 
     def frame_grounding(self, completions: Sequence[Any], samples: Sequence[dict[str, Any]]) -> list[Score]:
         return self._grounding(completions, samples, "frame")
@@ -399,7 +399,7 @@ class ArgosTeachers(PaperJudge):
                     scores[i] = Score("reasoning", None, f"log-prob scoring failed: {r.error}")
                 else:
                     scores[i] = Score("reasoning", p, "mean token probability of the answer")
-        return scores  # type: ignore[return-value]
+        return scores  # type: ignore[return-value]  # every slot is filled above
 
     def argos_parts(self, weights: dict[str, float] | None = None) -> list[Part]:
         w = {"frame_grounding": 1.0, "segment_grounding": 1.0, "reasoning": 1.0, **(weights or {})}

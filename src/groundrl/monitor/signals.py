@@ -166,9 +166,9 @@ def slope_gap(
     >>> slope_gap(0.9, 0.5, 0.6, 0.6)
     0.4
     """
-    if None in (format_now, format_base, acc_now, acc_base):
+    if format_now is None or format_base is None or acc_now is None or acc_base is None:
         return None
-    return round((format_now - format_base) - (acc_now - acc_base), 12)  # type: ignore[operator]
+    return round((format_now - format_base) - (acc_now - acc_base), 12)
 
 
 def kl_jump(kl_history: Sequence[Any], kl_now: Any, floor: float = 1e-3) -> float | None:

@@ -57,7 +57,7 @@ def parse_reinforced_plan(text: Any, lenient: bool = False) -> Parsed:
     return _parse_plan_cached(text, bool(lenient))
 
 
-parse_reinforced_plan.cache_clear = _parse_plan_cached.cache_clear  # type: ignore[attr-defined]
+parse_reinforced_plan.cache_clear = _parse_plan_cached.cache_clear  # type: ignore[attr-defined]  # lru_cache's API on a plain function
 
 
 # Action names repeat (an action map has a few hundred); a bounded dict keeps each one's
@@ -90,7 +90,7 @@ def normalize_action_name(s: Any) -> str:
     return r
 
 
-normalize_action_name.cache_clear = _NORM_CACHE.clear  # type: ignore[attr-defined]
+normalize_action_name.cache_clear = _NORM_CACHE.clear  # type: ignore[attr-defined]  # lru_cache's API on a plain function
 
 
 _PLAN_KEY_SET = frozenset(REINFORCED_PLAN_KEYS)
@@ -246,7 +246,7 @@ def reinforced_plan_digest(text: Any, lenient: bool = False) -> PlanDigest:
     return d
 
 
-reinforced_plan_digest.cache_clear = _digest_cache_clear  # type: ignore[attr-defined]
+reinforced_plan_digest.cache_clear = _digest_cache_clear  # type: ignore[attr-defined]  # lru_cache's API on a plain function
 
 
 def extract_actions(text: Any) -> Parsed:

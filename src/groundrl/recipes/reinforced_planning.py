@@ -21,12 +21,12 @@ from typing import Any
 from groundrl.examples import bundled, example_action_map
 from groundrl.recipes.base import Recipe
 from groundrl.recipes.options import Option
-from groundrl.rewards.planning import load_action_map, reinforced_accuracy, reinforced_format
+from groundrl.rewards.planning import ActionMap, load_action_map, reinforced_accuracy, reinforced_format
 from groundrl.rubric import Part, Rubric
 from groundrl.types import Score
 
 
-def _named_maps(action_maps: Any) -> dict[str, dict[int, str]]:
+def _named_maps(action_maps: Any) -> dict[str, ActionMap]:
     if action_maps is None:
         return {}
     if not isinstance(action_maps, Mapping):
@@ -36,7 +36,7 @@ def _named_maps(action_maps: Any) -> dict[str, dict[int, str]]:
     return {str(name): load_action_map(m) for name, m in action_maps.items()}
 
 
-def _sample_map(value: Any, named: Mapping[str, dict[int, str]]) -> dict[int, str] | str:
+def _sample_map(value: Any, named: Mapping[str, ActionMap]) -> ActionMap | str:
     """The sample's action map, or the reason it cannot be used (a string)."""
     if isinstance(value, Mapping):
         try:
@@ -53,7 +53,7 @@ def build(action_map: Any = None, lenient: bool = False, action_maps: Any = None
     default_map = load_action_map(action_map) if action_map is not None else None
     named = _named_maps(action_maps)
 
-    def fmt(completion, action_map=None):
+    def fmt(completion: Any, action_map: Any = None) -> Score:
         amap = default_map
         if action_map is not None:
             got = _sample_map(action_map, named)
@@ -62,7 +62,7 @@ def build(action_map: Any = None, lenient: bool = False, action_maps: Any = None
             amap = got
         return reinforced_format(completion, amap, lenient=lenient)
 
-    def acc(completion, gold):
+    def acc(completion: Any, gold: Any) -> Score:
         return reinforced_accuracy(completion, gold, lenient=lenient)
 
     # format ≤ 0.125 + 0.125 + 0.25; accuracy ≤ 1, −0.25 with the single-step penalty

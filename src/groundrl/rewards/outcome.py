@@ -77,7 +77,7 @@ def numeric_match(pred: Any, gold: Any, rel_tol: float = NUMERIC_REL_TOL) -> boo
 def _rule(completion: str, pred: str, gold: Any) -> tuple[float, str, AnswerType]:
     kind = answer_type(gold)
     if kind == "mcq":
-        letter = _GOLD_LETTER_RE.fullmatch(gold).group(1)  # type: ignore[union-attr]
+        letter = _GOLD_LETTER_RE.fullmatch(gold).group(1)  # type: ignore[union-attr]  # mcq: it matched
         got = extract_choice(completion, choices=_ALL_LETTERS)
         if not got.ok:
             return 0.0, f"mcq: {got.error}", kind

@@ -358,7 +358,7 @@ def _norm_object(s: str) -> str:
 
 
 _OBJ_CACHE: dict[str, str] = {}
-_norm_object.cache_clear = _OBJ_CACHE.clear  # type: ignore[attr-defined]
+_norm_object.cache_clear = _OBJ_CACHE.clear  # type: ignore[attr-defined]  # lru_cache's API on a plain function
 
 
 def _canonical(items: Any, synonyms: Mapping[str, str] | None) -> tuple[list[Action], int]:
