@@ -48,6 +48,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from groundrl.io import iter_lines
+
 PAIRWISE_FORMATS = ("jsonl", "vl-rewardbench", "multimodal-rewardbench", "mm-rlhf-rewardbench")
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp")
 MMRLHF_KEYWORDS = ("mcq", "long", "short", "safety", "video")
@@ -79,25 +81,17 @@ def read_rows(path: str | Path) -> tuple[list[Any], list[dict[str, Any]]]:
     path = Path(path)
     if path.is_dir() or path.suffix == ".parquet":
         return _parquet_rows(path), []
-    text = path.read_text(encoding="utf-8")
     if path.suffix == ".json":
-        data = json.loads(text)
+        data = json.loads(path.read_text(encoding="utf-8"))
         if isinstance(data, dict):  # {id: record} layouts
             data = [{"id": k, **v} if isinstance(v, dict) else v for k, v in data.items()]
         return list(data), []
     rows, bad = [], []
-    for k, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except ValueError as e:
-            bad.append({"row": k, "error": f"not JSON: {e}"})
-            continue
-        if not isinstance(row, dict):
-            bad.append({"row": k, "error": "not an object"})
-            continue
-        rows.append(row)
+    for line in iter_lines(path):
+        if line.problem:
+            bad.append({"row": line.number, "error": line.problem})
+        else:
+            rows.append(line.value)
     return rows, bad
 
 
@@ -117,15 +111,10 @@ def detect_format(path: str | Path) -> str:
             first = data[0] if isinstance(data, list) and data else {}
             keys = set(first) if isinstance(first, dict) else set()
         else:
-            with path.open(encoding="utf-8") as fh:
-                for line in fh:
-                    if line.strip():
-                        try:
-                            row = json.loads(line)
-                        except ValueError:
-                            continue
-                        keys = set(row) if isinstance(row, dict) else set()
-                        break
+            for line in iter_lines(path, objects=False):
+                if not line.problem:  # the first line that is JSON decides
+                    keys = set(line.value) if isinstance(line.value, dict) else set()
+                    break
     if {"Output1", "Output2", "Better"} <= keys:
         return "multimodal-rewardbench"
     if {"response", "human_ranking"} <= keys:

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from groundrl.intervals import wilson_ci
-from groundrl.io import write_jsonl
+from groundrl.io import iter_lines, write_jsonl
 
 
 def read_items(
@@ -16,16 +16,10 @@ def read_items(
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """``(good items, bad items with reasons)``."""
     good, bad = [], []
-    for k, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            item = json.loads(line)
-        except ValueError as e:
-            bad.append({"line": k, "error": f"not JSON: {e}"})
-            continue
-        if not isinstance(item, dict):
-            bad.append({"line": k, "error": "not an object"})
+    for line in iter_lines(path):
+        k, item = line.number, line.value
+        if line.problem:
+            bad.append({"line": k, "error": line.problem})
             continue
         missing = [f for f in required if item.get(f) is None]
         if missing:
@@ -113,15 +107,27 @@ def plot_rates(
     import matplotlib
 
     matplotlib.use("Agg")
-    import textwrap
-
     import matplotlib.pyplot as plt
 
     rates = [h / n if n else 0.0 for h, n in zip(hits, ns, strict=True)]
     cis = [wilson_ci(h, n) for h, n in zip(hits, ns, strict=True)]
-    x = list(range(len(labels)))
     fig, ax = plt.subplots(figsize=(max(5.0, 1.1 * len(labels) + 2.5), 4.4))
-    ax.bar(x, rates, color="tab:blue", width=0.6, label=bar_label, zorder=2)
+    _rate_bars(ax, rates, cis, bar_label)
+    levels = _chance_lines(ax, chance, len(rates), chance_label)
+    for i, (r, n, c) in enumerate(zip(rates, ns, cis, strict=True)):
+        top = c[1] if c[1] is not None else r
+        if levels is not None and top - 0.01 <= levels[i] <= top + 0.17:
+            top = max(top, levels[i])  # keep the label off the chance line
+        ax.text(i, top + 0.02, f"{r:.3f}\nn={n}", ha="center", va="bottom", fontsize=8)
+    _rate_axes(fig, ax, labels, title, ylabel)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def _rate_bars(ax: Any, rates: list[float], cis: list[tuple[float | None, float | None]], label: str) -> None:
+    x = list(range(len(rates)))
+    ax.bar(x, rates, color="tab:blue", width=0.6, label=label, zorder=2)
     ax.bar(  # a thin stub at 0 so a zero rate is still a visible bar
         [i for i, r in zip(x, rates, strict=True) if r == 0],
         [0.012] * sum(r == 0 for r in rates),
@@ -143,32 +149,38 @@ def plot_rates(
         label="95% CI (Wilson)",
         zorder=3,
     )
-    levels: list[float] | None = None
-    if chance is not None:
-        levels = [float(chance)] * len(x) if isinstance(chance, (int, float)) else [float(c) for c in chance]
-        for i, c in enumerate(levels):
-            ax.hlines(
-                c,
-                i - 0.42,
-                i + 0.42,
-                colors="tab:red",
-                linestyles="--",
-                lw=1.5,
-                zorder=4,
-                label=chance_label if i == 0 else None,
-            )
-    for i, (r, n, c) in enumerate(zip(rates, ns, cis, strict=True)):
-        top = c[1] if c[1] is not None else r
-        if levels is not None and top - 0.01 <= levels[i] <= top + 0.17:
-            top = max(top, levels[i])  # keep the label off the chance line
-        ax.text(i, top + 0.02, f"{r:.3f}\nn={n}", ha="center", va="bottom", fontsize=8)
+
+
+def _chance_lines(ax: Any, chance: Sequence[float] | float | None, n: int, label: str) -> list[float] | None:
+    """Dashed chance segments, one per bar; returns their levels."""
+    if chance is None:
+        return None
+    levels = [float(chance)] * n if isinstance(chance, (int, float)) else [float(c) for c in chance]
+    for i, c in enumerate(levels):
+        ax.hlines(
+            c,
+            i - 0.42,
+            i + 0.42,
+            colors="tab:red",
+            linestyles="--",
+            lw=1.5,
+            zorder=4,
+            label=label if i == 0 else None,
+        )
+    return levels
+
+
+def _rate_axes(fig: Any, ax: Any, labels: Sequence[str], title: str, ylabel: str) -> None:
+    """Wrapped tick labels and title, the 0–1 scale with head room, the legend below."""
+    import textwrap
+
     ticks = ["\n".join(textwrap.wrap(str(lab), 14)) or str(lab) for lab in labels]
-    ax.set_xticks(x, ticks)
+    ax.set_xticks(list(range(len(labels))), ticks)
     tick_lines = max((t.count("\n") + 1 for t in ticks), default=1)
     ax.set_ylim(0, 1.22)
     ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
     ax.set_ylabel(ylabel)
-    ax.set_xlim(-0.6, len(x) - 0.4)
+    ax.set_xlim(-0.6, len(labels) - 0.4)
     width_chars = int(fig.get_figwidth() * 10)  # about 10 title characters per inch at this size
     ax.set_title("\n".join(textwrap.wrap(title, width_chars)) or title)
     ax.grid(axis="y", alpha=0.3, zorder=0)
@@ -179,9 +191,6 @@ def plot_rates(
         fontsize=8,
         frameon=False,
     )
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
 
 
 def plot_bars(path: Path, labels: Sequence[str], values: Sequence[float], title: str, ylabel: str) -> None:
