@@ -6,6 +6,8 @@ from pathlib import Path
 
 import typer
 
+from groundrl.models.tiny_vlm import build_tiny_vlm
+
 
 def command(
     input: Path = typer.Argument(
@@ -47,8 +49,6 @@ def command(
         raise typer.BadParameter(f"{input} has no records", param_hint="INPUT")
     tiny = model == "tiny"
     if tiny:
-        from groundrl.models.tiny_vlm import build_tiny_vlm
-
         model = str(build_tiny_vlm(output / "tiny-model", seed=seed))
     elif not Path(model).exists():
         raise typer.BadParameter(f"{model} is not a local path (no hub downloads)", param_hint="--model")

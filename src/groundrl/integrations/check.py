@@ -27,6 +27,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from groundrl.integrations.openrlhf import make_reward_func
+from groundrl.integrations.trl import reward_funcs
+from groundrl.integrations.verl import make_compute_score
+from groundrl.recipes import get_recipe, recipe_names
 from groundrl.recipes.base import Recipe
 
 _K = 100_000
@@ -153,13 +157,8 @@ def _gold(chk: RecipeCheck, rec: Recipe, rubric: Any, examples: list[dict[str, A
 def _adapters(
     chk: RecipeCheck, rec: Recipe, options: Mapping[str, Any], examples: list[dict[str, Any]]
 ) -> None:
-    from groundrl.integrations.openrlhf import make_reward_func
-    from groundrl.integrations.trl import reward_funcs
-    from groundrl.integrations.verl import make_compute_score
-
     if not examples:
         return
-    from groundrl.recipes import get_recipe, recipe_names
 
     rubric = rec.rubric(**options)
     # a registered recipe goes through the adapters by name, as trainers call them; an
@@ -200,8 +199,6 @@ def check_recipe(
     """Run every check on ``recipe`` (an object or a registered name) with ``options``
     over its ``example_options``. ``strict``: raise :class:`RecipeCheckError` listing the
     problems; else return them in the :class:`RecipeCheck`."""
-    from groundrl.recipes import get_recipe
-
     rec = get_recipe(recipe) if isinstance(recipe, str) else recipe
     opts = {**rec.example_options, **(options or {})}
     chk = RecipeCheck(rec.name)

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 from collections.abc import Mapping
 from typing import Any
 
+from groundrl.judges.config import JudgeConfig
 from groundrl.recipes.resolve import resolve_rubric
 from groundrl.rubric import Rubric
 
@@ -54,8 +56,6 @@ def env_config(environ: Mapping[str, str] | None = None) -> tuple[str | None, di
     * ``GROUNDRL_JUDGE`` (JSON) or ``GROUNDRL_JUDGE_<SETTING>``: the judge
       (:meth:`~groundrl.judges.config.JudgeConfig.from_env`).
     """
-    from groundrl.judges.config import JudgeConfig
-
     env = os.environ if environ is None else environ
     options: dict[str, Any] = {}
     raw = env.get(ENV_OPTIONS)
@@ -185,7 +185,6 @@ def collapse_vision(text: str) -> str:
     global _VISION_RUN
     if "<|vision_start|>" not in text and "_pad|>" not in text and "<image>" not in text:
         return text
-    import re
 
     if _VISION_RUN is None:
         _VISION_RUN = re.compile(r"(<\|image_pad\|>|<\|video_pad\|>|<image>)(?:\1)+")

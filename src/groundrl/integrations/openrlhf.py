@@ -31,6 +31,7 @@ judge as ``GROUNDRL_JUDGE`` (JSON) or ``GROUNDRL_JUDGE_BACKEND`` / ``_MODEL`` / 
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -44,6 +45,7 @@ from groundrl.integrations.common import (
     response_text,
     reward_range,
 )
+from groundrl.recipes import get_recipe
 from groundrl.recipes.resolve import label_field, resolve_rubric
 from groundrl.results import TRAINER_NOT_APPLICABLE, part_columns
 from groundrl.rubric import Rubric
@@ -102,14 +104,10 @@ def score_queries(
 def _auto_range(recipe: Any, rubric: Rubric) -> tuple[float, float] | None:
     """``GROUNDRL_SCORE_RANGE`` if set, else the recipe's range (the recipe named like the
     rubric when none is given); ``None`` when unknown. Cheap: a few parts summed."""
-    import os
-
     if os.environ.get(ENV_SCORE_RANGE):
         return parse_range(os.environ[ENV_SCORE_RANGE])
     rec = recipe
     if rec is None and getattr(rubric, "name", None):
-        from groundrl.recipes import get_recipe
-
         try:
             rec = get_recipe(rubric.name)
         except (KeyError, ValueError, LookupError):
@@ -119,6 +117,7 @@ def _auto_range(recipe: Any, rubric: Rubric) -> tuple[float, float] | None:
 
 def _as_tensors(out: dict[str, Any]) -> dict[str, Any]:
     try:
+        # lazy: torch only for the tensors OpenRLHF takes back; scoring does not need it
         import torch
     except ImportError:  # pragma: no cover - OpenRLHF always has torch
         return out
@@ -149,8 +148,6 @@ def make_reward_func(
     stops = tuple(stop_tokens) if stop_tokens is not None else None
     rec = None
     if isinstance(recipe_or_rubric, str):
-        from groundrl.recipes import get_recipe
-
         rec = get_recipe(recipe_or_rubric)
     rng = _auto_range(rec, rubric) if score_range == "auto" and rec is not None else score_range
 
@@ -170,7 +167,6 @@ def reward_func(queries, prompts, labels=None, **kwargs):
         raise RuntimeError(
             "set GROUNDRL_RECIPE (e.g. reinforced_planning) on the workers that load this reward_func"
         )
-    from groundrl.recipes import get_recipe
 
     rec = get_recipe(recipe)
     rubric = _rubrics.get(recipe, options, judge)

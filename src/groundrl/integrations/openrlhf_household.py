@@ -100,7 +100,9 @@ from typing import Any
 from groundrl.integrations.common import env_stop_tokens, strip_stop_tokens
 from groundrl.sim.episode import EpisodeOptions
 from groundrl.sim.episode_feedback import FEEDBACK_ROLES, chat_feedback_text, default_feedback_text
+from groundrl.sim.episode_prompt import prompt as household_prompt
 from groundrl.sim.tasks import Task
+from groundrl.sim.vocab import vocab_names
 
 try:
     from openrlhf.utils.agent import AgentInstanceBase, MultiTurnAgentExecutor
@@ -188,6 +190,7 @@ def _nonneg_float(key: str, raw: str) -> float:
 
 
 def _reward(key: str, raw: str) -> str:
+    # lazy: gymnasium (the optional sim extra) loads only when an episode runs
     from groundrl.sim.env import REWARDS
 
     v = str(raw).strip()
@@ -197,8 +200,6 @@ def _reward(key: str, raw: str) -> str:
 
 
 def _vocab(key: str, raw: str) -> str:
-    from groundrl.sim.vocab import vocab_names
-
     v = str(raw).strip()
     if v != "auto" and v not in vocab_names():
         raise ValueError(f"{key} must be 'auto' or one of {', '.join(vocab_names())}, got {raw!r}")
@@ -291,7 +292,7 @@ def prompt_records(
     Scene: … Plan:``) may return text or a list of chat messages (then pass
     ``--data.apply_chat_template``; a text prompt works with or without it)."""
     if prompt_fn is None:
-        from groundrl.sim.episode_prompt import prompt as prompt_fn
+        prompt_fn = household_prompt
     if input_key == label_key:
         raise ValueError(f"input_key and label_key must differ, both are {input_key!r}")
     rows = []
@@ -359,6 +360,7 @@ class AgentInstance(AgentInstanceBase):
             box.append(self)
 
     async def reset(self, states: dict, **kwargs: Any) -> dict:
+        # lazy: gymnasium (the optional sim extra) loads only when an episode runs
         from groundrl.sim.env import HouseholdEnv
 
         self.task = task_from_label(states.get("label"))
@@ -368,6 +370,7 @@ class AgentInstance(AgentInstanceBase):
 
     async def step(self, states: dict, **kwargs: Any) -> dict:
         out = self.turn(states.get("action_text") or "")
+        # lazy: torch only for the tensors OpenRLHF takes back
         import torch
 
         out["rewards"] = torch.tensor(out["rewards"], dtype=torch.float64)

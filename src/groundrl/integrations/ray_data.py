@@ -17,17 +17,18 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from groundrl.integrations.verl import plain
+from groundrl.recipes import get_recipe
+from groundrl.recipes.resolve import resolve_rubric
+from groundrl.scoring import json_text, parse_jsonl_line, score_records
+
 
 class _Scorer:
     def __init__(self, recipe: str, options: Mapping[str, Any], judge: Any, completion_key: str) -> None:
-        from groundrl.recipes.resolve import resolve_rubric
-
         self.rubric = resolve_rubric(recipe, dict(options), judge)
         self.key = completion_key
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
-        from groundrl.integrations.verl import plain
-
         cols = {k: plain(list(v)) for k, v in batch.items()}
         n = len(cols[self.key])
         samples = [{k: v[i] for k, v in cols.items() if k != self.key} for i in range(n)]
@@ -74,14 +75,10 @@ class _LineScorer:
     (the same parse, the same error records), returning each result's JSON text."""
 
     def __init__(self, recipe: str, options: Mapping[str, Any]) -> None:
-        from groundrl.recipes import get_recipe
-
         self.recipe = get_recipe(recipe)
         self.rubric = self.recipe.rubric(**options)
 
     def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
-        from groundrl.scoring import json_text, parse_jsonl_line, score_records
-
         items = [parse_jsonl_line(int(n), str(t)) for n, t in zip(batch["line"], batch["text"], strict=True)]
         results = list(score_records(self.recipe, self.rubric, items, batch_size=len(items)))
         return {
@@ -105,6 +102,7 @@ def score_lines(
     Data, writing to ``out`` what one process writes, in input order; returns
     ``(results, errors)``. Connects to ``address`` (``auto``, ``ray://…``) or starts a
     local Ray."""
+    # lazy: Ray is the optional gpu extra, needed only on a Ray cluster
     import ray
 
     if not ray.is_initialized():

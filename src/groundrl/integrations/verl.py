@@ -57,14 +57,18 @@ module: ``compute_score = make_compute_score("reinforced_planning", action_map="
 from __future__ import annotations
 
 import asyncio
+import base64
+import io
 import json
 import math
+import os
 import weakref
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from groundrl.integrations.common import RubricCache, completion_text, env_config
+from groundrl.recipes import get_recipe, recipe_names
 from groundrl.recipes.resolve import label_field, options_for, resolve_rubric
 from groundrl.results import APPLIES, TRAINER_NOT_APPLICABLE, part_values, trainer_values
 from groundrl.rubric import Rubric
@@ -213,10 +217,6 @@ def _resolve_call(
     judge: Any,
     applicability: Any,
 ) -> _Call:
-    import os
-
-    from groundrl.recipes import get_recipe, recipe_names
-
     env_recipe, env_options, env_judge = env_config()
     extra_info = _extra(extra_info)
     name = extra_info.get("recipe") if isinstance(extra_info, dict) else None
@@ -407,9 +407,7 @@ def _image_bytes(ref: Any, base: Path | None, where: str) -> bytes:
     input file's folder, then to the working directory), a ``data:`` URL, raw bytes, a
     ``{"bytes": …}`` / ``{"path": …}`` mapping or a PIL image. Raises ValueError naming
     ``where`` when it cannot be read as an image."""
-    import base64
-    import io
-
+    # lazy: Pillow loads only when a row carries images
     from PIL import Image
 
     data: bytes | None = None
@@ -511,8 +509,6 @@ def write_dataset(
     ``{"bytes": …}`` (see :func:`_image_bytes` for the references read; relative paths
     from ``image_root``), and the prompt carries one ``<image>`` placeholder per image
     (:func:`verl_prompt`). A row that cannot be written raises ValueError naming it."""
-    from groundrl.recipes import get_recipe
-
     base = Path(image_root) if image_root is not None else None
     rows = list(rows)
     records = []
@@ -552,6 +548,7 @@ def write_dataset(
 def _write_parquet(records: list[dict[str, Any]], path: str) -> None:
     """``images`` typed as a list of ``{bytes: binary}`` even when every row has none
     (Arrow would infer a null list, which verl's dataset reads as no images anyway)."""
+    # lazy: pyarrow comes with the cluster stack (verl, datasets), not with groundrl
     import pyarrow as pa
     import pyarrow.parquet as pq
 

@@ -100,6 +100,7 @@ dumps.
 
 from __future__ import annotations
 
+import argparse
 import asyncio
 import json
 import logging
@@ -108,10 +109,16 @@ import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from typing import Any
+from uuid import uuid4
+
+import yaml
 
 from groundrl.sim.episode import EpisodeOptions, episode_reward
 from groundrl.sim.episode_feedback import FEEDBACK_ROLES, chat_feedback_text, default_feedback_text
+from groundrl.sim.episode_prompt import prompt as household_prompt
+from groundrl.sim.generate import generate_tasks
 from groundrl.sim.tasks import Task
+from groundrl.sim.vocab import vocab_names
 
 logger = logging.getLogger("groundrl.integrations")
 
@@ -175,8 +182,6 @@ def loop_options(options: Mapping[str, Any] | None = None) -> LoopOptions:
     >>> loop_options({"max_turns": 2, "reward": "progress"}).max_turns
     2
     """
-    from groundrl.sim.vocab import vocab_names
-
     opts = dict(options or {})
     known = {f.name for f in fields(LoopOptions)}
     unknown = sorted(set(opts) - known)
@@ -217,8 +222,6 @@ def check_agent_loop_config(path: str) -> dict[str, LoopOptions]:
     ``{name, _target_, …options}``, verl's ``agent_loop_config_path`` format) without
     verl; returns ``{name: options}``. Raises ValueError on a malformed file or a bad
     option."""
-    import yaml
-
     with open(path, encoding="utf-8") as f:
         entries = yaml.safe_load(f)
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
@@ -268,7 +271,7 @@ def household_rows(
     ``extra_info`` with ``index``, ``split``, ``task_id`` and ``task`` (the task's JSON
     as a string, which the loop reads)."""
     if prompt_fn is None:
-        from groundrl.sim.episode_prompt import prompt as prompt_fn
+        prompt_fn = household_prompt
     rows = []
     for i, t in enumerate(tasks):
         messages = [{"role": "system", "content": system_prompt}] if system_prompt else []
@@ -293,6 +296,7 @@ def household_rows(
 
 def write_rows(rows: Sequence[Mapping[str, Any]], path: str) -> int:
     """Write :func:`household_rows` to a Parquet file (pyarrow); returns the row count."""
+    # lazy: pyarrow comes with the cluster stack (verl, datasets), not with groundrl
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -355,6 +359,7 @@ async def play_episode(
 ) -> EpisodeTrace:
     """Play one household episode (the module docstring's semantics) with ``generate``
     as the policy; ``response_length`` caps the response (every turn and feedback)."""
+    # lazy: gymnasium (the optional sim extra) loads only when an episode runs
     from groundrl.sim.env import HouseholdEnv
 
     if response_length < 1:
@@ -445,8 +450,6 @@ else:
 
         @rollout_trace_op
         async def run(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
-            from uuid import uuid4
-
             task = task_of_row(kwargs.get("extra_info"))
             messages = list(kwargs["raw_prompt"])
             mm = await self.process_multi_modal_info(messages)
@@ -545,8 +548,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     """``python -m groundrl.integrations.verl_agent_loop check CONFIG.yaml`` validates an
     agent-loop config; ``… rows OUT.parquet [--n N] [--seed S] [--split SPLIT]`` writes
     household rows of ``generate_tasks(N, seed=S)``."""
-    import argparse
-
     p = argparse.ArgumentParser(prog="python -m groundrl.integrations.verl_agent_loop")
     sub = p.add_subparsers(dest="cmd", required=True)
     c = sub.add_parser("check", help="validate an agent-loop config YAML")
@@ -561,7 +562,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         for name, opts in check_agent_loop_config(a.config).items():
             print(f"{name}: {opts}")
         return 0
-    from groundrl.sim.generate import generate_tasks
 
     n = write_rows(household_rows(generate_tasks(a.n, seed=a.seed), split=a.split), a.out)
     print(f"wrote {n} rows to {a.out}")

@@ -33,6 +33,7 @@ from typing import Any
 from groundrl.judges.base import Generation, JudgeBackend, LogProbResult, Request, SamplingParams
 from groundrl.judges.cache import ResponseCache, as_cache, lookup, store
 from groundrl.judges.images import ImagePolicy, map_content, to_pil
+from groundrl.models.tiny_vlm import ensure_processor_registered
 
 
 def _err(e: BaseException) -> str:
@@ -265,8 +266,6 @@ def _load(path: Path) -> tuple[Any, Any]:
         AutoProcessor,
         AutoTokenizer,
     )
-
-    from groundrl.models.tiny_vlm import ensure_processor_registered
 
     ensure_processor_registered()
     config = AutoConfig.from_pretrained(path)

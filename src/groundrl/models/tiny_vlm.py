@@ -125,6 +125,7 @@ def _corpus(seed: int, extra: Iterable[str] | None) -> list[str]:
 
 
 def build_tokenizer(seed: int = 0, extra_corpus: Iterable[str] | None = None, vocab_size: int = 512) -> Any:
+    # lazy: transformers loads only when the tiny model is built or loaded
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
@@ -151,6 +152,7 @@ def build_tokenizer(seed: int = 0, extra_corpus: Iterable[str] | None = None, vo
 
 
 def _processor_class() -> type:
+    # lazy: transformers loads only when the tiny model is built or loaded
     from transformers import Qwen2_5_VLProcessor
 
     class TinyQwen2_5_VLImageProcessor(Qwen2_5_VLProcessor):
@@ -181,6 +183,7 @@ def processor_class() -> type:
 
 def _torchvision_available() -> bool:
     try:
+        # lazy: probes for the optional torchvision
         import torchvision  # noqa: F401
     except Exception:
         return False
@@ -199,12 +202,14 @@ def ensure_processor_registered() -> None:
     text-only. Idempotent; :func:`load_tiny_vlm` and the transformers judge call it."""
     if _torchvision_available():
         return
+    # lazy: transformers loads only when the tiny model is built or loaded
     from transformers import AutoProcessor, Qwen2_5_VLConfig
 
     AutoProcessor.register(Qwen2_5_VLConfig, processor_class(), exist_ok=True)
 
 
 def build_processor(seed: int = 0, extra_corpus: Iterable[str] | None = None, vocab_size: int = 512) -> Any:
+    # lazy: transformers loads only when the tiny model is built or loaded
     from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
 
     image_processor = Qwen2VLImageProcessorPil(
@@ -217,6 +222,7 @@ def build_processor(seed: int = 0, extra_corpus: Iterable[str] | None = None, vo
 
 
 def tiny_config(tokenizer: Any, hidden: int = 64, layers: int = 2) -> Any:
+    # lazy: transformers loads only when the tiny model is built or loaded
     from transformers import Qwen2_5_VLConfig
 
     heads = 4
@@ -275,6 +281,7 @@ def build_tiny_vlm(
 ) -> Path:
     """Build, save and return the directory of a tiny random Qwen2.5-VL (deterministic
     under ``seed``); ``from_pretrained(out_dir)`` loads it offline."""
+    # lazy: torch and transformers load only when the model is built
     import torch
     from transformers import Qwen2_5_VLForConditionalGeneration
 
@@ -294,6 +301,7 @@ def build_tiny_vlm(
 
 def load_tiny_vlm(path: str | Path) -> tuple[Any, Any]:
     """``(model, processor)`` from a directory written by :func:`build_tiny_vlm`."""
+    # lazy: transformers loads only when the tiny model is built or loaded
     from transformers import AutoModelForImageTextToText, AutoProcessor
 
     ensure_processor_registered()

@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from groundrl.judges.config import JudgeConfig
 from groundrl.recipes.options import UNSET, Option, OptionError
 from groundrl.rubric import Rubric
 
@@ -128,8 +129,6 @@ class Recipe:
         """The rubric for these options. A ``judge`` given as a
         :class:`~groundrl.judges.config.JudgeConfig` (or its mapping) becomes a backend
         that the rubric owns: ``rubric.close()`` closes it."""
-        from groundrl.judges.config import JudgeConfig  # a leaf module: no backend imported
-
         values = self.resolve_options(options)
         backend = None
         judge = values.get("judge")

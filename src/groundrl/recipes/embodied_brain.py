@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from groundrl.examples import bundled
+from groundrl.judges.papers import ArgosTeachers, PlanningGRM
 from groundrl.recipes.base import Recipe
 from groundrl.recipes.options import Option
 from groundrl.rewards.planning import DEFAULT_ATOMIC_ACTIONS, embodied_format, plan_f1, plan_order_f1
@@ -32,8 +33,6 @@ def _metric(fn, name):
 
 
 def _judge(backend: Any, sampling: Any) -> Any:
-    from groundrl.judges.papers import ArgosTeachers, PlanningGRM
-
     grm = PlanningGRM(backend, sampling)
     # the task-type router's descriptive / instruction answers use semantic matching
     grm.semantic = ArgosTeachers(backend, sampling).semantic

@@ -28,6 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from groundrl.judges.config import JudgeConfig
+
 # default of an option the builder keeps its own default for (untyped, {name: help} options)
 UNSET: Any = type("Unset", (), {"__repr__": lambda self: "UNSET"})()
 TYPES = ("bool", "int", "float", "str", "path", "list", "json", "judge", "object")
@@ -175,8 +177,6 @@ def _json(opt: Option, v: Any) -> Any:
 
 
 def _judge(opt: Option, v: Any) -> Any:
-    from groundrl.judges.config import JudgeConfig
-
     if isinstance(v, str):
         v = _json(opt, v)
     if isinstance(v, Mapping):

@@ -17,6 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from groundrl.models.tiny_vlm import build_tiny_vlm
+
 
 def set_threads() -> None:
     """One torch thread on a CPU (2-thread CPU steps were 18–70× slower here);
@@ -30,8 +32,6 @@ def resolve_model(cfg: Mapping[str, Any], out: Path) -> str:
     """The stage's model: a path, or ``tiny`` → the tiny random Qwen2.5-VL built in ``out``."""
     path = cfg.get("model", "tiny")
     if path == "tiny":
-        from groundrl.models.tiny_vlm import build_tiny_vlm
-
         path = str(build_tiny_vlm(out / "tiny-model", seed=int(cfg.get("seed", 0))))
     return str(path)
 

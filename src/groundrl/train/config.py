@@ -31,6 +31,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from groundrl.monitor.config import MonitorConfig
+from groundrl.recipes import get_recipe
 from groundrl.train import trl_fields
 from groundrl.train.stage_kinds import StageKind, get_stage_kind, stage_kinds
 
@@ -278,10 +280,6 @@ def _hardware(key: str) -> Callable[[Any], Any]:
 
 
 def _monitor(v: Any) -> Any:
-    try:
-        from groundrl.monitor import MonitorConfig
-    except ImportError:
-        raise ConfigError("monitor: groundrl.monitor is not available in this install") from None
     return MonitorConfig.from_mapping(v)
 
 
@@ -330,7 +328,6 @@ def _recipe_name(raw: Mapping[str, Any], recipe: str | None) -> str:
     name = recipe or named
     if not name:
         raise ConfigError("name the recipe: add `recipe: NAME` to the file or give it on the command line")
-    from groundrl.recipes import get_recipe
 
     try:
         get_recipe(name)
@@ -340,8 +337,6 @@ def _recipe_name(raw: Mapping[str, Any], recipe: str | None) -> str:
 
 
 def _check_recipe_options(recipe: str, options: Mapping[str, Any], judge: Any) -> None:
-    from groundrl.recipes import get_recipe
-
     rec = get_recipe(recipe)
     try:
         rec.resolve_options(options)

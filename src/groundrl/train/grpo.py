@@ -26,6 +26,7 @@ from typing import Any
 
 from groundrl.integrations.trl import reward_funcs
 from groundrl.recipes import get_recipe
+from groundrl.recipes.resolve import resolve_rubric
 from groundrl.train.online_filter import OnlineFilterConfig, recorder_for
 from groundrl.train.step_grpo import StepGRPOConfig, StepHinter, hint_record
 
@@ -233,7 +234,6 @@ def build_trainer(
     validated them (``groundrl train`` and :func:`~groundrl.train.stages.run_config` check
     the file once, before anything loads); the GRPO arguments are the stage's effective ones
     (:func:`~groundrl.train.config.trainer_args`: the CPU smoke defaults only for ``tiny``)."""
-    from groundrl.recipes.resolve import resolve_rubric
     from groundrl.train.builders import grpo_trainer
 
     rec = get_recipe(recipe)

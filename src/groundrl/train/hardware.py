@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from groundrl.models.tiny_vlm import ensure_processor_registered
+
 PEFT_KEYS = {
     "r",
     "lora_alpha",
@@ -120,8 +122,6 @@ def load_policy(path: str, cfg: Mapping[str, Any], bf16: bool = False) -> tuple[
     """``(model, processor)`` from a local checkpoint with the config's hardware blocks."""
     import torch
     from transformers import AutoModelForImageTextToText, AutoProcessor
-
-    from groundrl.models.tiny_vlm import ensure_processor_registered
 
     ensure_processor_registered()
     processor = AutoProcessor.from_pretrained(path)

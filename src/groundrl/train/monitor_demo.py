@@ -311,6 +311,7 @@ def plot(runs: dict[str, Any], path: Path) -> None:
     import matplotlib  # lazy: the backend is chosen before pyplot loads; only the plot needs it
 
     matplotlib.use("Agg")
+    # lazy: pyplot loads after the Agg backend is chosen
     import matplotlib.pyplot as plt
 
     fig, axes = plt.subplots(1, len(runs), figsize=(5.4 * len(runs), 4.0), squeeze=False, sharey=True)

@@ -198,6 +198,7 @@ class EnvRollout:
         self, model: Any, tokenizer: Any, prompts: list[Any], max_new_tokens: int, trainer: Any = None
     ) -> list[Episode]:
         """Play one episode per prompt (in lockstep) and return them."""
+        # lazy: gymnasium (the optional sim extra) loads only when an episode runs
         from groundrl.sim.env import HouseholdVectorEnv
 
         tasks = [self.task(p) for p in prompts]
@@ -274,6 +275,7 @@ class EnvRollout:
     ):
         """Sample one continuation per context (left-padded batch) with the trainer's
         sampling settings; returns the new token ids (padding removed)."""
+        # lazy: torch loads only when the rollout generates
         import torch
 
         args = getattr(trainer, "args", None)

@@ -10,6 +10,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from groundrl.integrations.trl import reward_funcs
+from groundrl.recipes.resolve import resolve_rubric
+
 
 def parse_inputs(raw: Any) -> Any:
     from groundrl.train.rm_data import RMInputConfig
@@ -31,8 +34,6 @@ def parse_proxy(raw: Any) -> Any:
 
 def run_cgrpo(recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, **_: Any) -> dict[str, Any]:
     """EQA-RM C-GRPO (:mod:`groundrl.train.cgrpo_trainer`) on EQA-RM instances."""
-    from groundrl.integrations.trl import reward_funcs
-    from groundrl.recipes.resolve import resolve_rubric
     from groundrl.train.builders import grpo_trainer
     from groundrl.train.cgrpo import CGRPOConfig, contrastive_reward
     from groundrl.train.cgrpo_trainer import cgrpo_trainer_class
@@ -156,7 +157,6 @@ def run_proxy_rl(
     recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, **_: Any
 ) -> dict[str, Any]:
     """Proxy-RL: GRPO of the proxy agent with accuracy ±1 against ``preferred`` only."""
-    from groundrl.integrations.trl import reward_funcs
     from groundrl.rewards.preference import proxy_accuracy
     from groundrl.rubric import Part, Rubric
     from groundrl.train.builders import grpo_trainer

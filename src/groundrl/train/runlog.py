@@ -31,6 +31,8 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from groundrl.monitor.report import report_section
+
 log = logging.getLogger("groundrl.train")
 
 LOG_FILE, REPORT_FILE, CURVES_FILE, CONFIG_FILE = "log.jsonl", "report.md", "curves.png", "config.yaml"
@@ -159,10 +161,6 @@ def write_report(
 def _monitor_section(rows: list[dict[str, Any]]) -> str:
     """The reward-hacking monitor's section (``groundrl.monitor.report_section``): ``""``
     when the run had no ``monitor:`` block."""
-    try:
-        from groundrl.monitor import report_section
-    except ImportError:
-        return ""
     return str(report_section(rows))
 
 

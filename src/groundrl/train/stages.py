@@ -30,6 +30,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from groundrl.models.tiny_vlm import build_tiny_vlm
+from groundrl.monitor.callback import monitor_callback
 from groundrl.train import runlog
 from groundrl.train.config import TrainConfig, build_train_config, check_paths
 
@@ -97,8 +99,6 @@ def _attach_callbacks(
     watch = attach_progress(trainer, stage.name, echo, tiny=cfg.tiny, verbose=verbose)
     monitor = stage.blocks.get("monitor")
     if monitor is not None:
-        from groundrl.monitor import monitor_callback
-
         trainer.add_callback(monitor_callback(monitor, out, stage.name, trainer))
     return watch
 
@@ -158,7 +158,6 @@ def run_config(
 
 
 def build_sft_stage(st: Mapping[str, Any], prev_data: str | None) -> Any:
-    from groundrl.models.tiny_vlm import build_tiny_vlm
     from groundrl.train.sft import build_sft_trainer, read_jsonl
 
     data = st.get("data") if st.get("data") and not prev_data else (prev_data or st.get("data"))
