@@ -46,6 +46,7 @@ import math
 import time
 from collections.abc import Mapping
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
@@ -67,6 +68,7 @@ log = logging.getLogger("groundrl.serve")
 ROUTES = ("/score", "/get_reward", "/health", "/metrics")
 DOC_ROUTES = ("/docs", "/openapi.json")  # only with docs=True; behind the token like the rest
 MAX_SAMPLES = 4096
+MAX_BODY_ELEMENTS = 500_000  # [ours: ~50 MB of Python objects per body at ~100 B each]
 MiB = 1024 * 1024
 
 
@@ -350,34 +352,75 @@ def _check_int(name: str, value: Any, low: int = 1) -> int:
     return value
 
 
-def _check_settings(
-    max_batch: int,
-    max_wait_ms: float,
-    max_queue: int,
-    max_body_bytes: int,
-    max_samples: int,
-    batch_concurrency: int,
-    retry_after_s: int,
-    max_buffered_bytes: int | None,
-    token: str | None,
-) -> None:
-    for name, value in (
-        ("max_batch", max_batch),
-        ("max_queue", max_queue),
-        ("max_body_bytes", max_body_bytes),
-        ("max_samples", max_samples),
-        ("batch_concurrency", batch_concurrency),
-    ):
-        _check_int(name, value)
-    _check_int("retry_after_s", retry_after_s, low=0)
-    if not (isinstance(max_wait_ms, (int, float)) and 0 <= max_wait_ms < float("inf")):
-        raise ValueError(f"max_wait_ms must be a finite number ≥ 0, got {max_wait_ms!r}")
-    if max_buffered_bytes is not None and (
-        not isinstance(max_buffered_bytes, int) or max_buffered_bytes < max_body_bytes
-    ):
-        raise ValueError(
-            f"max_buffered_bytes must be an int ≥ max_body_bytes ({max_body_bytes}), got {max_buffered_bytes!r}"
+def _check_number(name: str, value: Any, low: float, what: str, *, open_low: bool = False) -> None:
+    ok = (
+        isinstance(value, (int, float))
+        and (value > low if open_low else value >= low)
+        and value < float("inf")
+    )
+    if not ok:
+        raise ValueError(f"{name} must be {what}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The server's limits and batching, checked when made (``ValueError`` naming the
+    setting). :func:`create_app` takes each as a keyword.
+
+    ``max_batch`` samples per scoring call; ``max_wait_ms`` the longest a judge-backed
+    batch waits to fill (rule-only rubrics never wait). ``max_queue``: samples accepted and
+    not yet answered, across all recipes, before 503. ``max_body_bytes``: request body
+    limit (413). ``max_samples``: samples (or queries) per request (422 above), capped at
+    ``max_queue`` so every valid request can be admitted. ``batch_concurrency``: batches
+    scored at once per recipe and route (raise it for a judge server that batches
+    requests itself). ``retry_after_s``: the ``Retry-After`` of a 503.
+    ``max_buffered_bytes``: request bodies held in memory at once before new ones get a
+    503 without being read (default 4 × ``max_body_bytes``); large bodies may hold 7/8 of
+    it, so bodies of at most 1/64 of it are served while large ones stall.
+    ``body_timeout_s``: a body idle this long is dropped with a 408 and its bytes released;
+    ``min_body_rate``: bytes/s a body must average once ``body_timeout_s`` has passed
+    (0: no rate floor). ``max_body_elements``: JSON values (containers and scalars) a
+    body may hold (413 above), so memory is bounded by parsed size, not only by bytes;
+    nesting is bounded by Python's recursion limit (400). ``part_timeout_s``: seconds a
+    reward part's call may take (``Rubric.part_timeout`` of every rubric the server uses
+    that has none); past it the part scores its fallback with reason ``timeout`` (counted
+    as a judge failure for a judge-backed part) and the batch is answered.
+    """
+
+    max_batch: int = 64
+    max_wait_ms: float = 5.0
+    max_queue: int = 4096
+    max_body_bytes: int = 16 * MiB
+    max_samples: int = MAX_SAMPLES
+    batch_concurrency: int = 1
+    retry_after_s: int = 1
+    max_buffered_bytes: int | None = None
+    body_timeout_s: float = BODY_TIMEOUT_S
+    min_body_rate: float = MIN_BODY_RATE
+    max_body_elements: int = MAX_BODY_ELEMENTS
+    part_timeout_s: float | None = None
+
+    def __post_init__(self) -> None:
+        for name in ("max_batch", "max_queue", "max_body_bytes", "max_samples", "batch_concurrency"):
+            _check_int(name, getattr(self, name))
+        _check_int("retry_after_s", self.retry_after_s, low=0)
+        _check_number("max_wait_ms", self.max_wait_ms, 0, "a finite number ≥ 0")
+        mb, mbb = self.max_body_bytes, self.max_buffered_bytes
+        if mbb is not None and (not isinstance(mbb, int) or mbb < mb):
+            raise ValueError(f"max_buffered_bytes must be an int ≥ max_body_bytes ({mb}), got {mbb!r}")
+        _check_number(
+            "body_timeout_s", self.body_timeout_s, 0, "a finite number of seconds > 0", open_low=True
         )
+        _check_int("max_body_elements", self.max_body_elements)
+        if self.part_timeout_s is not None:
+            what = "a number of seconds > 0 or None"
+            _check_number("part_timeout_s", self.part_timeout_s, 0, what, open_low=True)
+        _check_number("min_body_rate", self.min_body_rate, 0, "a finite number of bytes/s ≥ 0")
+        # every valid request must be admissible
+        object.__setattr__(self, "max_samples", min(self.max_samples, self.max_queue))
+
+
+def _check_token(token: Any) -> None:
     if token is not None and (not isinstance(token, str) or not token.strip()):
         raise ValueError("token must be a non-empty string (or None for no authentication)")
 
@@ -546,7 +589,6 @@ class _Scorers:
 
 
 _JSON_STRING = None
-MAX_BODY_ELEMENTS = 500_000  # [ours: ~50 MB of Python objects per body at ~100 B each]
 
 
 def json_elements(raw: bytes) -> int:
@@ -627,6 +669,178 @@ def _reward_request(body: dict[str, Any], schema: dict[str, Any]) -> list[tuple[
     return list(zip(queries, body.get("prompts") or [""] * n, labels, strict=True))
 
 
+class _Routes:
+    """The app's four routes, over one set of scorers, metrics and admission."""
+
+    def __init__(self, recipe: str | None, names: tuple[str, ...], scorers: _Scorers, limits: Limits) -> None:
+        self.recipe, self.names, self.scorers, self.limits = recipe, names, scorers, limits
+        self.metrics, self.admission = scorers.metrics, scorers.admission
+        # one schema per route: what /openapi.json publishes is what requests are checked with
+        self.score_schema = score_body(names, limits.max_samples, recipe)
+        self.reward_schema = reward_body(limits.max_samples)
+
+    def add_to(self, app: FastAPI) -> None:
+        app.exception_handler(_Bad)(_bad)
+        app.get("/health", **oa.HEALTH)(self.health)
+        app.get("/metrics", **oa.METRICS)(self.prometheus)
+        app.post("/score", **oa.score(self.score_schema))(self.score)
+        app.post("/get_reward", **oa.get_reward(self.reward_schema))(self.get_reward)
+
+    async def run(self, route: str, name: str, items: list) -> list | Response:
+        b = self.scorers.built(route, name)
+        if isinstance(b, Response):
+            return b
+        try:
+            return await b.submit(items)
+        except Overloaded as e:
+            lim = self.limits
+            msg = f"server overloaded ({e}: {self.admission.pending} of {lim.max_queue} samples queued); retry later"
+            await asyncio.sleep(shed_delay(lim.retry_after_s))  # see shed_delay
+            return _error(503, msg, {"Retry-After": str(lim.retry_after_s)})
+        except Exception as e:
+            log.exception("scoring failed in %s", b.name)
+            return _error(500, f"scoring failed: {type(e).__name__}: {e}")
+
+    async def health(self) -> Response:
+        out: dict[str, Any] = {"status": "ok", "recipe": self.recipe, "recipes": list(self.names)}
+        recent = self.metrics.judge_failure_rate()
+        if recent is not None:
+            rate, n = recent
+            out["judge_failure_rate"], out["judge_scores_recent"] = round(rate, 4), n
+            if rate > DEGRADED_RATE:
+                out["status"] = "degraded"  # still 200: the server answers, its judge does not
+        return _response(out)
+
+    async def prometheus(self) -> Response:
+        batches = {k: (b.batches, b.scored) for k, b in self.scorers.batchers.items()}
+        text = self.metrics.render(
+            queue_depth=self.admission.pending,
+            queue_limit=self.limits.max_queue,
+            high_water=self.admission.high_water,
+            batches=batches,
+        )
+        return Response(text, media_type="text/plain; version=0.0.4; charset=utf-8")
+
+    async def score(self, request: Request) -> Response:
+        body = await _body_object(request, "`recipe` and `samples`", self.limits.max_body_elements)
+        name, items = _score_request(body, self.score_schema, self.recipe)
+        if not items:
+            return _response({"results": []})
+        out = await self.run("score", name, items)
+        if isinstance(out, Response):
+            return out
+        judge_failures = 0
+        for r in out:
+            r.pop("line", None)
+            judge_failures += r.pop("_judge_failures", 0)
+        self.metrics.add_sample_errors(name, sum("error" in r for r in out))
+        return _response({"results": out}, headers={JUDGE_FAILURES_HEADER: str(judge_failures)})
+
+    async def get_reward(self, request: Request) -> Response:
+        recipe = self.recipe
+        if recipe is None:
+            msg = "this server was started without a recipe (groundrl serve --recipe NAME); /get_reward needs one"
+            raise _Bad(422, msg)
+        body = await _body_object(request, "`query`, `prompts` and `labels`", self.limits.max_body_elements)
+        out = await self.run("get_reward", recipe, _reward_request(body, self.reward_schema))
+        if isinstance(out, Response):
+            return out
+        part_names = self.scorers.resolve(recipe)[1].names
+        errors = [e for _, _, _, e, _ in out]
+        self.metrics.add_sample_errors(recipe, sum(e is not None for e in errors))
+        return _response(
+            {
+                "rewards": [r for r, *_ in out],
+                "scores": [s for _, s, *_ in out],
+                "extra_logs": {k: [logs.get(k) for _, _, logs, _, _ in out] for k in part_names},
+                "errors": errors,
+            },
+            headers={JUDGE_FAILURES_HEADER: str(sum(f for *_, f in out))},
+        )
+
+
+async def _bad(_request: Request, exc: _Bad) -> Response:
+    return _error(exc.status, exc.msg)
+
+
+def _recipe_names(
+    recipe: str | None, recipes: Mapping[str, Recipe] | None
+) -> tuple[dict[str, Recipe], tuple[str, ...]]:
+    """The extra recipes (checked) and every recipe name the server knows: the
+    registry's (built-in, registered, installed) as of now, plus ``recipes``."""
+    extra = dict(recipes or {})
+    for name, rec in extra.items():
+        if not isinstance(rec, Recipe):
+            raise TypeError(f"recipes[{name!r}] must be a groundrl Recipe, got {type(rec).__name__}")
+    names = tuple(dict.fromkeys((*recipe_names(), *extra)))
+    if recipe is not None and recipe not in names:
+        raise ValueError(f"unknown recipe {recipe!r}; choose one of {', '.join(names)}")
+    return extra, names
+
+
+def _fastapi(scorers: _Scorers, token: str | None, limits: Limits, docs: bool) -> FastAPI:
+    """The bare app: lifespan (closing the scorers), docs routes, the ASGI guard."""
+
+    @asynccontextmanager
+    async def lifespan(_app: FastAPI):
+        yield
+        await scorers.close(SHUTDOWN_GRACE_S)
+
+    app = FastAPI(
+        title="groundrl reward server",
+        lifespan=lifespan,
+        docs_url="/docs" if docs else None,
+        redoc_url=None,
+        openapi_url="/openapi.json" if docs else None,
+    )
+    app.add_middleware(
+        _Guard,
+        metrics=scorers.metrics,
+        token=token,
+        max_body_bytes=limits.max_body_bytes,
+        admission=scorers.admission,
+        max_buffered_bytes=limits.max_buffered_bytes,
+        retry_after_s=limits.retry_after_s,
+        body_timeout_s=float(limits.body_timeout_s),
+        min_body_rate=float(limits.min_body_rate),
+    )
+    return app
+
+
+def build_app(
+    recipe: str | None,
+    token: str | None,
+    limits: Limits,
+    *,
+    docs: bool = False,
+    rubric_overrides: Mapping[str, Rubric] | None = None,
+    recipe_options: Mapping[str, Mapping[str, Any]] | None = None,
+    recipes: Mapping[str, Recipe] | None = None,
+) -> FastAPI:
+    """:func:`create_app` with its limits as one checked :class:`Limits`."""
+    _check_token(token)
+    extra, names = _recipe_names(recipe, recipes)
+    metrics = Metrics((*ROUTES, *DOC_ROUTES) if docs else ROUTES)
+    batching = {
+        "max_batch": limits.max_batch,
+        "max_wait_ms": limits.max_wait_ms,
+        "batch_concurrency": limits.batch_concurrency,
+        "part_timeout_s": limits.part_timeout_s,
+    }
+    options = {k: dict(v) for k, v in (recipe_options or {}).items()}
+    admission = Admission(limits.max_queue)
+    scorers = _Scorers(names, extra, options, dict(rubric_overrides or {}), admission, batching, metrics)
+    for name in dict.fromkeys([*([recipe] if recipe else []), *options, *scorers.overrides]):
+        scorers.resolve(name)  # configuration errors surface now, not at the first request
+    app = _fastapi(scorers, token, limits, docs)
+    _Routes(recipe, names, scorers, limits).add_to(app)
+    app.state.metrics = metrics
+    app.state.admission = admission
+    app.state.batchers = scorers.batchers
+    app.state.recipe = recipe
+    return app
+
+
 def create_app(
     recipe: str | None = None,
     token: str | None = None,
@@ -652,27 +866,11 @@ def create_app(
 
     ``recipe``: the default for ``/score`` and the recipe of ``/get_reward``.
     ``token``: require ``Authorization: Bearer <token>`` (or ``?token=<token>`` in the URL,
-    for OpenRLHF, which sends no headers) on every route but ``/health``.
-    ``max_batch`` samples per scoring call; ``max_wait_ms`` the longest a judge-backed
-    batch waits to fill (rule-only rubrics never wait). ``max_queue``: samples accepted and
-    not yet answered, across all recipes, before 503. ``max_body_bytes``: request body
-    limit (413). ``max_samples``: samples (or queries) per request (422 above), capped at
-    ``max_queue`` so every valid request can be admitted. ``batch_concurrency``: batches
-    scored at once per recipe and route (raise it for a judge server that batches
-    requests itself). ``retry_after_s``: the ``Retry-After`` of a 503.
-    ``max_buffered_bytes``: request bodies held in memory at once before new ones get a
-    503 without being read (default 4 × ``max_body_bytes``); large bodies may hold 7/8 of
-    it, so bodies of at most 1/64 of it are served while large ones stall.
-    ``body_timeout_s``: a body idle this long is dropped with a 408 and its bytes released;
-    ``min_body_rate``: bytes/s a body must average once ``body_timeout_s`` has passed
-    (0: no rate floor). ``max_body_elements``: JSON values (containers and scalars) a
-    body may hold (413 above), so memory is bounded by parsed size, not only by bytes;
-    nesting is bounded by Python's recursion limit (400). ``part_timeout_s``: seconds a
-    reward part's call may take (``Rubric.part_timeout`` of every rubric the server uses
-    that has none); past it the part scores its fallback with reason ``timeout`` (counted
-    as a judge failure for a judge-backed part) and the batch is answered. ``docs``: serve
+    for OpenRLHF, which sends no headers) on every route but ``/health``. ``docs``: serve
     ``/openapi.json`` (the real request/response bodies and status codes,
-    :mod:`groundrl.serve.openapi`) and ``/docs``; off by default.
+    :mod:`groundrl.serve.openapi`) and ``/docs``; off by default. The limits and batching
+    settings (``max_batch`` … ``part_timeout_s``) are the fields of :class:`Limits`,
+    documented there.
 
     ``recipe_options``: ``{recipe: {option: value}}`` passed to ``Recipe.rubric``.
     ``rubric_overrides``: ``{recipe: Rubric}`` used instead of building one (tests, custom
@@ -680,149 +878,11 @@ def create_app(
     :class:`Recipe` objects by name. Bad configuration raises ``ValueError``/``TypeError``
     here; the default recipe's rubric is built here too, so its errors surface at start.
     """
-    _check_settings(
+    limits = Limits(
         max_batch, max_wait_ms, max_queue, max_body_bytes, max_samples, batch_concurrency, retry_after_s,
-        max_buffered_bytes, token,
+        max_buffered_bytes, body_timeout_s, min_body_rate, max_body_elements, part_timeout_s,
     )  # fmt: skip
-    if not (isinstance(body_timeout_s, (int, float)) and 0 < body_timeout_s < float("inf")):
-        raise ValueError(f"body_timeout_s must be a finite number of seconds > 0, got {body_timeout_s!r}")
-    _check_int("max_body_elements", max_body_elements)
-    if part_timeout_s is not None and not (
-        isinstance(part_timeout_s, (int, float)) and 0 < part_timeout_s < float("inf")
-    ):
-        raise ValueError(f"part_timeout_s must be a number of seconds > 0 or None, got {part_timeout_s!r}")
-    if not (isinstance(min_body_rate, (int, float)) and 0 <= min_body_rate < float("inf")):
-        raise ValueError(f"min_body_rate must be a finite number of bytes/s ≥ 0, got {min_body_rate!r}")
-    extra = dict(recipes or {})
-    for name, rec in extra.items():
-        if not isinstance(rec, Recipe):
-            raise TypeError(f"recipes[{name!r}] must be a groundrl Recipe, got {type(rec).__name__}")
-    # the registry's recipes (built-in, registered, installed) as of now, plus ``recipes``
-    names = tuple(dict.fromkeys((*recipe_names(), *extra)))
-    if recipe is not None and recipe not in names:
-        raise ValueError(f"unknown recipe {recipe!r}; choose one of {', '.join(names)}")
-    max_samples = min(max_samples, max_queue)
-    # one schema per route: what /openapi.json publishes is what requests are checked with
-    score_schema = score_body(names, max_samples, recipe)
-    reward_schema = reward_body(max_samples)
-    metrics = Metrics((*ROUTES, *DOC_ROUTES) if docs else ROUTES)
-    admission = Admission(max_queue)
-    batching = {
-        "max_batch": max_batch,
-        "max_wait_ms": max_wait_ms,
-        "batch_concurrency": batch_concurrency,
-        "part_timeout_s": part_timeout_s,
-    }
-    options = {k: dict(v) for k, v in (recipe_options or {}).items()}
-    scorers = _Scorers(names, extra, options, dict(rubric_overrides or {}), admission, batching, metrics)
-    for name in dict.fromkeys([*([recipe] if recipe else []), *options, *scorers.overrides]):
-        scorers.resolve(name)  # configuration errors surface now, not at the first request
-
-    @asynccontextmanager
-    async def lifespan(_app: FastAPI):
-        yield
-        await scorers.close(SHUTDOWN_GRACE_S)
-
-    app = FastAPI(
-        title="groundrl reward server",
-        lifespan=lifespan,
-        docs_url="/docs" if docs else None,
-        redoc_url=None,
-        openapi_url="/openapi.json" if docs else None,
-    )
-    app.add_middleware(
-        _Guard,
-        metrics=metrics,
-        token=token,
-        max_body_bytes=max_body_bytes,
-        admission=admission,
-        max_buffered_bytes=max_buffered_bytes,
-        retry_after_s=retry_after_s,
-        body_timeout_s=float(body_timeout_s),
-        min_body_rate=float(min_body_rate),
-    )
-    retry = {"Retry-After": str(retry_after_s)}
-
-    async def run(route: str, name: str, items: list) -> list | Response:
-        b = scorers.built(route, name)
-        if isinstance(b, Response):
-            return b
-        try:
-            return await b.submit(items)
-        except Overloaded as e:
-            msg = f"server overloaded ({e}: {admission.pending} of {max_queue} samples queued); retry later"
-            await asyncio.sleep(shed_delay(retry_after_s))  # see shed_delay
-            return _error(503, msg, retry)
-        except Exception as e:
-            log.exception("scoring failed in %s", b.name)
-            return _error(500, f"scoring failed: {type(e).__name__}: {e}")
-
-    @app.exception_handler(_Bad)
-    async def _bad(_request: Request, exc: _Bad) -> Response:
-        return _error(exc.status, exc.msg)
-
-    @app.get("/health", **oa.HEALTH)
-    async def health() -> Response:
-        out: dict[str, Any] = {"status": "ok", "recipe": recipe, "recipes": list(names)}
-        recent = metrics.judge_failure_rate()
-        if recent is not None:
-            rate, n = recent
-            out["judge_failure_rate"], out["judge_scores_recent"] = round(rate, 4), n
-            if rate > DEGRADED_RATE:
-                out["status"] = "degraded"  # still 200: the server answers, its judge does not
-        return _response(out)
-
-    @app.get("/metrics", **oa.METRICS)
-    async def prometheus() -> Response:
-        batches = {k: (b.batches, b.scored) for k, b in scorers.batchers.items()}
-        text = metrics.render(
-            queue_depth=admission.pending,
-            queue_limit=max_queue,
-            high_water=admission.high_water,
-            batches=batches,
-        )
-        return Response(text, media_type="text/plain; version=0.0.4; charset=utf-8")
-
-    @app.post("/score", **oa.score(score_schema))
-    async def score(request: Request) -> Response:
-        body = await _body_object(request, "`recipe` and `samples`", max_body_elements)
-        name, items = _score_request(body, score_schema, recipe)
-        if not items:
-            return _response({"results": []})
-        out = await run("score", name, items)
-        if isinstance(out, Response):
-            return out
-        judge_failures = 0
-        for r in out:
-            r.pop("line", None)
-            judge_failures += r.pop("_judge_failures", 0)
-        metrics.add_sample_errors(name, sum("error" in r for r in out))
-        return _response({"results": out}, headers={JUDGE_FAILURES_HEADER: str(judge_failures)})
-
-    @app.post("/get_reward", **oa.get_reward(reward_schema))
-    async def get_reward(request: Request) -> Response:
-        if recipe is None:
-            msg = "this server was started without a recipe (groundrl serve --recipe NAME); /get_reward needs one"
-            raise _Bad(422, msg)
-        body = await _body_object(request, "`query`, `prompts` and `labels`", max_body_elements)
-        out = await run("get_reward", recipe, _reward_request(body, reward_schema))
-        if isinstance(out, Response):
-            return out
-        part_names = scorers.resolve(recipe)[1].names
-        errors = [e for _, _, _, e, _ in out]
-        metrics.add_sample_errors(recipe, sum(e is not None for e in errors))
-        return _response(
-            {
-                "rewards": [r for r, *_ in out],
-                "scores": [s for _, s, *_ in out],
-                "extra_logs": {k: [logs.get(k) for _, _, logs, _, _ in out] for k in part_names},
-                "errors": errors,
-            },
-            headers={JUDGE_FAILURES_HEADER: str(sum(f for *_, f in out))},
-        )
-
-    app.state.metrics = metrics
-    app.state.admission = admission
-    app.state.batchers = scorers.batchers
-    app.state.recipe = recipe
-    return app
+    return build_app(
+        recipe, token, limits, docs=docs, rubric_overrides=rubric_overrides, recipe_options=recipe_options,
+        recipes=recipes,
+    )  # fmt: skip
