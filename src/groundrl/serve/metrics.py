@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import threading
 from collections import defaultdict, deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 
 BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
 
@@ -122,86 +122,104 @@ class Metrics:
         batches: dict[str, tuple[int, int]] | None = None,
     ) -> str:
         """The exposition text; ``batches`` maps a batcher name to (calls, samples)."""
-        out = [
-            "# HELP groundrl_requests_total HTTP requests by route and status.",
-            "# TYPE groundrl_requests_total counter",
-        ]
         with self._lock:
-            for (route, status), n in sorted(self.requests.items()):
-                out.append(f'groundrl_requests_total{{route="{route}",status="{status}"}} {n}')
-            out += [
-                "# HELP groundrl_request_duration_seconds Request latency.",
-                "# TYPE groundrl_request_duration_seconds histogram",
-            ]
-            for route, hist in sorted(self._hist.items()):
-                cum = 0
-                for le, n in zip(self.buckets, hist, strict=False):
-                    cum += n
-                    out.append(f'groundrl_request_duration_seconds_bucket{{route="{route}",le="{le}"}} {cum}')
-                total = cum + hist[-1]
-                out.append(f'groundrl_request_duration_seconds_bucket{{route="{route}",le="+Inf"}} {total}')
-                out.append(
-                    f'groundrl_request_duration_seconds_sum{{route="{route}"}} {_num(self._sum[route])}'
-                )
-                out.append(f'groundrl_request_duration_seconds_count{{route="{route}"}} {total}')
-            out += [
-                "# HELP groundrl_errors_total Error responses by route and kind (client, overloaded, server).",
-                "# TYPE groundrl_errors_total counter",
-            ]
-            for (route, kind), n in sorted(self.errors.items()):
-                out.append(f'groundrl_errors_total{{route="{route}",kind="{kind}"}} {n}')
-            out += [
-                "# HELP groundrl_sample_errors_total Samples answered with an error entry.",
-                "# TYPE groundrl_sample_errors_total counter",
-            ]
-            for recipe, n in sorted(self.sample_errors.items()):
-                out.append(f'groundrl_sample_errors_total{{recipe="{recipe}"}} {n}')
-            out += [
-                "# HELP groundrl_judge_calls_total Judge-backed part scores by recipe and result (ok, failed).",
-                "# TYPE groundrl_judge_calls_total counter",
-            ]
-            for (recipe, result), n in sorted(self.judge.items()):
-                out.append(f'groundrl_judge_calls_total{{recipe="{recipe}",result="{result}"}} {n}')
-            out += [
-                "# HELP groundrl_judge_batch_seconds Time to score a batch of a judge-backed recipe.",
-                "# TYPE groundrl_judge_batch_seconds histogram",
-            ]
-            for recipe, hist in sorted(self._jhist.items()):
-                cum = 0
-                for le, n in zip(self.buckets, hist, strict=False):
-                    cum += n
-                    out.append(f'groundrl_judge_batch_seconds_bucket{{recipe="{recipe}",le="{le}"}} {cum}')
-                total = cum + hist[-1]
-                out.append(f'groundrl_judge_batch_seconds_bucket{{recipe="{recipe}",le="+Inf"}} {total}')
-                out.append(
-                    f'groundrl_judge_batch_seconds_sum{{recipe="{recipe}"}} {_num(self._jsum[recipe])}'
-                )
-                out.append(f'groundrl_judge_batch_seconds_count{{recipe="{recipe}"}} {total}')
-            out += [
-                "# HELP groundrl_slow_bodies_total Request bodies dropped for arriving too slowly.",
-                "# TYPE groundrl_slow_bodies_total counter",
-                f"groundrl_slow_bodies_total {self.slow_bodies}",
-            ]
+            out = self._render_locked()
         out += [
-            "# HELP groundrl_queue_depth Samples accepted and not yet answered.",
-            "# TYPE groundrl_queue_depth gauge",
-            f"groundrl_queue_depth {queue_depth}",
-            "# HELP groundrl_queue_limit Samples the queue holds before answering 503.",
-            "# TYPE groundrl_queue_limit gauge",
-            f"groundrl_queue_limit {queue_limit}",
-            "# HELP groundrl_queue_high_water The most samples held at once since start.",
-            "# TYPE groundrl_queue_high_water gauge",
-            f"groundrl_queue_high_water {high_water}",
-            "# HELP groundrl_batches_total Scoring calls (one per micro-batch).",
-            "# TYPE groundrl_batches_total counter",
+            *_gauge("groundrl_queue_depth", "Samples accepted and not yet answered.", queue_depth),
+            *_gauge("groundrl_queue_limit", "Samples the queue holds before answering 503.", queue_limit),
+            *_gauge("groundrl_queue_high_water", "The most samples held at once since start.", high_water),
         ]
         batches = batches or {}
-        for name, (calls, _) in sorted(batches.items()):
-            out.append(f'groundrl_batches_total{{batcher="{name}"}} {calls}')
-        out += [
-            "# HELP groundrl_batch_samples_total Samples scored in micro-batches.",
-            "# TYPE groundrl_batch_samples_total counter",
-        ]
-        for name, (_, samples) in sorted(batches.items()):
-            out.append(f'groundrl_batch_samples_total{{batcher="{name}"}} {samples}')
+        calls = {(name,): c for name, (c, _) in batches.items()}
+        samples = {(name,): s for name, (_, s) in batches.items()}
+        out += _counter("groundrl_batches_total", "Scoring calls (one per micro-batch).", ("batcher",), calls)
+        out += _counter(
+            "groundrl_batch_samples_total", "Samples scored in micro-batches.", ("batcher",), samples
+        )
         return "\n".join(out) + "\n"
+
+    def _render_locked(self) -> list[str]:
+        """The series kept under the lock (requests, latency, errors, judge, bodies)."""
+        b = self.buckets
+        return [
+            *_counter(
+                "groundrl_requests_total",
+                "HTTP requests by route and status.",
+                ("route", "status"),
+                self.requests,
+            ),
+            *_histogram(
+                "groundrl_request_duration_seconds", "Request latency.", "route", b, self._hist, self._sum
+            ),
+            *_counter(
+                "groundrl_errors_total",
+                "Error responses by route and kind (client, overloaded, server).",
+                ("route", "kind"),
+                self.errors,
+            ),
+            *_counter(
+                "groundrl_sample_errors_total",
+                "Samples answered with an error entry.",
+                ("recipe",),
+                {(r,): n for r, n in self.sample_errors.items()},
+            ),
+            *_counter(
+                "groundrl_judge_calls_total",
+                "Judge-backed part scores by recipe and result (ok, failed).",
+                ("recipe", "result"),
+                self.judge,
+            ),
+            *_histogram(
+                "groundrl_judge_batch_seconds",
+                "Time to score a batch of a judge-backed recipe.",
+                "recipe",
+                b,
+                self._jhist,
+                self._jsum,
+            ),
+            *_gauge(
+                "groundrl_slow_bodies_total",
+                "Request bodies dropped for arriving too slowly.",
+                self.slow_bodies,
+                kind="counter",
+            ),
+        ]
+
+
+def _labels(names: tuple[str, ...], values: tuple[object, ...]) -> str:
+    return ",".join(f'{k}="{v}"' for k, v in zip(names, values, strict=True))
+
+
+def _counter(name: str, doc: str, labels: tuple[str, ...], values: Mapping[tuple, int]) -> list[str]:
+    """A counter family: HELP, TYPE and one line per label tuple, sorted."""
+    out = [f"# HELP {name} {doc}", f"# TYPE {name} counter"]
+    out += [f"{name}{{{_labels(labels, key)}}} {n}" for key, n in sorted(values.items())]
+    return out
+
+
+def _gauge(name: str, doc: str, value: int, kind: str = "gauge") -> list[str]:
+    """A single unlabelled series (a gauge, or a counter with ``kind``)."""
+    return [f"# HELP {name} {doc}", f"# TYPE {name} {kind}", f"{name} {value}"]
+
+
+def _histogram(
+    name: str,
+    doc: str,
+    label: str,
+    buckets: tuple[float, ...],
+    hists: Mapping[str, list[int]],
+    sums: Mapping[str, float],
+) -> list[str]:
+    """A histogram family: cumulative ``le`` buckets, ``+Inf``, ``_sum`` and ``_count``
+    per label value (``hists`` hold a count per bucket plus the overflow)."""
+    out = [f"# HELP {name} {doc}", f"# TYPE {name} histogram"]
+    for value, hist in sorted(hists.items()):
+        cum = 0
+        for le, n in zip(buckets, hist, strict=False):
+            cum += n
+            out.append(f'{name}_bucket{{{label}="{value}",le="{le}"}} {cum}')
+        total = cum + hist[-1]
+        out.append(f'{name}_bucket{{{label}="{value}",le="+Inf"}} {total}')
+        out.append(f'{name}_sum{{{label}="{value}"}} {_num(sums[value])}')
+        out.append(f'{name}_count{{{label}="{value}"}} {total}')
+    return out
