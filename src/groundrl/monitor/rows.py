@@ -16,6 +16,7 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from groundrl.integrations.common import completion_text
 from groundrl.monitor.config import MonitorConfig
 from groundrl.monitor.signals import num
 
@@ -79,8 +80,6 @@ def rows_from_trl(trainer: Any, cfg: MonitorConfig) -> list[dict[str, Any]]:
     """The latest generation batch of a TRL ``GRPOTrainer`` (its ``_logs``, the data of the
     completions table): one row per completion, consecutive ``num_generations`` rows
     forming a group."""
-    from groundrl.integrations.common import completion_text
-
     logs = getattr(trainer, "_logs", None) or {}
     completions = list(logs.get("completion", ()))
     rewards = {k: list(v) for k, v in (logs.get("rewards") or {}).items()}

@@ -29,6 +29,7 @@ from groundrl.types import Score
 
 
 def _judge(backend: Any, sampling: Any) -> Any:
+    # lazy: the papers' judges bring orjson; only a judged rubric needs them
     from groundrl.judges.papers import ArgosTeachers
 
     return ArgosTeachers(backend, sampling)

@@ -17,6 +17,7 @@ from groundrl.rubric import Part, Rubric
 
 
 def _judge(backend: Any, sampling: Any) -> Any:
+    # lazy: the papers' judges bring numpy and orjson; only a judged rubric needs them
     from groundrl.judges.papers import ProxyAgent
 
     return ProxyAgent(backend, sampling)

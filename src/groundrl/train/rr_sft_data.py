@@ -105,6 +105,7 @@ def rr_sft_records(
     """``(records, action_map, counts)`` — see the module docstring. ``counts``:
     ``tasks``, ``kept_tasks``, ``no_expert_plan``, ``failed_execution``, ``records``,
     ``teacher_reasoning``, ``template_reasoning``."""
+    # lazy: gymnasium (the optional sim extra) loads only when an episode runs
     from groundrl.sim.env import HouseholdEnv
 
     amap = amap if amap is not None else global_action_map(tasks)
