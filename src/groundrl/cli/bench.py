@@ -9,7 +9,7 @@ from typing import Any
 
 import typer
 
-from groundrl.cli.recipe_options import judge_backend, judge_command
+from groundrl.cli.recipe_options import judge_command, open_judge
 from groundrl.judges.config import JudgeConfig
 
 app = typer.Typer(
@@ -84,12 +84,6 @@ def _wrote(out: Path, metrics: dict) -> None:
     typer.echo("wrote " + ", ".join(str(out / n) for n in metrics.get("files", [])))
 
 
-def _close(backend: Any) -> None:
-    close = getattr(backend, "close", None)
-    if callable(close):
-        close()
-
-
 @app.command(
     "score-rm",
     help=(
@@ -142,13 +136,12 @@ def score_rm_cmd(
         raise typer.BadParameter("choose vote, mean or both", param_hint="--aggregate")
     methods = ["vote", "mean"] if aggregate == "both" else [aggregate]
     items, bad = _read(input, score_rm.REQUIRED, limit)
-    backend = judge_backend(judge)
-    srm = None
-    if scalar_rm is not None:
-        from groundrl.benchmarks.scalar_rm import ScalarRM
+    with open_judge(judge) as backend:
+        srm = None
+        if scalar_rm is not None:
+            from groundrl.benchmarks.scalar_rm import ScalarRM
 
-        srm = ScalarRM(str(scalar_rm), device=scalar_rm_device)
-    try:
+            srm = ScalarRM(str(scalar_rm), device=scalar_rm_device)
         m = score_rm.run(
             items,
             EQARMEvaluator(backend, judge.sampling()),
@@ -159,8 +152,6 @@ def score_rm_cmd(
             aggregate=methods,
             scalar_rm=srm,
         )
-    finally:
-        _close(backend)
     typer.echo(score_rm.summary(m))
     _wrote(output, m)
     _check_judge(m, "accuracy and RMSE")
@@ -300,15 +291,13 @@ def pairwise_rm_cmd(
             "a folder INPUT is a folder of VL-RewardBench parquet files", param_hint="INPUT"
         )
     fmt, items, bad = _load_pairwise(input, fmt, image_root, limit)
-    if scalar_rm is not None:
-        from groundrl.benchmarks.scalar_rm import ScalarRM
+    with open_judge(judge, required=scalar_rm is None) as backend:
+        if scalar_rm is not None:
+            from groundrl.benchmarks.scalar_rm import ScalarRM
 
-        backend: Any = None
-        grm: Any = ScalarRM(str(scalar_rm), device=scalar_rm_device)
-    else:
-        backend = judge_backend(judge)
-        grm = (ProxyAgent if rubrics_from else ProxyGRMPolicy)(backend, judge.sampling())
-    try:
+            grm: Any = ScalarRM(str(scalar_rm), device=scalar_rm_device)
+        else:
+            grm = (ProxyAgent if rubrics_from else ProxyGRMPolicy)(backend, judge.sampling())
         m = pairwise_rm.run(
             items,
             grm,
@@ -320,8 +309,6 @@ def pairwise_rm_cmd(
             dataset=fmt,
             proxy_verify=proxy_verify,
         )
-    finally:
-        _close(backend)
     typer.echo(pairwise_rm.summary(m))
     _wrote(output, m)
     _check_judge(m, "accuracies")
@@ -392,16 +379,13 @@ def planning_cmd(
             )
     elif not any(it.get("prediction") for it in items):
         _fail(f"no item in {input.name} has a `prediction`; add them or pass --predictions. {PLANNING_IDS}")
-    backend = judge_backend(judge, required=False)
-    matcher = None
-    if backend is not None:
-        from groundrl.benchmarks.action_matcher import LLMActionMatcher
+    with open_judge(judge, required=False) as backend:
+        matcher = None
+        if backend is not None:
+            from groundrl.benchmarks.action_matcher import LLMActionMatcher
 
-        matcher = LLMActionMatcher(backend, judge.sampling())
-    try:
+            matcher = LLMActionMatcher(backend, judge.sampling())
         m = planning.run(items, output, bad=bad, llm_matcher=matcher)
-    finally:
-        _close(backend)
     typer.echo(planning.summary(m))
     _wrote(output, m)
     _check_judge(m, "LLM-matched scores")
@@ -529,8 +513,7 @@ def judge_reliability_cmd(
 
         probe, _ = read_items(input, ())
         score_items = bool(probe) and all("gt_score" in it for it in probe)
-    backend = judge_backend(judge)
-    try:
+    with open_judge(judge) as backend:
         if score_items:
             from groundrl.benchmarks import score_rm
 
@@ -549,11 +532,26 @@ def judge_reliability_cmd(
                 dataset=fmt,
                 bad=bad,
             )
-    finally:
-        _close(backend)
     typer.echo(reliability.summary(m))
     _wrote(output, m)
     _check_judge(m, "reliability figures")
+
+
+def _policy(judge: JudgeConfig, model: str, url: str, api_key_env: str) -> Any:
+    """The policy model's backend for build-eqa (the judge's concurrency, timeout and
+    retries); ``with`` closes it."""
+    try:
+        return JudgeConfig(
+            backend="openai",
+            model=model,
+            url=url,
+            api_key_env=api_key_env,
+            concurrency=judge.concurrency,
+            timeout=judge.timeout,
+            retries=judge.retries,
+        ).make_backend()
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="--policy-*") from e
 
 
 @app.command(
@@ -617,38 +615,22 @@ def build_eqa_cmd(
     if not items:
         _fail(f"no question has frames under {frames_root} (expected <root>/<episode_history>/*-rgb.png)")
     items = items[:limit] if limit else items
-    backend = judge_backend(judge)
-    try:
-        policy = JudgeConfig(
-            backend="openai",
-            model=policy_model,
-            url=policy_url,
-            api_key_env=policy_api_key_env,
-            concurrency=judge.concurrency,
-            timeout=judge.timeout,
-            retries=judge.retries,
-        ).make_backend()
-    except ValueError as e:
-        _close(backend)
-        raise typer.BadParameter(str(e), param_hint="--policy-*") from e
-    settings = {
-        "policy_model": policy_model,
-        "judge_model": judge.model,
-        "responses": responses,
-        "incorrect": incorrect,
-        "keyframes": keyframes,
-        "policy_temperature": policy_temperature,
-    }
-    try:  # the journal is what a rerun resumes from: refuse to mix two settings in it
-        flags = {f"--{k.replace('_', '-')}": v for k, v in settings.items()}
-        note = guard(output / "progress.jsonl", "bench build-eqa", {**flags, "--seed": seed}, restart)
-    except ParamsChanged as e:
-        _close(backend)
-        _close(policy)
-        raise typer.BadParameter(str(e), param_hint="-o/--output") from e
-    if note:
-        typer.echo(note, err=True)
-    try:
+    with open_judge(judge) as backend, _policy(judge, policy_model, policy_url, policy_api_key_env) as policy:
+        settings = {
+            "policy_model": policy_model,
+            "judge_model": judge.model,
+            "responses": responses,
+            "incorrect": incorrect,
+            "keyframes": keyframes,
+            "policy_temperature": policy_temperature,
+        }
+        try:  # the journal is what a rerun resumes from: refuse to mix two settings in it
+            flags = {f"--{k.replace('_', '-')}": v for k, v in settings.items()}
+            note = guard(output / "progress.jsonl", "bench build-eqa", {**flags, "--seed": seed}, restart)
+        except ParamsChanged as e:
+            raise typer.BadParameter(str(e), param_hint="-o/--output") from e
+        if note:
+            typer.echo(note, err=True)
         m = build(
             items,
             policy,
@@ -664,9 +646,6 @@ def build_eqa_cmd(
             bad_questions=bad,
             settings=settings,
         )
-    finally:
-        _close(policy)
-        _close(backend)
     typer.echo(
         f"{m['n_items']} items from {m['n_questions_done']} questions ({m['n_questions_resumed']} resumed): "
         + ", ".join(f"{k} {v}" for k, v in m["by_split_source"].items())

@@ -8,7 +8,7 @@ from typing import Any
 
 import typer
 
-from groundrl.cli.recipe_options import judge_backend, judge_command
+from groundrl.cli.recipe_options import judge_command, open_judge
 from groundrl.judges.config import JudgeConfig
 
 app = typer.Typer(
@@ -141,12 +141,6 @@ def _report(counts: Counter, output: Path, backend: Any = None) -> None:
         raise typer.Exit(1)
 
 
-def _close(backend: Any) -> None:
-    close = getattr(backend, "close", None)
-    if callable(close):
-        close()
-
-
 @app.command(
     "verifier-filter",
     short_help="Argos: keep samples whose best rollout the verifier scores high.",
@@ -179,8 +173,7 @@ def verifier_filter_cmd(
     _guard(
         output, "verifier-filter", {"--threshold": threshold, "--tau": tau, **_judge_params(judge)}, restart
     )
-    backend = judge_backend(judge, required=False)  # without one: rule tools only
-    try:
+    with open_judge(judge, required=False) as backend:  # without one: rule tools only
         v = AgenticVerifier(backend, tau=tau)
         counts = run(
             input,
@@ -191,8 +184,6 @@ def verifier_filter_cmd(
             retry_errors,
             limit,
         )
-    finally:
-        _close(backend)
     _report(counts, output, backend)
 
 
@@ -291,24 +282,23 @@ def mask_difficulty_cmd(
     from groundrl.rewards.outcome import outcome
 
     _guard(output, "mask-difficulty", {"--k": k, "--seed": seed, **_judge_params(judge)}, restart)
-    backend = judge_backend(judge)
+    with open_judge(judge) as backend:
 
-    def answer_fn(img, sample) -> bool:
-        req = [
-            {
-                "role": "user",
-                "content": [
-                    {"type": "image", "image": img},
-                    {"type": "text", "text": str(sample["question"])},
-                ],
-            }
-        ]
-        g = backend.generate([req], SamplingParams(max_tokens=64))[0]
-        if not g.ok:  # a failed call is not a wrong answer: the record errors and is retried
-            raise RuntimeError(f"judge call failed: {g.error}")
-        return outcome(g.text, sample["answer"]).value == 1.0
+        def answer_fn(img, sample) -> bool:
+            req = [
+                {
+                    "role": "user",
+                    "content": [
+                        {"type": "image", "image": img},
+                        {"type": "text", "text": str(sample["question"])},
+                    ],
+                }
+            ]
+            g = backend.generate([req], SamplingParams(max_tokens=64))[0]
+            if not g.ok:  # a failed call is not a wrong answer: the record errors and is retried
+                raise RuntimeError(f"judge call failed: {g.error}")
+            return outcome(g.text, sample["answer"]).value == 1.0
 
-    try:
         counts = run(
             input,
             output,
@@ -318,8 +308,6 @@ def mask_difficulty_cmd(
             retry_errors,
             limit,
         )
-    finally:
-        _close(backend)
     _report(counts, output, backend)
 
 
@@ -402,30 +390,27 @@ def proxy_distill_cmd(
     from groundrl.curate.proxy import distill_record, proxy_request
 
     _guard(output, "proxy-distill", {"--samples": samples, "--seed": seed, **_judge_params(judge)}, restart)
-    backend = judge_backend(judge, required=False)
+    with open_judge(judge, required=False) as backend:
 
-    def fn(r):
-        if backend is not None and r.get("teacher_output") is None and r.get("teacher_outputs") is None:
-            import dataclasses
+        def fn(r):
+            if backend is not None and r.get("teacher_output") is None and r.get("teacher_outputs") is None:
+                import dataclasses
 
-            from groundrl.judges.base import SamplingParams
+                from groundrl.judges.base import SamplingParams
 
-            params = judge.sampling() or SamplingParams(
-                temperature=0.0 if samples == 1 else 1.0, max_tokens=512
-            )
-            draw = dataclasses.replace(
-                params, n=samples, seed=params.seed if params.seed is not None else seed
-            )
-            g = backend.generate([proxy_request(r)], draw)[0]
-            if not g.ok:
-                raise RuntimeError(f"teacher call failed: {g.error}")
-            r = {**r, "teacher_outputs": list(g.texts)}
-        return distill_record(r)
+                params = judge.sampling() or SamplingParams(
+                    temperature=0.0 if samples == 1 else 1.0, max_tokens=512
+                )
+                draw = dataclasses.replace(
+                    params, n=samples, seed=params.seed if params.seed is not None else seed
+                )
+                g = backend.generate([proxy_request(r)], draw)[0]
+                if not g.ok:
+                    raise RuntimeError(f"teacher call failed: {g.error}")
+                r = {**r, "teacher_outputs": list(g.texts)}
+            return distill_record(r)
 
-    try:
         counts = run(input, output, fn, "status", not quiet, retry_errors, limit)
-    finally:
-        _close(backend)
     _report(counts, output, backend)
 
 
@@ -478,9 +463,8 @@ def reject_pass_rate_cmd(
         raise typer.BadParameter("--min-rate must be < --max-rate", param_hint="--min-rate")
     params = {"--min-rate": min_rate, "--max-rate": max_rate, **_judge_params(judge)}
     _guard(output, "reject-pass-rate", params, restart)
-    backend = judge_backend(judge, required=False)
-    check = exact_judge if backend is None else semantic_judge(backend)
-    try:
+    with open_judge(judge, required=False) as backend:
+        check = exact_judge if backend is None else semantic_judge(backend)
         counts = run(
             input,
             output,
@@ -490,8 +474,6 @@ def reject_pass_rate_cmd(
             retry_errors,
             limit,
         )
-    finally:
-        _close(backend)
     _write_kept(output, kept)
     _report(counts, output, backend)
 
@@ -525,23 +507,22 @@ def reject_label_cmd(
     from groundrl.parse.answers import extract_answer
 
     _guard(output, "reject-label", _judge_params(judge), restart)
-    backend = judge_backend(judge, required=False)
+    with open_judge(judge, required=False) as backend:
 
-    def ask(rec: dict[str, Any]) -> Any:
-        if backend is None:
-            return None
-        content: list[dict[str, Any]] = []
-        if rec.get("image"):
-            content.append({"type": "image", "image": rec["image"]})
-        content.append({"type": "text", "text": str(rec.get("question", rec.get("prompt", "")))})
-        g = backend.generate([[{"role": "user", "content": content}]], SamplingParams(max_tokens=64))[0]
-        if not g.ok:  # a failed call is not a contradiction: the record errors and is retried
-            raise RuntimeError(f"judge call failed: {g.error}")
-        ans = extract_answer(g.text or "")
-        return ans.value if ans.ok else (g.text or "").strip()
+        def ask(rec: dict[str, Any]) -> Any:
+            if backend is None:
+                return None
+            content: list[dict[str, Any]] = []
+            if rec.get("image"):
+                content.append({"type": "image", "image": rec["image"]})
+            content.append({"type": "text", "text": str(rec.get("question", rec.get("prompt", "")))})
+            g = backend.generate([[{"role": "user", "content": content}]], SamplingParams(max_tokens=64))[0]
+            if not g.ok:  # a failed call is not a contradiction: the record errors and is retried
+                raise RuntimeError(f"judge call failed: {g.error}")
+            ans = extract_answer(g.text or "")
+            return ans.value if ans.ok else (g.text or "").strip()
 
-    check = exact_judge if backend is None else semantic_judge(backend)
-    try:
+        check = exact_judge if backend is None else semantic_judge(backend)
         counts = run(
             input,
             output,
@@ -551,8 +532,6 @@ def reject_label_cmd(
             retry_errors,
             limit,
         )
-    finally:
-        _close(backend)
     _write_kept(output, kept)
     _report(counts, output, backend)
 
@@ -599,13 +578,10 @@ def rr_sft_cmd(
 
     tasks_file = input_path or tasks_file
     tasks = load_tasks(tasks_file) if tasks_file is not None else generate_tasks(n, seed=seed)
-    backend = judge_backend(judge, required=False)
-    try:
+    with open_judge(judge, required=False) as backend:
         records, amap, counts = rr_sft_records(
             tasks, teacher=backend, per_step=per_step, list_actions=list_actions
         )
-    finally:
-        _close(backend)
     output.parent.mkdir(parents=True, exist_ok=True)
     with output.open("w", encoding="utf-8") as f:
         for r in records:
@@ -673,21 +649,20 @@ def proxy_cold_start_cmd(
     _guard(
         output, "proxy-cold-start", {"--samples": samples, "--seed": seed, **_judge_params(judge)}, restart
     )
-    backend = judge_backend(judge, required=False)
-    params = None
-    if backend is not None:
-        base = judge.sampling() or SamplingParams(temperature=0.0 if samples == 1 else 1.0, max_tokens=1024)
-        params = dataclasses.replace(base, n=samples)
+    with open_judge(judge, required=False) as backend:
+        params = None
+        if backend is not None:
+            base = judge.sampling() or SamplingParams(
+                temperature=0.0 if samples == 1 else 1.0, max_tokens=1024
+            )
+            params = dataclasses.replace(base, n=samples)
 
-    def fn(r: dict[str, Any]) -> dict[str, Any]:
-        if backend is not None and r.get("teacher_output") is None and r.get("teacher_outputs") is None:
-            r = {**r, "teacher_outputs": teacher_outputs(backend, [r], params)[0]}
-        return split_record(r, seed=seed)
+        def fn(r: dict[str, Any]) -> dict[str, Any]:
+            if backend is not None and r.get("teacher_output") is None and r.get("teacher_outputs") is None:
+                r = {**r, "teacher_outputs": teacher_outputs(backend, [r], params)[0]}
+            return split_record(r, seed=seed)
 
-    try:
         counts = run(input, output, fn, "status", not quiet, retry_errors, limit)
-    finally:
-        _close(backend)
     n_sft = _write_split(output, sft, lambda r: r.get("split") == "cold_start", sft_record)
     n_rl = _write_split(output, rl, lambda r: r.get("status") == "hard", rl_record)
     if sft is not None:

@@ -15,6 +15,7 @@ flags (``--action-map``, ``--lenient``, ``--tau``) stay as aliases: they are mer
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import typing
@@ -123,6 +124,20 @@ def judge_backend(judge: JudgeConfig | None, required: bool = True) -> Any:
         return judge.make_backend()
     except (ValueError, OSError) as e:
         raise typer.BadParameter(str(e), param_hint="--judge-*") from e
+
+
+def open_judge(judge: JudgeConfig | None, required: bool = True) -> contextlib.AbstractContextManager[Any]:
+    """``with open_judge(judge) as backend:`` gives :func:`judge_backend`'s backend (or
+    ``None``) and closes it when the block ends, by an error or Ctrl-C too. A backend
+    that is not a ``JudgeBackend`` (duck-typed) is closed when it has a ``close``."""
+    backend = judge_backend(judge, required)
+    if hasattr(backend, "__exit__"):
+        return backend
+    return (
+        contextlib.closing(backend)
+        if callable(getattr(backend, "close", None))
+        else contextlib.nullcontext(backend)
+    )
 
 
 def recipe_by_name(name: str) -> Recipe:

@@ -15,7 +15,7 @@ import threading
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 Message = dict[str, Any]
 Request = list[Message]
@@ -132,6 +132,14 @@ class JudgeBackend(ABC):
 
     def close(self) -> None:  # noqa: B027 - optional hook
         pass
+
+    # ``with backend:`` closes it however the block ends (an error, Ctrl-C's
+    # KeyboardInterrupt); every backend, a plugin's too, gets this from the base class.
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
 
 
 class BackgroundLoop:
