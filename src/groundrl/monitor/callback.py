@@ -15,6 +15,7 @@ import asyncio
 import inspect
 import json
 import logging
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -30,7 +31,7 @@ SAMPLES_LOG = "monitor_samples.jsonl"
 _PROBE_SKIP = ("completion", "gt_score", "prompt")
 
 
-def reward_score_fn(trainer: Any, name: str):
+def reward_score_fn(trainer: Any, name: str) -> Callable[[list[dict[str, Any]]], list[float | None]]:
     """Score probe items with the trainer's reward function ``name`` (``reward``: every
     function, summed with the trainer's weights), called as TRL calls it."""
     funcs = list(getattr(trainer, "reward_funcs", ()))
@@ -95,7 +96,7 @@ def monitor_callback(config: MonitorConfig, out_dir: Path, stage: str, trainer: 
             self.monitor: Monitor | None = None
             self._last_batch: int | None = None
 
-        def on_train_begin(self, args, state, control, **kwargs):  # noqa: ANN001
+        def on_train_begin(self, args: Any, state: Any, control: Any, **kwargs: Any) -> None:
             ref = None
             col = config.reference_column
             ds = getattr(trainer, "train_dataset", None)
@@ -105,7 +106,7 @@ def monitor_callback(config: MonitorConfig, out_dir: Path, stage: str, trainer: 
                 ref = ds[col][:5000]
             self.monitor = Monitor(config, ref)
 
-        def on_log(self, args, state, control, logs=None, **kwargs):  # noqa: ANN001
+        def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **kwargs: Any) -> None:
             if not state.is_world_process_zero or not logs or "reward" not in logs or self.monitor is None:
                 return
             rows = rows_from_trl(trainer, config)

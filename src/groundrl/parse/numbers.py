@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from groundrl.parse.result import Parsed, fail
@@ -20,7 +21,7 @@ _NUMBER_RE = re.compile(
 )
 
 
-def _candidates(text: str):
+def _candidates(text: str) -> Iterator[str]:
     for m in _NUMBER_RE.finditer(text):
         yield m.group(0)
 

@@ -12,6 +12,7 @@ With ``router=true`` the rubric is the task-type router of EmbodiedBrain's mixed
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from groundrl.examples import bundled
@@ -23,8 +24,8 @@ from groundrl.rubric import Part, Rubric
 from groundrl.types import Score
 
 
-def _metric(fn, name):
-    def part(completion, gold=None):
+def _metric(fn: Callable[[Any, Any], Score], name: str) -> Callable[..., Score]:
+    def part(completion: Any, gold: Any = None) -> Score:
         if gold is None:
             return Score(name, None, "no gold completion")
         return fn(completion, gold)
