@@ -7,10 +7,11 @@ good ones through the rubric in batches (so judge-backed parts see whole batches
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from groundrl.io import Line, iter_lines, parse_line
+from groundrl.io import json_text as json_text  # moved to io; the server and adapters import it here
 from groundrl.recipes.base import Recipe
 from groundrl.results import verdict_row
 from groundrl.rubric import Rubric
@@ -18,37 +19,19 @@ from groundrl.rubric import Rubric
 BATCH_SIZE = 64
 
 
-def json_text(obj: Any, **kw: Any) -> str:
-    """JSON text that encodes to UTF-8 whatever the input held: non-ASCII characters stay
-    readable, but a lone surrogate (``"\ud800"``, legal in JSON, not in UTF-8) makes the
-    whole text ASCII-escaped instead of failing the write."""
-    text = json.dumps(obj, ensure_ascii=False, **kw)
-    try:
-        text.encode("utf-8")
-    except UnicodeEncodeError:
-        return json.dumps(obj, ensure_ascii=True, **kw)
-    return text
-
-
 def iter_jsonl_lines(
     lines: Iterable[str], start: int = 1
 ) -> Iterator[tuple[int, dict[str, Any] | None, str]]:
     """``(line_number, record or None, error)`` for each non-blank line (numbers from
-    ``start``, 1-based by default)."""
-    for i, line in enumerate(lines, start=start):
-        if line.strip():
-            yield parse_jsonl_line(i, line)
+    ``start``, 1-based by default); the error is :attr:`groundrl.io.Line.message`."""
+    for line in iter_lines(lines, start=start):
+        yield line.number, line.value, line.problem and line.message
 
 
 def parse_jsonl_line(i: int, line: str) -> tuple[int, dict[str, Any] | None, str]:
     """``(i, record, "")`` or ``(i, None, error)`` for the non-blank line number ``i``."""
-    try:
-        obj = json.loads(line)
-    except ValueError as e:
-        return i, None, f"line {i} is not JSON: {e}"
-    if not isinstance(obj, dict):
-        return i, None, f"line {i} is a JSON {type(obj).__name__}, expected an object"
-    return i, obj, ""
+    value, problem = parse_line(line)
+    return i, value, problem and Line(i, None, problem, line).message
 
 
 def _error(line: int, record: dict[str, Any] | None, msg: str) -> dict[str, Any]:

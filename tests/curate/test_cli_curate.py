@@ -43,8 +43,8 @@ def test_bad_lines_are_error_records_with_line_numbers_not_tracebacks(tmp_path):
     assert rows[0] == {"id": "a", "kept": [0], "reason": "kept", "line": 1}  # |7-6| = 1 < 2, |7-1| = 6
     # the blank line 3 is skipped; the others keep their 1-based input line numbers
     assert [(x["id"], x["line"]) for x in rows[1:]] == [("line2", 2), ("line4", 4), ("line5", 5)]
-    assert rows[1]["error"].startswith("line 2 is not JSON")
-    assert rows[2]["error"] == "line 4 is a JSON list, expected an object"
+    assert rows[1]["error"].startswith("line 2: not JSON (")  # groundrl.io's line message
+    assert rows[2]["error"] == "line 4: a JSON list, expected an object"
 
 
 def test_rejective_without_evaluations_is_an_error_record_not_none_correct(tmp_path):

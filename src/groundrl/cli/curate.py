@@ -594,22 +594,9 @@ def rr_sft_cmd(
 
 def _write_split(output: Path, dest: Path | None, keep: Any, convert: Any) -> int:
     """Write ``convert(rec)`` for the records of ``output`` that ``keep`` accepts to ``dest``."""
-    import json
+    from groundrl.curate.pipelines import write_selected
 
-    if dest is None:
-        return 0
-    n = 0
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    with dest.open("w", encoding="utf-8") as f, output.open("rb") as src:
-        for line in src:  # as it is read: memory does not grow with the output (issue 26)
-            try:
-                rec = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(rec, dict) and "error" not in rec and keep(rec):
-                f.write(json.dumps(convert(rec), ensure_ascii=False) + "\n")
-                n += 1
-    return n
+    return 0 if dest is None else write_selected(output, dest, keep, convert)
 
 
 @app.command(

@@ -20,34 +20,24 @@ removed first) unless ``retry_errors=False``. The summary counts outcomes.
 
 from __future__ import annotations
 
-import json
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from groundrl.io import iter_lines, json_line, parse_line
+
 ERROR = "error"
 ROWS = "rows"  # on each row of a record that gave several: how many it gave
 
 
-def _lines(path: Path) -> Iterator[str]:
-    """The lines of a UTF-8 file as they are read (JSONL lines end at ``\\n`` only), so
-    memory does not grow with the file (issue 26: 53 MB in took 532 MB)."""
-    with path.open("rb") as f:
-        for raw in f:
-            yield raw.decode("utf-8", errors="replace").removesuffix("\n")
-
-
 def _output_rows(out: Path) -> Iterator[tuple[str, dict[str, Any] | None]]:
-    """Each line of ``out`` with its parsed record (``None`` for an unreadable line)."""
+    """Each non-blank line of ``out`` with its parsed record (``None`` for an unreadable
+    line), read as it goes (issue 26: 53 MB in took 532 MB)."""
     if out.exists():
-        for line in _lines(out):
-            try:
-                rec = json.loads(line)
-            except ValueError:
-                rec = None
-            yield line, rec if isinstance(rec, dict) and "id" in rec else None
+        for line in iter_lines(out):
+            yield line.text, line.value if line.value is not None and "id" in line.value else None
 
 
 def done_ids(out: Path, include_errors: bool = True) -> set[str]:
@@ -120,11 +110,7 @@ def _last_newline(f: Any, before: int) -> int:
 
 
 def _parse_row(raw: bytes) -> dict[str, Any] | None:
-    try:
-        rec = json.loads(raw)
-    except ValueError:
-        return None
-    return rec if isinstance(rec, dict) else None
+    return parse_line(raw)[0]
 
 
 def drop_errors(out: Path) -> int:
@@ -147,23 +133,32 @@ def drop_errors(out: Path) -> int:
     return dropped
 
 
+def write_selected(
+    src: Path, dest: Path, keep: Callable[[dict[str, Any]], bool], convert: Callable[[dict[str, Any]], Any]
+) -> int:
+    """Write ``convert(rec)`` for the records of a curate output ``src`` that ``keep``
+    accepts (error records and unreadable lines left out) to ``dest``, its folder created;
+    returns how many. Read as it goes: memory does not grow with the output (issue 26)."""
+    n = 0
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    with dest.open("w", encoding="utf-8") as f:
+        for line in iter_lines(src):
+            if line.value is not None and ERROR not in line.value and keep(line.value):
+                f.write(json_line(convert(line.value)))
+                n += 1
+    return n
+
+
 def iter_records(path: Path) -> Iterator[tuple[int, dict[str, Any] | None, str]]:
     """``(line_number, record, "")`` per non-blank line (a record without an ``id`` gets
-    ``line<N>``), or ``(line_number, None, message)`` for a line that is not a JSON object.
-    The file is read as it goes."""
-    for k, line in enumerate(_lines(path), start=1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-        except ValueError as e:
-            yield k, None, f"line {k} is not JSON: {e}"
-            continue
-        if not isinstance(rec, dict):
-            yield k, None, f"line {k} is a JSON {type(rec).__name__}, expected an object"
-            continue
-        rec.setdefault("id", f"line{k}")
-        yield k, rec, ""
+    ``line<N>``), or ``(line_number, None, message)`` for a line that is not a JSON object
+    (:attr:`groundrl.io.Line.message`). The file is read as it goes."""
+    for line in iter_lines(path):
+        if line.problem:
+            yield line.number, None, line.message
+        else:
+            line.value.setdefault("id", f"line{line.number}")
+            yield line.number, line.value, ""
 
 
 RESERVED = ("line", ROWS, ERROR)  # curate's bookkeeping fields in every output row
@@ -258,7 +253,7 @@ def run(
             rows = [r if r.get("line") == k else {**r, "line": k} for r in results]
             if len(rows) > 1:  # lets a resume see a record cut between its rows
                 rows = [{**r, ROWS: len(rows)} for r in rows]
-            f.write("".join(json.dumps(r, default=str, ensure_ascii=False) + "\n" for r in rows))
+            f.write("".join(json_line(r, default=str) for r in rows))
             f.flush()  # one write per input record: only the last record can be cut
             for r in rows:
                 if ERROR in r:

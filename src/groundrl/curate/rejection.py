@@ -25,12 +25,12 @@ Both write every record annotated with ``kept`` and ``reason`` (so a run resumes
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from groundrl.curate.consensus import exact_judge
+from groundrl.curate.pipelines import write_selected
 
 Judge = Callable[[Any, Any], bool]
 
@@ -154,17 +154,10 @@ def semantic_judge(backend: Any, params: Any = None) -> Judge:
 def kept_records(annotated: Path, dest: Path) -> int:
     """Write the ``kept`` records of an annotated file (without the annotation fields and
     the error records) to ``dest``; returns how many."""
-    n = 0
     drop = {"kept", "reason", "line"}
-    with dest.open("w", encoding="utf-8") as f, annotated.open("rb") as src:
-        for line in src:  # as it is read: memory does not grow with the file (issue 26)
-            try:
-                rec = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(rec, dict) and rec.get("kept") is True and "error" not in rec:
-                f.write(
-                    json.dumps({k: v for k, v in rec.items() if k not in drop}, ensure_ascii=False) + "\n"
-                )
-                n += 1
-    return n
+    return write_selected(
+        annotated,
+        dest,
+        lambda rec: rec.get("kept") is True,
+        lambda rec: {k: v for k, v in rec.items() if k not in drop},
+    )
