@@ -42,18 +42,18 @@ from typing import Any
 from groundrl.benchmarks.protocols import PROTOCOLS, verdict
 from groundrl.benchmarks.runner import plot_rates, write_outputs
 from groundrl.benchmarks.stats import (
-    all_right_chance,
+    accuracy_block,
+    accuracy_by_category,
+    accuracy_by_source,
     all_right_share,
     error_kinds,
     fmt,
     group_outcomes,
     macro_share,
     md_table,
-    rate_cell,
+    protocol_block,
+    proxy_agreement,
     share,
-    split_by,
-    wilson_ci,
-    with_ci,
 )
 from groundrl.io import read_jsonl
 from groundrl.judges.papers import ProxyAgent, ProxyGRMPolicy
@@ -241,72 +241,6 @@ def result_rows(
 # -- metrics: pure functions of the result rows ------------------------------------------
 
 
-def accuracy_block(results: list[dict[str, Any]], key: str, seed: int) -> dict[str, Any]:
-    """Accuracy, macro accuracy and Acc+ of ``results`` judged by the ``key`` column."""
-    groups = group_outcomes(results, key)
-    block: dict[str, Any] = {
-        "accuracy": share(results, key),
-        "accuracy_ci95": with_ci(results, lambda rs: share(rs, key), seed)["ci95"],
-        "macro_accuracy": macro_share(results, key),
-        "macro_accuracy_ci95": with_ci(results, lambda rs: macro_share(rs, key), seed)["ci95"],
-        "acc_plus": all_right_share(groups),
-        "n_groups": len(groups),
-    }
-    if groups:
-        block["acc_plus_ci95"] = list(wilson_ci(sum(all(v) for v in groups.values()), len(groups)))
-        block["chance_acc_plus"] = all_right_chance(groups)
-    return block
-
-
-def proxy_verify_metrics(results: list[dict[str, Any]], proxy: Any) -> dict[str, Any]:
-    """Agreement of the proxy agent with the policy, accuracy when both agree, and the
-    proxy's own accuracy."""
-    n = len(results)
-    agree = [r for r in results if r["proxy_agree"]]
-    proxy_hits = sum(r["proxy_verdict"] == r["preferred"] for r in results)
-    return {
-        "n": n,
-        "n_agree": len(agree),
-        "agree_rate": len(agree) / n,
-        "agree_rate_ci95": list(wilson_ci(len(agree), n)),
-        "accuracy_when_agree": share(agree) if agree else None,
-        "proxy_accuracy": proxy_hits / n,
-        "proxy_accuracy_ci95": list(wilson_ci(proxy_hits, n)),
-        "proxy_judge": {"calls": proxy.calls, "failures": proxy.failures},
-    }
-
-
-def protocol_block(results: list[dict[str, Any]], p: str, seed: int) -> dict[str, Any]:
-    """The accuracy block under a second parse protocol ``p``, and how often its
-    verdicts (and their correctness) differ from the headline protocol's."""
-    block = accuracy_block(results, f"correct_{p}", seed)
-    block["unparseable"] = sum(r[f"verdict_{p}"] is None for r in results)
-    block["n_differ"] = sum(r[f"verdict_{p}"] != r["verdict"] for r in results)
-    block["n_correct_differ"] = sum(r[f"correct_{p}"] != r["correct"] for r in results)
-    return block
-
-
-def by_category(results: list[dict[str, Any]], others: list[str]) -> dict[str, Any]:
-    """Per category: n, hits, accuracy (Wilson CI) and the accuracy under each other
-    parse protocol."""
-    return {
-        c: {
-            **rate_cell(sum(r["correct"] for r in rs), len(rs)),
-            **{f"accuracy_{p}": share(rs, f"correct_{p}") for p in others},
-        }
-        for c, rs in split_by(results, "category").items()
-    }
-
-
-def by_source(results: list[dict[str, Any]]) -> dict[str, Any]:
-    """Per ``source`` (VL-RewardBench's query_source): n, accuracy (Wilson CI)."""
-    out = {}
-    for c, rs in split_by(results, "source").items():
-        cell = rate_cell(sum(r["correct"] for r in rs), len(rs))
-        out[c] = {"n": cell["n"], "accuracy": cell["accuracy"], "accuracy_ci95": cell["accuracy_ci95"]}
-    return out
-
-
 def pairwise_metrics(
     results: list[dict[str, Any]], judged: Judged, parse: list[str], dataset: str, bad: list, seed: int
 ) -> dict[str, Any]:
@@ -331,12 +265,16 @@ def pairwise_metrics(
         "accuracy_answered": accuracy(answered) if answered else None,
     }
     if judged.proxy_votes is not None:
-        metrics["proxy_verify"] = proxy_verify_metrics(results, judged.proxy)
+        proxy = judged.proxy
+        metrics["proxy_verify"] = {
+            **proxy_agreement(results),
+            "proxy_judge": {"calls": proxy.calls, "failures": proxy.failures},
+        }
     others = [] if scalar else parse[1:]
     for p in others:
         metrics[p] = protocol_block(results, p, seed)
-    metrics["by_category"] = by_category(results, others)
-    sources = by_source(results)
+    metrics["by_category"] = accuracy_by_category(results, others)
+    sources = accuracy_by_source(results)
     if sources:  # VL-RewardBench's query_source: reported beside its three categories
         metrics["by_source"] = sources
         with_source = [r for r in results if r.get("source") is not None]

@@ -25,18 +25,25 @@ whose K scores are identical.
 
 from __future__ import annotations
 
-import math
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from groundrl.benchmarks.protocols import verdict
 from groundrl.benchmarks.runner import plot_rates, write_outputs
-from groundrl.benchmarks.stats import bootstrap_ci, fmt, md_table, wilson_ci
+from groundrl.benchmarks.stats import (
+    CALIBRATION_BINS,
+    calibration,
+    fmt,
+    md_table,
+    position_counts,
+    position_metrics,
+    score_spread,
+    self_consistency,
+)
 from groundrl.judges.base import SamplingParams
 from groundrl.parse.scores import parse_score
 
-BINS = ((0, 2), (3, 4), (5, 6), (7, 8), (9, 10))
+BINS = CALIBRATION_BINS  # predicted-score bins of the calibration table
 
 
 def default_params(k: int, given: SamplingParams | None, seed: int) -> SamplingParams:
@@ -47,17 +54,6 @@ def default_params(k: int, given: SamplingParams | None, seed: int) -> SamplingP
     if k == 1:
         return SamplingParams(0.0, 1.0, 512, seed, n=1)
     return SamplingParams(0.8, 0.9, 512, seed, n=k)
-
-
-def _agreement(vs: list[Any]) -> tuple[float, bool]:
-    if not vs:
-        return 0.0, False
-    top = Counter(vs).most_common(1)[0][1]
-    return top / len(vs), top == len(vs)
-
-
-def _mean(xs: list[float]) -> float | None:
-    return sum(xs) / len(xs) if xs else None
 
 
 def _both_orders(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -97,58 +93,6 @@ def pair_rows(items: list[dict[str, Any]], gens: list[Any], parse: str, dataset:
             }
         )
     return results
-
-
-def position_counts(results: list[dict[str, Any]]) -> dict[str, int]:
-    """Counts behind the position metrics: parseable verdicts and how many pick the first
-    slot, pairs parseable in both orders and how many agree, pairs right in both orders."""
-    slots = [v for r in results for v in (r["slot_original"], r["slot_swapped"]) if v is not None]
-    both = [r for r in results if r["agree"] is not None]
-    return {
-        "verdicts": len(slots),
-        "first": sum(v == 1 for v in slots),
-        "both_parsed": len(both),
-        "agree": sum(r["agree"] for r in both),
-        "right_both": sum(r["right_original"] and r["right_swapped"] for r in results),
-    }
-
-
-def position_metrics(results: list[dict[str, Any]]) -> dict[str, Any]:
-    """First-slot rate, swap agreement and accuracy in both orders (Wilson CIs)."""
-    c, n = position_counts(results), len(results)
-    return {
-        "first_slot_rate": c["first"] / c["verdicts"] if c["verdicts"] else None,
-        "first_slot_rate_ci95": list(wilson_ci(c["first"], c["verdicts"])),
-        "n_verdicts": c["verdicts"],
-        "swap_agreement": c["agree"] / c["both_parsed"] if c["both_parsed"] else None,
-        "swap_agreement_ci95": list(wilson_ci(c["agree"], c["both_parsed"])),
-        "n_pairs_both_parsed": c["both_parsed"],
-        "accuracy_both_orders": c["right_both"] / n,
-        "accuracy_both_orders_ci95": list(wilson_ci(c["right_both"], n)),
-        "accuracy_original_order": sum(r["right_original"] for r in results) / n,
-        "accuracy_swapped_order": sum(r["right_swapped"] for r in results) / n,
-    }
-
-
-def self_consistency(results: list[dict[str, Any]], seed: int) -> dict[str, Any]:
-    """Per presentation with samples, the share of K samples agreeing with their mode
-    (mean, bootstrap CI) and the share of presentations where all K agree (Wilson CI)."""
-    pres = [
-        _agreement(s)
-        for r in results
-        for s in (r["samples_original"], r["samples_swapped"])
-        if s  # a failed call has no samples
-    ]
-    shares = [a for a, _ in pres]
-    unanimous = sum(u for _, u in pres)
-    return {
-        "self_consistency": _mean(shares),
-        "self_consistency_ci95": list(bootstrap_ci(shares, _mean, seed=seed)),
-        "unanimous_rate": unanimous / len(pres) if pres else None,
-        "unanimous_rate_ci95": list(wilson_ci(unanimous, len(pres))),
-        "n_presentations": len(pres),
-        "n_unanimous": unanimous,
-    }
 
 
 PAIRWISE_DEFINITIONS = [
@@ -253,54 +197,6 @@ def pairwise(
     plots = {"reliability.png": lambda path: _plot_reliability(path, results, k, unanimous)}
     write_outputs(out, results, metrics, report, plots)
     return metrics
-
-
-def _bin(score: float) -> tuple[int, int]:
-    s = math.floor(score + 0.5)
-    return next(b for b in BINS if b[0] <= s <= b[1]) if 0 <= s <= 10 else (BINS[0] if s < 0 else BINS[-1])
-
-
-def calibration(results: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
-    """Per predicted-score bin: n, mean predicted, mean gold (bootstrap CI) and the share
-    within 2 of gold (Wilson CI), over the rows with a ``pred``."""
-    have = [r for r in results if r["pred"] is not None]
-    calib = []
-    for lo, hi in BINS:
-        rs = [r for r in have if _bin(r["pred"]) == (lo, hi)]
-        hits = sum(abs(r["pred"] - r["gt_score"]) <= 2 for r in rs)
-        golds = [r["gt_score"] for r in rs]
-        calib.append(
-            {
-                "bin": f"{lo}-{hi}",
-                "n": len(rs),
-                "mean_pred": _mean([r["pred"] for r in rs]),
-                "mean_gold": _mean(golds),
-                "mean_gold_ci95": list(bootstrap_ci(golds, _mean, seed=seed)),
-                "within_2": hits / len(rs) if rs else None,
-                "within_2_ci95": list(wilson_ci(hits, len(rs))),
-            }
-        )
-    return calib
-
-
-def score_spread(results: list[dict[str, Any]], seed: int) -> dict[str, Any]:
-    """Over items with at least two parseable samples: the mean per-item sample SD
-    (bootstrap CI) and the share of items whose K scores are identical (Wilson CI)."""
-    multi = [r["samples"] for r in results if sum(s is not None for s in r["samples"]) >= 2]
-    sds = []
-    same = 0
-    for s in multi:
-        v = [x for x in s if x is not None]
-        m = sum(v) / len(v)
-        sds.append(math.sqrt(sum((x - m) ** 2 for x in v) / (len(v) - 1)))
-        same += len(set(s)) == 1
-    return {
-        "score_sd": _mean(sds),
-        "score_sd_ci95": list(bootstrap_ci(sds, _mean, seed=seed)),
-        "identical_rate": same / len(multi) if multi else None,
-        "identical_rate_ci95": list(wilson_ci(same, len(multi))),
-        "n_self_consistency": len(multi),
-    }
 
 
 CALIBRATION_HEADER = [

@@ -20,6 +20,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
+from groundrl.benchmarks.stats import spearman as spearman  # re-exported: it lived here
+
 
 class ScalarRM:
     """A sequence-classification reward model loaded from a local ``path``."""
@@ -100,36 +102,3 @@ class ScalarRM:
 
     def close(self) -> None:
         self.model = None
-
-
-def spearman(xs: Sequence[float], ys: Sequence[float]) -> float | None:
-    """Spearman's rank correlation (average ranks for ties); ``None`` when either side
-    is constant or there are fewer than 2 pairs.
-
-    >>> spearman([1, 2, 3, 4], [10, 20, 30, 40]), spearman([1, 2, 3], [3, 2, 1])
-    (1.0, -1.0)
-    >>> round(spearman([1, 2, 2, 3], [1, 3, 2, 4]), 4)
-    0.9487
-    """
-    if len(xs) < 2:
-        return None
-
-    def ranks(v: Sequence[float]) -> list[float]:
-        order = sorted(range(len(v)), key=lambda i: v[i])
-        r = [0.0] * len(v)
-        i = 0
-        while i < len(order):
-            j = i
-            while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
-                j += 1
-            for t in range(i, j + 1):
-                r[order[t]] = (i + j) / 2 + 1
-            i = j + 1
-        return r
-
-    rx, ry = ranks(xs), ranks(ys)
-    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
-    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True))
-    vx = sum((a - mx) ** 2 for a in rx)
-    vy = sum((b - my) ** 2 for b in ry)
-    return None if vx == 0 or vy == 0 else cov / math.sqrt(vx * vy)

@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 
 from groundrl.benchmarks.runner import plot_rates, write_outputs
-from groundrl.benchmarks.scalar_rm import spearman
 from groundrl.benchmarks.stats import (
     fmt,
     md_table,
@@ -27,6 +26,8 @@ from groundrl.benchmarks.stats import (
     rate_cell,
     rmse,
     score_accuracy,
+    score_group,
+    spearman,
     split_by,
     wilson_ci,
     with_ci,
@@ -99,12 +100,6 @@ def result_rows(items: list[dict[str, Any]], gens: list[Any], k: int, how: str) 
     return results
 
 
-def group_cell(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """n, hits, accuracy (Wilson CI), RMSE and chance accuracy of one group of rows."""
-    hits = sum(_hit(r) for r in rows)
-    return {**rate_cell(hits, len(rows)), "rmse": rmse(rows), "chance_accuracy": mean_chance_accuracy(rows)}
-
-
 def score_metrics(results: list[dict[str, Any]], boot: int, bad: list, judge: Any) -> dict[str, Any]:
     """metrics.json of a run before its optional parts (raw values)."""
     failed = sum(r["error"] is not None for r in results)
@@ -127,7 +122,7 @@ def score_metrics(results: list[dict[str, Any]], boot: int, bad: list, judge: An
         "accuracy_answered": score_accuracy(answered) if answered else None,
     }
     for key in ("source", "category"):
-        metrics[f"by_{key}"] = {g: group_cell(rs) for g, rs in split_by(results, key).items()}
+        metrics[f"by_{key}"] = {g: score_group(rs) for g, rs in split_by(results, key).items()}
     have = [r for r in results if r["pred"] is not None]
     metrics["spearman"] = spearman([r["pred"] for r in have], [r["gt_score"] for r in have])
     return metrics

@@ -8,6 +8,7 @@ simulator too) and are re-exported here. Reports show numbers rounded to 3 decim
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -148,3 +149,237 @@ def error_kinds(bad: Sequence[dict[str, Any]]) -> list[tuple[str, int]]:
         kind = str(b.get("error", "")).split(" '")[0].split(" (")[0]
         counts[kind] = counts.get(kind, 0) + 1
     return sorted(counts.items())
+
+
+# -- pairwise judges (pairwise-rm) ------------------------------------------------------
+
+
+def accuracy_block(results: list[dict[str, Any]], key: str, seed: int) -> dict[str, Any]:
+    """Accuracy, macro accuracy and Acc+ of ``results`` judged by the ``key`` column."""
+    groups = group_outcomes(results, key)
+    block: dict[str, Any] = {
+        "accuracy": share(results, key),
+        "accuracy_ci95": with_ci(results, lambda rs: share(rs, key), seed)["ci95"],
+        "macro_accuracy": macro_share(results, key),
+        "macro_accuracy_ci95": with_ci(results, lambda rs: macro_share(rs, key), seed)["ci95"],
+        "acc_plus": all_right_share(groups),
+        "n_groups": len(groups),
+    }
+    if groups:
+        block["acc_plus_ci95"] = list(wilson_ci(sum(all(v) for v in groups.values()), len(groups)))
+        block["chance_acc_plus"] = all_right_chance(groups)
+    return block
+
+
+def protocol_block(results: list[dict[str, Any]], p: str, seed: int) -> dict[str, Any]:
+    """The accuracy block under a second parse protocol ``p``, and how often its
+    verdicts (and their correctness) differ from the headline protocol's."""
+    block = accuracy_block(results, f"correct_{p}", seed)
+    block["unparseable"] = sum(r[f"verdict_{p}"] is None for r in results)
+    block["n_differ"] = sum(r[f"verdict_{p}"] != r["verdict"] for r in results)
+    block["n_correct_differ"] = sum(r[f"correct_{p}"] != r["correct"] for r in results)
+    return block
+
+
+def proxy_agreement(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Agreement of the proxy agent with the policy, accuracy when both agree, and the
+    proxy's own accuracy."""
+    n = len(results)
+    agree = [r for r in results if r["proxy_agree"]]
+    proxy_hits = sum(r["proxy_verdict"] == r["preferred"] for r in results)
+    return {
+        "n": n,
+        "n_agree": len(agree),
+        "agree_rate": len(agree) / n,
+        "agree_rate_ci95": list(wilson_ci(len(agree), n)),
+        "accuracy_when_agree": share(agree) if agree else None,
+        "proxy_accuracy": proxy_hits / n,
+        "proxy_accuracy_ci95": list(wilson_ci(proxy_hits, n)),
+    }
+
+
+def accuracy_by_category(results: list[dict[str, Any]], others: list[str]) -> dict[str, Any]:
+    """Per category: n, hits, accuracy (Wilson CI) and the accuracy under each other
+    parse protocol."""
+    return {
+        c: {
+            **rate_cell(sum(r["correct"] for r in rs), len(rs)),
+            **{f"accuracy_{p}": share(rs, f"correct_{p}") for p in others},
+        }
+        for c, rs in split_by(results, "category").items()
+    }
+
+
+def accuracy_by_source(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per ``source`` (VL-RewardBench's query_source): n, accuracy (Wilson CI)."""
+    out = {}
+    for c, rs in split_by(results, "source").items():
+        cell = rate_cell(sum(r["correct"] for r in rs), len(rs))
+        out[c] = {"n": cell["n"], "accuracy": cell["accuracy"], "accuracy_ci95": cell["accuracy_ci95"]}
+    return out
+
+
+# -- judge reliability (judge-reliability) ----------------------------------------------
+
+
+def mean_or_none(xs: list[float]) -> float | None:
+    """The mean, ``None`` for no values."""
+    return sum(xs) / len(xs) if xs else None
+
+
+def mode_share(vs: list[Any]) -> tuple[float, bool]:
+    """``(share of the values equal to the most frequent one, whether all are equal)``;
+    ``None`` counts as a value of its own; ``(0.0, False)`` for no values."""
+    if not vs:
+        return 0.0, False
+    top = Counter(vs).most_common(1)[0][1]
+    return top / len(vs), top == len(vs)
+
+
+def position_counts(results: list[dict[str, Any]]) -> dict[str, int]:
+    """Counts behind the position metrics: parseable verdicts and how many pick the first
+    slot, pairs parseable in both orders and how many agree, pairs right in both orders."""
+    slots = [v for r in results for v in (r["slot_original"], r["slot_swapped"]) if v is not None]
+    both = [r for r in results if r["agree"] is not None]
+    return {
+        "verdicts": len(slots),
+        "first": sum(v == 1 for v in slots),
+        "both_parsed": len(both),
+        "agree": sum(r["agree"] for r in both),
+        "right_both": sum(r["right_original"] and r["right_swapped"] for r in results),
+    }
+
+
+def position_metrics(results: list[dict[str, Any]]) -> dict[str, Any]:
+    """First-slot rate, swap agreement and accuracy in both orders (Wilson CIs)."""
+    c, n = position_counts(results), len(results)
+    return {
+        "first_slot_rate": c["first"] / c["verdicts"] if c["verdicts"] else None,
+        "first_slot_rate_ci95": list(wilson_ci(c["first"], c["verdicts"])),
+        "n_verdicts": c["verdicts"],
+        "swap_agreement": c["agree"] / c["both_parsed"] if c["both_parsed"] else None,
+        "swap_agreement_ci95": list(wilson_ci(c["agree"], c["both_parsed"])),
+        "n_pairs_both_parsed": c["both_parsed"],
+        "accuracy_both_orders": c["right_both"] / n,
+        "accuracy_both_orders_ci95": list(wilson_ci(c["right_both"], n)),
+        "accuracy_original_order": sum(r["right_original"] for r in results) / n,
+        "accuracy_swapped_order": sum(r["right_swapped"] for r in results) / n,
+    }
+
+
+def self_consistency(results: list[dict[str, Any]], seed: int) -> dict[str, Any]:
+    """Per presentation with samples, the share of K samples agreeing with their mode
+    (mean, bootstrap CI) and the share of presentations where all K agree (Wilson CI)."""
+    pres = [
+        mode_share(s)
+        for r in results
+        for s in (r["samples_original"], r["samples_swapped"])
+        if s  # a failed call has no samples
+    ]
+    shares = [a for a, _ in pres]
+    unanimous = sum(u for _, u in pres)
+    return {
+        "self_consistency": mean_or_none(shares),
+        "self_consistency_ci95": list(bootstrap_ci(shares, mean_or_none, seed=seed)),
+        "unanimous_rate": unanimous / len(pres) if pres else None,
+        "unanimous_rate_ci95": list(wilson_ci(unanimous, len(pres))),
+        "n_presentations": len(pres),
+        "n_unanimous": unanimous,
+    }
+
+
+CALIBRATION_BINS = ((0, 2), (3, 4), (5, 6), (7, 8), (9, 10))
+
+
+def score_bin(score: float) -> tuple[int, int]:
+    s = math.floor(score + 0.5)
+    return (
+        next(b for b in CALIBRATION_BINS if b[0] <= s <= b[1])
+        if 0 <= s <= 10
+        else (CALIBRATION_BINS[0] if s < 0 else CALIBRATION_BINS[-1])
+    )
+
+
+def calibration(results: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
+    """Per predicted-score bin: n, mean predicted, mean gold (bootstrap CI) and the share
+    within 2 of gold (Wilson CI), over the rows with a ``pred``."""
+    have = [r for r in results if r["pred"] is not None]
+    calib = []
+    for lo, hi in CALIBRATION_BINS:
+        rs = [r for r in have if score_bin(r["pred"]) == (lo, hi)]
+        hits = sum(abs(r["pred"] - r["gt_score"]) <= 2 for r in rs)
+        golds = [r["gt_score"] for r in rs]
+        calib.append(
+            {
+                "bin": f"{lo}-{hi}",
+                "n": len(rs),
+                "mean_pred": mean_or_none([r["pred"] for r in rs]),
+                "mean_gold": mean_or_none(golds),
+                "mean_gold_ci95": list(bootstrap_ci(golds, mean_or_none, seed=seed)),
+                "within_2": hits / len(rs) if rs else None,
+                "within_2_ci95": list(wilson_ci(hits, len(rs))),
+            }
+        )
+    return calib
+
+
+def score_spread(results: list[dict[str, Any]], seed: int) -> dict[str, Any]:
+    """Over items with at least two parseable samples: the mean per-item sample SD
+    (bootstrap CI) and the share of items whose K scores are identical (Wilson CI)."""
+    multi = [r["samples"] for r in results if sum(s is not None for s in r["samples"]) >= 2]
+    sds = []
+    same = 0
+    for s in multi:
+        v = [x for x in s if x is not None]
+        m = sum(v) / len(v)
+        sds.append(math.sqrt(sum((x - m) ** 2 for x in v) / (len(v) - 1)))
+        same += len(set(s)) == 1
+    return {
+        "score_sd": mean_or_none(sds),
+        "score_sd_ci95": list(bootstrap_ci(sds, mean_or_none, seed=seed)),
+        "identical_rate": same / len(multi) if multi else None,
+        "identical_rate_ci95": list(wilson_ci(same, len(multi))),
+        "n_self_consistency": len(multi),
+    }
+
+
+# -- score judges (score-rm) ------------------------------------------------------------
+
+
+def score_group(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """n, hits, accuracy (Wilson CI), RMSE and chance accuracy of one group of rows."""
+    hits = sum(within(r["pred"], r["gt_score"]) for r in rows)
+    return {**rate_cell(hits, len(rows)), "rmse": rmse(rows), "chance_accuracy": mean_chance_accuracy(rows)}
+
+
+def spearman(xs: Sequence[float], ys: Sequence[float]) -> float | None:
+    """Spearman's rank correlation (average ranks for ties); ``None`` when either side
+    is constant or there are fewer than 2 pairs.
+
+    >>> spearman([1, 2, 3, 4], [10, 20, 30, 40]), spearman([1, 2, 3], [3, 2, 1])
+    (1.0, -1.0)
+    >>> round(spearman([1, 2, 2, 3], [1, 3, 2, 4]), 4)
+    0.9487
+    """
+    if len(xs) < 2:
+        return None
+
+    def ranks(v: Sequence[float]) -> list[float]:
+        order = sorted(range(len(v)), key=lambda i: v[i])
+        r = [0.0] * len(v)
+        i = 0
+        while i < len(order):
+            j = i
+            while j + 1 < len(order) and v[order[j + 1]] == v[order[i]]:
+                j += 1
+            for t in range(i, j + 1):
+                r[order[t]] = (i + j) / 2 + 1
+            i = j + 1
+        return r
+
+    rx, ry = ranks(xs), ranks(ys)
+    mx, my = sum(rx) / len(rx), sum(ry) / len(ry)
+    cov = sum((a - mx) * (b - my) for a, b in zip(rx, ry, strict=True))
+    vx = sum((a - mx) ** 2 for a in rx)
+    vy = sum((b - my) ** 2 for b in ry)
+    return None if vx == 0 or vy == 0 else cov / math.sqrt(vx * vy)
