@@ -31,6 +31,7 @@ validate data at the boundary instead.
 from __future__ import annotations
 
 import inspect
+import logging
 import math
 import os
 import threading
@@ -338,8 +339,6 @@ class Rubric:
             try:
                 res.close()
             except Exception as e:  # closing must not mask the run's own outcome
-                import logging
-
                 logging.getLogger("groundrl.judges").warning("closing %r failed: %s", res, e)
 
     def __enter__(self) -> Rubric:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import shutil
 import signal
 import tempfile
 from collections.abc import Iterator, Mapping
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from groundrl.floats import tidy
+from groundrl.recipes import get_recipe
 from groundrl.rubric import env_part_timeout
 from groundrl.scoring import iter_jsonl_lines, json_text, score_records
 
@@ -34,7 +36,6 @@ def _init(
 ) -> None:
     if hasattr(signal, "pthread_sigmask"):  # forked with SIGTERM held (see _pool): take it again
         signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
-    from groundrl.recipes import get_recipe
 
     rec = get_recipe(recipe)
     rubric = rec.rubric(**options)
@@ -71,8 +72,6 @@ TMP_PREFIX = ".groundrl-score-"
 def remove_stale_parts(folder: Path) -> int:
     """Remove the part folders a killed ``score --workers`` left in ``folder`` (their
     process is gone); returns how many."""
-    import shutil
-
     removed = 0
     for d in folder.glob(TMP_PREFIX + "*"):
         pid = d.name[len(TMP_PREFIX) :].split("-", 1)[0]

@@ -13,6 +13,7 @@ from groundrl.augment.masking import check_rng
 
 def _content_key(frame: Any) -> Any:
     """Equal keys ⇔ frames that look the same (PIL and numpy compared by pixels)."""
+    # lazy: Pillow loads only when frames are compared
     from PIL import Image
 
     if isinstance(frame, Image.Image):

@@ -19,6 +19,7 @@ import numpy as np
 
 def check_image(image: Any) -> None:
     """Raise ``ValueError`` unless ``image`` is a PIL image or an ``H×W``/``H×W×C`` array."""
+    # lazy: Pillow loads only when an image is perturbed
     from PIL import Image
 
     if isinstance(image, Image.Image):
@@ -59,6 +60,7 @@ def check_rng(rng: Any, call: str) -> None:
 def zero_pixels(image: Any, mask: np.ndarray) -> Any:
     """A copy of ``image`` with every band of the pixels where ``mask`` (``H×W`` bool) is
     True set to 0."""
+    # lazy: Pillow loads only when an image is perturbed
     from PIL import Image
 
     if isinstance(image, np.ndarray):

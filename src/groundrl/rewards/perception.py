@@ -285,6 +285,7 @@ def detection_reward(completion_or_boxes: Any, gold: Any) -> Score:
             # one box on a side: the best one-to-one matching is the largest weight
             num += max(w for row in rows_w for w in row)
             continue
+        # lazy: scipy.optimize loads only for the Hungarian matching
         from scipy.optimize import linear_sum_assignment
 
         w = np.array(rows_w)

@@ -543,6 +543,7 @@ def _planning_scores(
     if matcher is None:  # default_matcher is tuple equality: no matrix needed
         quantity, order = _equality_scores(p, g)
     else:
+        # lazy: scipy.optimize loads only for the Hungarian matching
         from scipy.optimize import linear_sum_assignment
 
         m = np.array([[bool(matcher(a, b)) for b in g] for a in p], dtype=bool)

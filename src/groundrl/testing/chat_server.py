@@ -17,8 +17,10 @@ appearance on this server).
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import json
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -55,7 +57,6 @@ class _Server(ThreadingHTTPServer):
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         # a client that timed out and hung up is expected here, not a server error
-        import sys
 
         if not isinstance(sys.exc_info()[1], ConnectionError):
             super().handle_error(request, client_address)
@@ -205,8 +206,6 @@ class ChatServer:
 def main() -> None:
     """``python -m groundrl.testing.chat_server --delay 0.05``: serve until killed, printing
     the base URL first (benchmarks run it in a second process)."""
-    import argparse
-
     ap = argparse.ArgumentParser(description=main.__doc__)
     ap.add_argument("--delay", type=float, default=0.0, help="seconds before each answer")
     ap.add_argument("--port", type=int, default=0, help="port on 127.0.0.1 (0: any free one)")

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from groundrl.judges.images import to_pil
+
 
 class BoxMaskProvider:
     def __call__(self, label: str, sample: dict[str, Any]) -> Any:
@@ -34,6 +36,7 @@ class DetectorSegmenterMasks:
 
     def _load(self) -> tuple[Any, ...]:
         if self._models is None:
+            # lazy: transformers loads only when the detector and segmenter load
             from transformers import Owlv2ForObjectDetection, Owlv2Processor, SamModel, SamProcessor
 
             self._models = (
@@ -45,9 +48,8 @@ class DetectorSegmenterMasks:
         return self._models
 
     def __call__(self, label: str, sample: dict[str, Any]) -> Any:
+        # lazy: torch loads only when a mask is computed
         import torch
-
-        from groundrl.judges.images import to_pil
 
         image = sample.get("image") or (sample.get("images") or [None])[0]
         if image is None:

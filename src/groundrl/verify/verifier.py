@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from groundrl.judges import prompts
 from groundrl.parse.answers import drop_tag_blocks, extract_answer
 from groundrl.parse.grounding import Point, extract_points, extract_temporal_mentions
 from groundrl.rewards.grounding import GROUNDING_CATEGORIES, grounding_term, spatial, spatial_video
@@ -100,8 +101,6 @@ def _outcome_tool(judge: Any) -> Tool:
             if sc.value < 1.0 and answer_type(s["answer"]) == "free" and parsed[i].answer
         ]
         if todo:
-            from groundrl.judges import prompts
-
             gens = judge._generate(
                 [
                     prompts.semantic_request(
@@ -110,6 +109,7 @@ def _outcome_tool(judge: Any) -> Tool:
                     for i in todo
                 ]
             )
+            # lazy: the papers' judges bring orjson; only a judge-backed check needs them
             from groundrl.judges.papers import parse_yes_no
 
             for i, g in zip(todo, gens, strict=True):
@@ -193,6 +193,7 @@ class AgenticVerifier:
     ) -> None:
         teachers = None
         if judge_backend is not None:
+            # lazy: the papers' judges bring orjson; only a judge-backed check needs them
             from groundrl.judges.papers import ArgosTeachers
 
             teachers = ArgosTeachers(judge_backend)
