@@ -13,6 +13,7 @@ from groundrl.benchmarks.stats import (
     all_right_chance,
     all_right_share,
     calibration,
+    column_means,
     error_kinds,
     group_outcomes,
     macro_share,
@@ -283,3 +284,11 @@ def test_score_group_and_spearman():
     # ranks [1, 2, 3] and [1, 3, 2]: covariance 1, variances 2 and 2 -> 0.5
     assert spearman([1, 2, 3], [1, 3, 2]) == pytest.approx(0.5)
     assert spearman([1, 2, 3], [5, 5, 5]) is None and spearman([1], [1]) is None
+
+
+def test_column_means():
+    rows = [{"llm_f1": 1.0, "f1": 0.5}, {"llm_f1": 0.0, "f1": 0.5}, {"llm_f1": 0.5, "f1": 0.5}]
+    m = column_means(rows, ["f1"], prefix="llm_")
+    assert m["f1"]["value"] == 0.5  # (1 + 0 + 0.5) / 3
+    assert column_means(rows, ["f1"])["f1"] == {"value": 0.5, "ci95": [0.5, 0.5]}  # constant column
+    assert column_means([], ["f1"])["f1"] == {"value": None, "ci95": [None, None]}

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from groundrl.benchmarks.runner import write_outputs
-from groundrl.benchmarks.stats import fmt, md_table, with_ci
+from groundrl.benchmarks.stats import column_means, fmt, md_table
 from groundrl.parse.plans import extract_actions
 from groundrl.parse.structured import parse_literal_list
 from groundrl.rewards.planning import canonical_actions, planning_scores
@@ -34,10 +34,7 @@ def _scores(pred: Any, gold: Any, matcher: Any = None) -> dict[str, float] | Non
 
 
 def _aggregate(rows: list[dict[str, Any]], prefix: str = "") -> dict[str, Any]:
-    return {
-        col: with_ci(rows, lambda rs, c=prefix + col: sum(r[c] for r in rs) / len(rs) if rs else None)
-        for col in COLS
-    }
+    return column_means(rows, COLS, prefix)
 
 
 def run(

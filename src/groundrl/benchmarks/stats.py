@@ -151,6 +151,16 @@ def error_kinds(bad: Sequence[dict[str, Any]]) -> list[tuple[str, int]]:
     return sorted(counts.items())
 
 
+def column_means(rows: Sequence[dict[str, Any]], cols: Sequence[str], prefix: str = "") -> dict[str, Any]:
+    """``{col: {"value": mean of row[prefix + col], "ci95": bootstrap CI}}``; a mean over
+    no rows is ``None``."""
+
+    def mean_of(key: str) -> Callable[[Sequence[dict[str, Any]]], float | None]:
+        return lambda rs: sum(r[key] for r in rs) / len(rs) if rs else None
+
+    return {col: with_ci(rows, mean_of(prefix + col)) for col in cols}
+
+
 # -- pairwise judges (pairwise-rm) ------------------------------------------------------
 
 
