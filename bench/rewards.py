@@ -22,12 +22,13 @@ a shape's timing parses nearly every gold):
 * **broken** — truncation, empty text, bad coordinates, runs of brackets.
 
 Each comparison is timed shape by shape, ``--repeats`` passes, every implementation in
-turn within a pass (interleaved), in **CPU seconds of this process** (a shared machine's
-load does not count), groundrl's caches cleared before each of its timings; a shape's
-rate comes from its median time, the overall rate from the median per-pass total. The
-groundrl side is the recipe's **whole rubric** (``score_batch`` in batches of 64, as
-``groundrl score`` and the server call it), compared with the released calls that compute
-the same parts (EmbodiedBrain: the format ORM *and* the P/R/F1 core); ``--bare`` adds the
+turn within a pass (interleaved, the order reversed every other pass so that no
+implementation always reads the completions first), in **CPU seconds of this process**
+(a shared machine's load does not count), groundrl's caches cleared before each of its
+timings; a shape's rate comes from its median time, the overall rate from the median
+per-pass total. The groundrl side is the recipe's **whole rubric** (``score_batch`` in
+batches of 64, as ``groundrl score`` and the server call it), compared with the released
+calls that compute the same parts (EmbodiedBrain: the format ORM *and* the P/R/F1 core); ``--bare`` adds the
 bare reward functions. Targets: ≥ 2× the released code overall for every comparison; the
 Reinforced Reasoning rubric within 3× one ``json.loads`` of the same completions. Then
 (``--only recipes``) each rubric against its bare parts (target ≤ 1.2×).
@@ -703,9 +704,13 @@ def compare(impls: dict[str, Impl], data: list[dict[str, Any]], repeats: int) ->
     for fn in impls.values():  # warm-up: lazy imports (scipy) out of the timing
         fn(data[:64])
     times: dict[str, dict[str, list[float]]] = {sh: {k: [] for k in impls} for sh in shapes}
-    for _ in range(repeats):
+    order = list(impls.items())
+    for i in range(repeats):
         for sh in shapes:
-            for k, fn in impls.items():
+            # the order turns round every pass: the first to read a shape's completions
+            # fetches them into the CPU caches for the others, and that must not always
+            # be the same implementation (groundrl went first, a 5-15% handicap)
+            for k, fn in order if i % 2 == 0 else order[::-1]:
                 times[sh][k].append(timed(lambda fn=fn, sub=subsets[sh]: fn(sub), k.startswith("groundrl")))
     rates = {sh: {k: len(subsets[sh]) / statistics.median(v) for k, v in times[sh].items()} for sh in shapes}
     rates["overall"] = {

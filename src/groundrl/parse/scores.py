@@ -49,7 +49,7 @@ __all__ = [
 # content; no nested quantifiers, so it is linear on any content.
 _SCORE_RE = re.compile(r"([-+]?(?:\d+(?:\.\d*)?|\.\d+))(?:\s*/\s*(\d+(?:\.\d+)?))?")
 _NON_ALNUM_RE = re.compile(r"[^0-9A-Za-z]+")
-_ANSWER_OPEN, _ANSWER_CLOSE = _open_re("answer"), _close_re("answer")
+_ANSWER_CLOSE = _close_re("answer")
 
 
 def parse_score(
@@ -154,23 +154,69 @@ def parse_pairwise_verdict(text: Any) -> Parsed:
     Other digits are ignored (``"Response 1 (score 9)"`` → 1).
     """
     # '1' / '2' occur in the alphanumerics of a region exactly when they occur in the
-    # region itself, so no regex substitution; the results are shared constants (Parsed
-    # is immutable). Half the cost of the earlier find(…, lo, hi) form (issue 18).
-    if isinstance(text, str):
-        m = _ANSWER_OPEN_SEARCH(text)
-        if m is not None:
-            start = m.end()
+    # region itself, so no substitution; the results are shared constants (Parsed is
+    # immutable). One regex call finds the first opening tag, its content and, in the
+    # common case, the closing tag right after it (issue 30: the two searches of the
+    # earlier form cost more than the released parser's one).
+    if type(text) is not str:
+        if not isinstance(text, str):
+            return _VERDICT_NEITHER
+        text = str.__str__(text)  # a plain copy: a subclass's methods are not consulted
+    if len(text) > _HOP_FROM:
+        m = _verdict_match_long(text)
+    else:
+        m = _VERDICT_SEARCH(text)
+    if m is not None:
+        inner = m[1]
+        if inner is not None:  # the closing tag follows the content directly
+            text = inner
+        elif m.end() != len(text):  # a '<' inside the answer: find the first closing tag
+            start = _ANSWER_OPEN_MATCH(text, m.start()).end()
             c = _ANSWER_CLOSE_SEARCH(text, start)
             if c is not None:
                 text = text[start : c.start()]
-        has1 = "1" in text
-        if "2" in text:
-            return _VERDICT_BOTH if has1 else _VERDICT_2
-        return _VERDICT_1 if has1 else _VERDICT_NEITHER
-    return _VERDICT_NEITHER
+        # else: no '<' after the opening tag, so no closing tag: the whole text
+    if "1" in text:
+        return _VERDICT_BOTH if "2" in text else _VERDICT_1
+    return _VERDICT_2 if "2" in text else _VERDICT_NEITHER
 
 
-_ANSWER_OPEN_SEARCH, _ANSWER_CLOSE_SEARCH = _ANSWER_OPEN.search, _ANSWER_CLOSE.search
+def _verdict_match_long(text: str) -> re.Match[str] | None:
+    """:data:`_VERDICT_SEARCH` on a long text, started at the first ``'<'`` that can open
+    an ``<answer>`` tag (``'<'`` then whitespace or ``a``/``A``): ``str.find`` skips the
+    prose between tags many times faster than the regex scan does. At most
+    ``_MAX_HOPS`` hops (a text of many ``'<'`` goes back to the regex), so linear."""
+    find = text.find
+    k = find("<")
+    try:
+        for _ in _MAX_HOPS:
+            if k < 0 or text[k + 1] in _OPEN_FIRST:
+                break
+            k = find("<", k + 1)
+    except IndexError:  # a '<' as the last character opens nothing
+        return None
+    return None if k < 0 else _VERDICT_SEARCH(text, k)
+
+
+# The first <answer> opening tag (as tags._open_re("answer"): `(?:>|\s[^<>]*>)` is
+# `(?:\s[^<>]*)?>` spelled as two disjoint branches), then either its content up to the
+# next '<' (possessive: no backtracking) as group 1 when a closing tag starts at that '<'
+# (the first closing tag after the opening one starts at a '<'), or, group 1 unset, the
+# content run alone. Linear: an attempt at a '<' that opens nothing stops at the next '<',
+# and the content is read at most twice.
+_VERDICT_SEARCH = re.compile(
+    r"<\s*answer(?:>|\s[^<>]*>)(?:([^<]*+)(?:</answer>|</\s*answer\s*>)|[^<]*+)", re.IGNORECASE
+).search
+_ANSWER_OPEN_MATCH, _ANSWER_CLOSE_SEARCH = _open_re("answer").match, _ANSWER_CLOSE.search
+# The characters that may follow the '<' of an opening tag: those matching (?i)a or \s
+# (tests/test_verdict_fast_path.py derives the set from the regex over every code point).
+_OPEN_FIRST = frozenset(
+    "Aa\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005"
+    "\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
+)
+# [ours: measured on bench/rewards.py's proxy corpus, issue 30] below ~4,000 characters
+# the regex scan costs less than the Python loop around str.find; 32 hops bound the loop.
+_HOP_FROM, _MAX_HOPS = 4000, range(32)
 _VERDICT_1, _VERDICT_2 = Parsed(1), Parsed(2)
 _VERDICT_BOTH = fail("both '1' and '2' in the answer")
 _VERDICT_NEITHER = fail("no '1' or '2' in the answer")
