@@ -39,7 +39,8 @@ def command(
 
     Records may mix text-only and image ones. Writes OUTPUT/final (model + processor).
     """
-    from groundrl.train.sft import build_sft_trainer, read_jsonl
+    from groundrl.io import read_jsonl
+    from groundrl.train.sft import build_sft_trainer
 
     try:
         rows = read_jsonl(input, limit=limit)

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from groundrl.integrations.trl import reward_funcs
+from groundrl.io import JsonlError, iter_lines
 from groundrl.recipes import get_recipe
 from groundrl.recipes.resolve import resolve_rubric
 from groundrl.train.online_filter import OnlineFilterConfig, recorder_for
@@ -64,18 +65,15 @@ def load_rows(
 
     base = Path(path).parent
     raw = []
-    for k, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except ValueError as e:
-            raise ValueError(f"{path}:{k}: not JSON ({e})") from None
-        if not isinstance(obj, dict):
-            raise ValueError(f"{path}:{k}: a JSON {type(obj).__name__}, expected an object")
-        if "prompt" not in obj:
-            raise ValueError(f"{path}:{k}: every record needs a `prompt`")
-        raw.append(obj)
+    for line in iter_lines(path):
+        if line.problem or "prompt" not in line.value:
+            raise JsonlError(
+                path,
+                line.number,
+                line.problem or "no `prompt`",
+                "write one JSON object with a `prompt` per line",
+            )
+        raw.append(line.value)
     if not raw:
         raise ValueError(f"{path}: no records")
     if step_grpo:

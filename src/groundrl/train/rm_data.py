@@ -194,7 +194,7 @@ INSTANCE_FIELDS = ("question", "answer", "reasoning", "gt_score", "frames")
 
 
 def read_instances(path: str | Path) -> list[dict[str, Any]]:
-    from groundrl.train.sft import read_jsonl
+    from groundrl.io import read_jsonl
 
     rows = read_jsonl(path)
     if not rows:

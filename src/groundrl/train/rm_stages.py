@@ -93,8 +93,8 @@ def _proxy_rows(data: str) -> list[dict[str, Any]]:
     from PIL import Image
 
     from groundrl.curate.proxy import proxy_request
+    from groundrl.io import read_jsonl
     from groundrl.train.rm_data import trl_messages
-    from groundrl.train.sft import read_jsonl
 
     rows = []
     for k, rec in enumerate(read_jsonl(data), start=1):

@@ -31,6 +31,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from groundrl.io import iter_lines
 from groundrl.monitor.report import report_section
 
 log = logging.getLogger("groundrl.train")
@@ -72,15 +73,7 @@ def log_callback(path: Path, stage: str) -> Any:
 def read_log(path: Path) -> list[dict[str, Any]]:
     if not path.is_file():
         return []
-    rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        try:
-            obj = json.loads(line)
-        except ValueError:
-            continue
-        if isinstance(obj, dict):
-            rows.append(obj)
-    return rows
+    return [line.value for line in iter_lines(path) if not line.problem]  # a cut last line is skipped
 
 
 def _num(v: Any) -> float | None:

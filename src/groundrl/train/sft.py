@@ -9,7 +9,6 @@ may mix records with images and text-only records.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -87,20 +86,3 @@ def build_sft_trainer(
     return sft_trainer(model_path, sft_dataset(rows, base), output_dir, hardware or {}, tiny=tiny, **config)
 
 
-def read_jsonl(path: str | Path, limit: int | None = None) -> list[dict[str, Any]]:
-    """The JSON objects of a JSONL file (at most ``limit``); ``ValueError`` naming the
-    1-based line of the first line that is not a JSON object."""
-    rows: list[dict[str, Any]] = []
-    for k, line in enumerate(Path(path).read_text(encoding="utf-8").splitlines(), start=1):
-        if limit is not None and len(rows) >= limit:
-            break
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except ValueError as e:
-            raise ValueError(f"{path}:{k}: not JSON ({e})") from None
-        if not isinstance(obj, dict):
-            raise ValueError(f"{path}:{k}: a JSON {type(obj).__name__}, expected an object")
-        rows.append(obj)
-    return rows

@@ -158,7 +158,8 @@ def run_config(
 
 
 def build_sft_stage(st: Mapping[str, Any], prev_data: str | None) -> Any:
-    from groundrl.train.sft import build_sft_trainer, read_jsonl
+    from groundrl.io import read_jsonl
+    from groundrl.train.sft import build_sft_trainer
 
     data = st.get("data") if st.get("data") and not prev_data else (prev_data or st.get("data"))
     if not data:
@@ -183,7 +184,7 @@ def run_verifier_filter(recipe: str, st: Mapping[str, Any], out: Path) -> tuple[
     import json
 
     from groundrl.curate.verifier_filter import verifier_filter
-    from groundrl.train.sft import read_jsonl
+    from groundrl.io import iter_jsonl
 
     data = st.get("data")
     if not data:
@@ -196,7 +197,7 @@ def run_verifier_filter(recipe: str, st: Mapping[str, Any], out: Path) -> tuple[
     path = out / "sft.jsonl"
     counts = {"seen": 0, "kept": 0}
     with path.open("w", encoding="utf-8") as f:
-        for rec in read_jsonl(data):
+        for rec in iter_jsonl(data):
             counts["seen"] += 1
             res = verifier_filter(rec, verifier, threshold)
             if res["kept"]:
