@@ -53,10 +53,11 @@ from urllib.parse import unquote_to_bytes
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 
+from groundrl.io import json_text
 from groundrl.recipes import get_recipe, recipe_names
 from groundrl.recipes.base import Recipe
 from groundrl.rubric import Rubric
-from groundrl.scoring import json_text, score_records
+from groundrl.scoring import score_records
 from groundrl.serve import openapi as oa
 from groundrl.serve.batching import Admission, MicroBatcher, Overloaded
 from groundrl.serve.judge_health import DEGRADED_RATE, count_failures
