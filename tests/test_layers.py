@@ -71,10 +71,14 @@ KNOWN_VIOLATIONS: frozenset[tuple[str, str]] = frozenset()
 # package is counted in docs/architecture.md.
 REASONED_UNITS: tuple[str, ...] = (
     "augment",
+    "curate",
     "integrations",
     "models",
+    "monitor",
+    "recipes",
     "rewards",
     "rubric",
+    "scoring",
     "scoring_parallel",
     "testing",
     "verify",

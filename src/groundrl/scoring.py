@@ -62,6 +62,7 @@ def score_records(
     length of ``items`` when it has one)."""
     bar = None
     if progress:
+        # lazy: tqdm loads only when a progress bar is drawn
         from tqdm import tqdm
 
         if total is None and isinstance(items, Sequence):

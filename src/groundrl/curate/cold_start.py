@@ -30,6 +30,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from groundrl.judges.prompts import PROXY_POLICY_SYSTEM, proxy_policy_request
 from groundrl.parse.scores import parse_preferred
 from groundrl.rewards.preference import proxy_accuracy, proxy_format
 
@@ -52,8 +53,6 @@ def check_shares(shares: Mapping[str, float]) -> dict[str, float]:
 def policy_prompt(query: str, response_1: str, response_2: str) -> str:
     """The policy GRM's request (:func:`groundrl.judges.prompts.proxy_policy_request`) as
     one prompt text: its instruction, then the question and both responses."""
-    from groundrl.judges.prompts import PROXY_POLICY_SYSTEM, proxy_policy_request
-
     user = proxy_policy_request(query, response_1, response_2)[-1]["content"][-1]["text"]
     return f"{PROXY_POLICY_SYSTEM}\n\n{user}"
 
@@ -134,8 +133,6 @@ def rl_record(rec: Mapping[str, Any]) -> dict[str, Any]:
 def teacher_outputs(backend: Any, records: Sequence[Mapping[str, Any]], params: Any) -> list[list[str]]:
     """The teacher's critiques of each record's pair through the policy GRM prompt (a
     failed call raises, so the curate run records an error and retries it)."""
-    from groundrl.judges.prompts import proxy_policy_request
-
     reqs = [
         proxy_policy_request(r["query"], r["response_1"], r["response_2"], r.get("image")) for r in records
     ]

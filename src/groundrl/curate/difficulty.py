@@ -28,6 +28,7 @@ from typing import Any
 import numpy as np
 
 from groundrl.augment import mask_pixels
+from groundrl.judges.images import to_pil
 
 RATIOS: tuple[float, ...] = tuple(round(0.1 * i, 1) for i in range(10))
 """0.0, 0.1, …, 0.9."""
@@ -40,11 +41,11 @@ def _number_in(x: Any, lo: float, hi: float, name: str) -> float:
 
 
 def _image(value: Any) -> Any:
+    # lazy: Pillow loads only when an image is masked
     from PIL import Image
 
     if isinstance(value, (Image.Image, np.ndarray)):
         return value
-    from groundrl.judges.images import to_pil
 
     return to_pil(value)  # a path, data URL or base64 text
 

@@ -237,6 +237,7 @@ def run(
     counts: Counter = Counter()
     bar = None
     if progress:
+        # lazy: tqdm loads only when a progress bar is drawn
         from tqdm import tqdm
 
         bar = tqdm(total=n_todo, desc=f"curate ({len(seen)} done)", unit="record")

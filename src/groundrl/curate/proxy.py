@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from groundrl.judges.prompts import proxy_agent_request
 from groundrl.parse.scores import parse_pairwise_verdict, parse_preferred
 from groundrl.parse.tags import tags_in_order
 from groundrl.rewards.preference import rubric_text
@@ -96,8 +97,6 @@ def distill_record(rec: Mapping[str, Any]) -> dict[str, Any]:
 
 def proxy_request(rec: Mapping[str, Any]) -> list[dict[str, Any]]:
     """The proxy agent's request for a proxy record (the inference prompt)."""
-    from groundrl.judges.prompts import proxy_agent_request
-
     for f in (*PAIR_FIELDS, "rubric"):
         if not isinstance(rec.get(f), str):
             raise ValueError(f"a proxy record needs text `{f}`")

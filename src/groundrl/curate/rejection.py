@@ -31,6 +31,8 @@ from typing import Any
 
 from groundrl.curate.consensus import exact_judge
 from groundrl.curate.pipelines import write_selected
+from groundrl.judges.base import SamplingParams
+from groundrl.judges.prompts import semantic_request
 
 Judge = Callable[[Any, Any], bool]
 
@@ -131,9 +133,8 @@ def semantic_judge(backend: Any, params: Any = None) -> Judge:
     semantic-equivalence prompt, :func:`groundrl.judges.prompts.semantic_request`); an
     exact match is accepted without a call. A failed or unreadable call raises, so the
     curate run records an error and retries the record instead of judging it wrong."""
-    from groundrl.judges.base import SamplingParams
+    # lazy: the papers' judges bring orjson; only a judge-backed check needs them
     from groundrl.judges.papers import parse_yes_no
-    from groundrl.judges.prompts import semantic_request
 
     sampling = params or SamplingParams(temperature=0.0, max_tokens=16)
 

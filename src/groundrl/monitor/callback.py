@@ -87,6 +87,7 @@ def _save_samples(path: Path, step: int, rows: list[dict[str, Any]], config: Mon
 
 def monitor_callback(config: MonitorConfig, out_dir: Path, stage: str, trainer: Any) -> Any:
     """A callback that monitors ``trainer`` and appends its rows to ``out_dir/log.jsonl``."""
+    # lazy: transformers loads only when the callback joins a trainer
     from transformers import TrainerCallback
 
     probe_items = load_probe(config.probe.path) if config.probe else None

@@ -22,13 +22,13 @@ Cost: ``len(items) × (1 + perturbations that apply)`` judge calls per run.
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from groundrl.io import JsonlError, iter_lines
 from groundrl.monitor import signals as sg
 
 ScoreFn = Callable[[list[dict[str, Any]]], Sequence[Any]]
@@ -40,16 +40,12 @@ def load_probe(path: str | Path) -> list[dict[str, Any]]:
     p = Path(path)
     if not p.is_file():
         raise ValueError(f"monitor.probe.path: no file at {str(p)!r}")
-    for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except ValueError as e:
-            raise ValueError(f"monitor.probe.path: line {n} of {p} is not JSON ({e})") from e
-        if not isinstance(obj, dict) or "completion" not in obj:
-            raise ValueError(f"monitor.probe.path: line {n} of {p} needs a 'completion' field")
-        items.append(obj)
+    for line in iter_lines(p):
+        if line.problem or "completion" not in line.value:
+            problem = line.problem or "no 'completion' field"
+            fix = "write one JSON object with a 'completion' per line"
+            raise ValueError(f"monitor.probe.path: {JsonlError(p, line.number, problem, fix)}")
+        items.append(line.value)
     if not items:
         raise ValueError(f"monitor.probe.path: {p} holds no probe items")
     return items
@@ -58,6 +54,7 @@ def load_probe(path: str | Path) -> list[dict[str, Any]]:
 def perturb(item: dict[str, Any], kind: str, rng: random.Random) -> dict[str, Any] | None:
     """``item`` under one perturbation, or ``None`` when it does not apply (no frames, a
     single reasoning step …) so an unchanged copy never counts as a drop of 0."""
+    # lazy: the perturbations bring numpy; only probes that perturb need them
     from groundrl.augment import mask_patches, shuffle_frames, shuffle_reasoning
 
     try:

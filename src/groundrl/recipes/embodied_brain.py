@@ -18,6 +18,7 @@ from typing import Any
 from groundrl.examples import bundled
 from groundrl.judges.papers import ArgosTeachers, PlanningGRM
 from groundrl.recipes.base import Recipe
+from groundrl.recipes.embodied_brain_mixed import build as build_router
 from groundrl.recipes.options import Option
 from groundrl.rewards.planning import DEFAULT_ATOMIC_ACTIONS, embodied_format, plan_f1, plan_order_f1
 from groundrl.rubric import Part, Rubric
@@ -42,8 +43,6 @@ def _judge(backend: Any, sampling: Any) -> Any:
 
 def build(atomic_actions: Any = None, judge: Any = None, router: bool = False) -> Rubric:
     if router:
-        from groundrl.recipes.embodied_brain_mixed import build as build_router
-
         return build_router(atomic_actions, judge)
     if isinstance(atomic_actions, str):
         raise ValueError("atomic_actions must be a collection of verbs, not one string")
