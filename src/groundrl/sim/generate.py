@@ -18,9 +18,6 @@ import random
 from collections.abc import Sequence
 
 from groundrl.sim.catalog import (
-    CLEANABLE,
-    COOLABLE,
-    HEATABLE,
     MOVABLE_RECEPTACLES,
     ROOM_OBJECTS,
     ROOM_RECEPTACLES,
@@ -29,6 +26,7 @@ from groundrl.sim.catalog import (
 from groundrl.sim.goals import Goal
 from groundrl.sim.planner import expert_plan
 from groundrl.sim.scenes import COLORS, MATERIALS, build_scene, lamp_for
+from groundrl.sim.task_types import BUILTIN, TaskType, get_task_type, task_type_names
 from groundrl.sim.tasks import Task
 from groundrl.sim.vocab import render_plan
 
@@ -54,15 +52,19 @@ CHATTER = [
     "My guests arrive soon and the {d} can wait; {req}",
     "Before anything else, and ignoring the {d}, {req}",
 ]
-VERB = {
-    "pick_and_place_simple": "put a {o} {prep} the {r}",
-    "look_at_obj_in_light": "examine a {o} under the {r}",
-    "pick_clean_then_place_in_recep": "rinse off a {o} and put it {prep} the {r}",
-    "pick_heat_then_place_in_recep": "heat a {o} and put it {prep} the {r}",
-    "pick_cool_then_place_in_recep": "chill a {o} and put it {prep} the {r}",
-    "pick_two_obj_and_place": "put two {o}s {prep} the {r}",
-    "pick_and_place_with_movable_recep": "put a {o} in a {m} and move it to the {r}",
-}
+#: instruction templates by task type (each type's ``instruction``)
+VERB = {t.name: t.instruction for t in BUILTIN}
+#: the task types the long_horizon subset draws from, in the order seeds were drawn with
+LONG_HORIZON_TYPES = (
+    "pick_and_place_with_movable_recep",
+    "pick_heat_then_place_in_recep",
+    "pick_cool_then_place_in_recep",
+    "pick_clean_then_place_in_recep",
+)
+#: every task draws these types' rooms first, whatever its own type, in this order
+#: [ours: how the generator has always drawn, so that a seed keeps its tasks]
+ROOMS_DRAWN_FOR_EVERY_TASK = ("pick_clean_then_place_in_recep", "look_at_obj_in_light")
+ANY_ROOM = ("kitchen", "living_room", "bedroom", "bathroom")
 
 
 def _prep(r: str) -> str:
@@ -85,38 +87,22 @@ def _prep(r: str) -> str:
     )
 
 
+def _draw_room(rng: random.Random, spec: TaskType) -> str:
+    drawn = {name: rng.choice(get_task_type(name).rooms or ANY_ROOM) for name in ROOMS_DRAWN_FOR_EVERY_TASK}
+    if spec.name in drawn:
+        return drawn[spec.name]
+    rooms = spec.rooms or ANY_ROOM
+    return rooms[0] if len(rooms) == 1 else rng.choice(rooms)
+
+
 def _draw_goal(rng: random.Random, subset: str) -> tuple[str, Goal]:
-    tt = (
-        rng.choice(
-            [
-                "pick_and_place_with_movable_recep",
-                "pick_heat_then_place_in_recep",
-                "pick_cool_then_place_in_recep",
-                "pick_clean_then_place_in_recep",
-            ]
-        )
-        if subset == "long_horizon"
-        else rng.choice(list(VERB))
-    )
-    room = {
-        "pick_clean_then_place_in_recep": rng.choice(["kitchen", "bathroom"]),
-        "pick_heat_then_place_in_recep": "kitchen",
-        "pick_cool_then_place_in_recep": "kitchen",
-        "look_at_obj_in_light": rng.choice(["bedroom", "living_room"]),
-    }.get(tt) or rng.choice(["kitchen", "living_room", "bedroom", "bathroom"])
-    objs = [
-        o
-        for o in ROOM_OBJECTS[room]
-        if o not in MOVABLE_RECEPTACLES or tt != "pick_and_place_with_movable_recep"
-    ]
-    need = {
-        "pick_clean_then_place_in_recep": CLEANABLE,
-        "pick_heat_then_place_in_recep": HEATABLE,
-        "pick_cool_then_place_in_recep": COOLABLE,
-    }.get(tt)
-    if need:
-        objs = [o for o in objs if o in need]
-    sliced = subset == "long_horizon" and tt != "pick_and_place_with_movable_recep"
+    tt = rng.choice(LONG_HORIZON_TYPES) if subset == "long_horizon" else rng.choice(task_type_names())
+    spec = get_task_type(tt)
+    room = _draw_room(rng, spec)
+    objs = [o for o in ROOM_OBJECTS[room] if o not in MOVABLE_RECEPTACLES or not spec.movable_recep]
+    if spec.objects:
+        objs = [o for o in objs if o in spec.objects]
+    sliced = subset == "long_horizon" and spec.sliceable
     if sliced:
         objs = [o for o in objs if o in SLICEABLE] or objs
         sliced = any(o in SLICEABLE for o in objs)
@@ -124,14 +110,12 @@ def _draw_goal(rng: random.Random, subset: str) -> tuple[str, Goal]:
     receps = [
         r
         for r in ROOM_RECEPTACLES[room]
-        if r not in MOVABLE_RECEPTACLES
-        and r not in ("Microwave",)
-        and not (tt == "pick_cool_then_place_in_recep" and r == "Fridge")
+        if r not in MOVABLE_RECEPTACLES and r not in ("Microwave",) and r not in spec.avoid
     ]
-    recep = lamp_for(room, rng) if tt == "look_at_obj_in_light" else rng.choice(receps)
+    recep = lamp_for(room, rng) if spec.lamp else rng.choice(receps)
     mrecep = (
         rng.choice(sorted(MOVABLE_RECEPTACLES - {"Box"} if room == "kitchen" else {"Box", "Bowl", "Plate"}))
-        if tt == "pick_and_place_with_movable_recep"
+        if spec.movable_recep
         else None
     )
     return room, Goal(tt, obj, recep, mrecep, sliced)
@@ -147,7 +131,7 @@ def _instruction(goal: Goal, subset: str, rng: random.Random, attrs: list[dict[s
         o = f"{a['color']} {a['material']} {goal.obj}"
     elif subset == "spatial" and attrs:
         o = f"{goal.obj} {attrs[0]['position']}"
-    req = VERB[goal.task_type].format(o=o, r=goal.recep, m=goal.mrecep, prep=_prep(goal.recep))
+    req = goal.type.instruction.format(o=o, r=goal.recep, m=goal.mrecep, prep=_prep(goal.recep))
     if goal.sliced:
         req = "slice a " + goal.obj + ", then " + req.replace("sliced " + goal.obj, goal.obj + " slice")
     for wrong, right in (("a something", "something"), ("a what", "what"), ("a the ", "the ")):

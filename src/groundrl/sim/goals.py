@@ -13,6 +13,9 @@ Conditions follow ALFRED's ``goal_conditions_met`` (``alfred/env/tasks.py``), wi
 * pick_and_place_with_movable_recep (3): an object in a movable receptacle; a movable
   receptacle in the target; one movable receptacle holding an object and in the target.
 
+Each type's conditions are its :class:`~groundrl.sim.task_types.TaskType`'s
+``goal_conditions`` (the table in :mod:`groundrl.sim.task_types`).
+
 Sliced objects (``AppleSliced``): the object must be a slice, and one condition is added,
 "some slice exists" — two for pick_two, which ALFRED scores as ``min(#slices, 2)``.
 Progress rate = satisfied conditions / all conditions; success = all satisfied.
@@ -31,29 +34,15 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from groundrl.sim.refs import Ref, SceneFacts
+from groundrl.sim.task_types import BUILTIN, BUILTIN_NAMES, TaskType, get_task_type, task_type_names
 from groundrl.sim.world import Env
 
-TASK_TYPES = (
-    "pick_and_place_simple",
-    "look_at_obj_in_light",
-    "pick_clean_then_place_in_recep",
-    "pick_heat_then_place_in_recep",
-    "pick_cool_then_place_in_recep",
-    "pick_two_obj_and_place",
-    "pick_and_place_with_movable_recep",
-)
-STATE_OF = {
-    "pick_clean_then_place_in_recep": "clean",
-    "pick_heat_then_place_in_recep": "hot",
-    "pick_cool_then_place_in_recep": "cool",
-}
+#: The built-in (ALFRED) task types; :func:`~groundrl.sim.task_types.task_type_names`
+#: also lists registered ones.
+TASK_TYPES = BUILTIN_NAMES
+STATE_OF = {t.name: t.state for t in BUILTIN if t.state}
 #: The station whose side effect (or macro) gives the state.
-STATION_OF = {
-    "pick_clean_then_place_in_recep": "SinkBasin",
-    "pick_heat_then_place_in_recep": "Microwave",
-    "pick_cool_then_place_in_recep": "Fridge",
-}
-_BASE_COUNT = {"pick_and_place_simple": 1, "look_at_obj_in_light": 2, "pick_two_obj_and_place": 2}
+STATION_OF = {t.name: t.station for t in BUILTIN if t.station}
 
 
 @dataclass(frozen=True)
@@ -74,10 +63,10 @@ class Goal:
     mrecep_ref: Ref | None = None
 
     def __post_init__(self) -> None:
-        if self.task_type not in TASK_TYPES:
-            raise ValueError(f"unknown task type {self.task_type!r}; choose one of {TASK_TYPES}")
-        if self.task_type == "pick_and_place_with_movable_recep" and not self.mrecep:
-            raise ValueError("pick_and_place_with_movable_recep needs mrecep (the movable receptacle type)")
+        if self.task_type not in task_type_names():
+            raise ValueError(f"unknown task type {self.task_type!r}; choose one of {task_type_names()}")
+        if get_task_type(self.task_type).movable_recep and not self.mrecep:
+            raise ValueError(f"{self.task_type} needs mrecep (the movable receptacle type)")
         for name in ("obj_ref", "recep_ref", "mrecep_ref"):  # empty descriptions are no description
             r = getattr(self, name)
             if r is not None and not r:
@@ -128,9 +117,14 @@ class Goal:
         """The type the placed object has at the end (``AppleSliced`` when sliced)."""
         return self.obj + "Sliced" if self.sliced else self.obj
 
+    @property
+    def type(self) -> TaskType:
+        """The goal's :class:`~groundrl.sim.task_types.TaskType`."""
+        return get_task_type(self.task_type)
+
     def n_conditions(self) -> int:
-        base = _BASE_COUNT.get(self.task_type, 3)
-        return base + ((2 if self.task_type == "pick_two_obj_and_place" else 1) if self.sliced else 0)
+        spec = self.type
+        return spec.n_conditions + (spec.n_objects if self.sliced else 0)
 
 
 def _goal(x: Any) -> Goal:
@@ -160,11 +154,6 @@ def allowed(goal: Goal, env: Env) -> Allowed:
     return got
 
 
-def _inside(env: Env, oid: str, rtype: str, ok: frozenset[str] | None = None) -> bool:
-    p = env.parent.get(oid)
-    return p is not None and env.type_of[p] == rtype and (ok is None or p in ok)
-
-
 def is_goal_obj(env: Env, goal: Goal, oid: str) -> bool:
     """Whether ``oid`` counts as the goal's object (a slice when the goal is sliced)."""
     t = env.type_of[oid]
@@ -190,44 +179,11 @@ def conditions(goal: Goal, env: Env) -> list[bool]:
     condition(s) last)."""
     objs = goal_objs(env, goal)
     _, rok, mok = allowed(goal, env)
-    conds: list[bool] = []
-    tt = goal.task_type
-    if tt == "pick_and_place_simple":
-        conds.append(any(_inside(env, o, goal.recep, rok) for o in objs))
-    elif tt == "look_at_obj_in_light":
-        conds.append(env.held is not None and env.held in objs)
-        conds.append(
-            any(
-                i in env.on and env.reachable(i) and (rok is None or i in rok)
-                for i in env.ids_of_type(goal.recep)
-            )
-        )
-    elif tt in STATE_OF:
-        flag = {"clean": env.clean, "hot": env.hot, "cool": env.cool}[STATE_OF[tt]]
-        conds.append(any(_inside(env, o, goal.recep, rok) for o in objs))
-        conds.append(any(o in flag for o in objs))
-        conds.append(any(o in flag and _inside(env, o, goal.recep, rok) for o in objs))
-    elif tt == "pick_two_obj_and_place":
-        per_recep: dict[str, int] = {}
-        for o in objs:
-            p = env.parent.get(o)
-            if p is not None and env.type_of[p] == goal.recep and (rok is None or p in rok):
-                per_recep[p] = per_recep.get(p, 0) + 1
-        n = max(per_recep.values(), default=0)
-        conds.extend([n >= 1, n >= 2])
-    else:  # movable receptacle
-        mt = goal.mrecep or ""
-        m = [i for i in env.ids_of_type(mt) if mok is None or i in mok]
-        conds.append(any(_inside(env, o, mt, mok) for o in objs))
-        conds.append(any(_inside(env, i, goal.recep, rok) for i in m))
-        conds.append(
-            any(_inside(env, o, mt, mok) and _inside(env, env.parent[o], goal.recep, rok) for o in objs)
-        )
-    if goal.sliced:
+    spec = goal.type
+    conds = spec.goal_conditions(goal, env, objs, rok, mok)
+    if goal.sliced:  # one slice condition per object the type needs (ALFRED: min(#slices, 2))
         n_slices = sum(1 for i in env.order if is_goal_obj(env, goal, i))
-        conds.append(n_slices >= 1)
-        if tt == "pick_two_obj_and_place":
-            conds.append(n_slices >= 2)
+        conds.extend(n_slices >= k for k in range(1, spec.n_objects + 1))
     return conds
 
 

@@ -17,9 +17,11 @@ from __future__ import annotations
 from groundrl.sim.catalog import props
 from groundrl.sim.goals import Goal
 from groundrl.sim.skills import Skill
+from groundrl.sim.task_types import BUILTIN
 from groundrl.sim.world import Env, Scene
 
-SUPPORTED = frozenset({"pick_and_place_simple", "look_at_obj_in_light", "pick_two_obj_and_place"})
+#: the built-in task types whose goals export (each type's ``pddl``)
+SUPPORTED = frozenset(t.name for t in BUILTIN if t.pddl)
 
 DOMAIN = """(define (domain household)
   (:requirements :strips :typing :negative-preconditions)
@@ -63,7 +65,7 @@ def _name(oid: str) -> str:
 
 
 def supported(goal: Goal) -> bool:
-    return goal.task_type in SUPPORTED and not goal.sliced
+    return goal.type.pddl and not goal.sliced
 
 
 def export_problem(scene: Scene, goal_atoms: list[str]) -> str:
@@ -137,7 +139,7 @@ def goal_atoms(goal: Goal, env: Env) -> list[str]:
     """The instance-level facts our engine reached that satisfy the goal."""
     atoms = []
     objs = [i for i in env.order if env.type_of[i] == goal.obj]
-    if goal.task_type == "look_at_obj_in_light":
+    if goal.type.lamp:
         atoms.append(f"(holding {_name(env.held)})" if env.held else "(holding nothing-held)")
         lamps = [i for i in env.ids_of_type(goal.recep) if i in env.on]
         atoms.append(f"(ison {_name(lamps[0])})" if lamps else "(ison no-lamp)")

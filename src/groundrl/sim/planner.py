@@ -28,7 +28,7 @@ import itertools
 from typing import Any
 
 from groundrl.sim.catalog import KNIVES, base_type, props
-from groundrl.sim.goals import STATE_OF, STATION_OF, Goal, allowed, conditions, goal_objs, satisfied
+from groundrl.sim.goals import Goal, allowed, conditions, goal_objs, satisfied
 from groundrl.sim.skills import Skill
 from groundrl.sim.world import Env, Scene
 
@@ -63,11 +63,7 @@ def relevant_types(goal: Goal, env: Env) -> set[str]:
     types = {goal.obj, goal.obj + "Sliced", goal.recep}
     if goal.mrecep:
         types.add(goal.mrecep)
-    station = STATION_OF.get(goal.task_type)
-    if station:
-        types.add(station)
-        if station == "SinkBasin":
-            types.add("Faucet")
+    types.update(goal.type.fixtures)  # the station (and its faucet)
     if goal.sliced:
         types.update(KNIVES)
     for i in env.order:  # containers of relevant objects: to open them, or to go there
@@ -140,14 +136,12 @@ def _candidates(env: Env, types: set[str], goal: Goal, macros: bool) -> list[Ski
         if need_slice and holding_knife:
             for t in sorted({env.type_of[i] for i in here if i in pre and i not in env.sliced}):
                 out.append(Skill("slice", t))
-    tt = goal.task_type
+    spec = goal.type
     holders = {a for o in pre for a in env.ancestors(o)}
     if macros:  # clean/heat/cool macros at their station; the world opens containers itself
-        if env.held in pre and tt in STATION_OF and env._station(STATION_OF[tt]) is not None:
-            out.append(
-                Skill({"clean": "clean", "hot": "heat", "cool": "cool"}[STATE_OF[tt]], env.type_of[env.held])
-            )
-        if tt == "look_at_obj_in_light":
+        if env.held in pre and spec.macro and spec.station and env._station(spec.station) is not None:
+            out.append(Skill(spec.macro, env.type_of[env.held]))
+        if spec.lamp:
             out.extend(
                 Skill("toggle_on", env.type_of[i])
                 for i in here
@@ -160,18 +154,14 @@ def _candidates(env: Env, types: set[str], goal: Goal, macros: bool) -> list[Ski
         if p["openable"]:
             if i not in env.opened:
                 out.append(Skill("open", t))
-            elif i in holders and (
-                (t == "Fridge" and tt == "pick_cool_then_place_in_recep")
-                or (t == "Microwave" and tt == "pick_heat_then_place_in_recep")
-            ):
+            elif i in holders and t == spec.station:  # closing the fridge / microwave acts on it
                 out.append(Skill("close", t))
         if (
             p["toggleable"]
             and i not in env.on
             and (
-                (t == "Faucet" and tt == "pick_clean_then_place_in_recep" and env.parent.get(i) in holders)
-                or (t == "Microwave" and tt == "pick_heat_then_place_in_recep" and i in holders)
-                or (tt == "look_at_obj_in_light" and t == goal.recep)
+                (t == spec.switch and (env.parent.get(i) if spec.switch_on_parent else i) in holders)
+                or (spec.lamp and t == goal.recep)
             )
         ):
             out.append(Skill("toggle_on", t))
@@ -190,7 +180,7 @@ class _Ctx:
 
     def __init__(self, goal: Goal, macros: bool) -> None:
         self.goal, self.macros = goal, macros
-        self.station = STATION_OF.get(goal.task_type)
+        self.station = goal.type.station
 
 
 def _spots(env: Env, t: str | None, exclude_held: bool = True, ok: frozenset[str] | None = None) -> frozenset:
@@ -226,7 +216,7 @@ def _finds(cur: Any, pre: list[frozenset], final: frozenset | None) -> int:
 
 def _cost(env: Env, ctx: _Ctx, o: str, m: str | None) -> int:
     """Lower bound on the steps left if ``o`` (and movable receptacle ``m``) is used."""
-    goal, tt = ctx.goal, ctx.goal.task_type
+    goal, spec = ctx.goal, ctx.goal.type
     held = env.held
     knife_held = held is not None and base_type(env.type_of[held]) in KNIVES
     need_slice = goal.sliced and o not in env.sliced
@@ -256,10 +246,7 @@ def _cost(env: Env, ctx: _Ctx, o: str, m: str | None) -> int:
         final = _recep_spots(env, goal)
         open_types.add(goal.recep)
 
-    if tt == "pick_and_place_simple":
-        if ptype != goal.recep:
-            place_o()
-    elif tt == "look_at_obj_in_light":
+    if spec.lamp:
         if not o_held:
             picks += 1
             first_pick_o = True
@@ -267,8 +254,8 @@ def _cost(env: Env, ctx: _Ctx, o: str, m: str | None) -> int:
         if not any(i in env.on for i in env.ids_of_type(goal.recep)):
             acts += 1
         final = _recep_spots(env, goal)
-    elif tt in STATE_OF:
-        flag = {"clean": env.clean, "hot": env.hot, "cool": env.cool}[STATE_OF[tt]]
+    elif spec.state:
+        flag = getattr(env, spec.state)  # env.clean / env.hot / env.cool
         station = ctx.station or ""
         if o in flag:
             if ptype != goal.recep:
@@ -310,7 +297,7 @@ def _cost(env: Env, ctx: _Ctx, o: str, m: str | None) -> int:
                 pre.append(_spots(env, station) if not in_station else o_spot)
             else:
                 final = _spots(env, station)
-    else:  # movable receptacle
+    elif spec.movable_recep:
         o_in_m = m is not None and parent == m
         m_parent = env.parent.get(m) if m is not None else None
         m_in_r = m_parent is not None and env.type_of[m_parent] == goal.recep
@@ -339,6 +326,8 @@ def _cost(env: Env, ctx: _Ctx, o: str, m: str | None) -> int:
             accounted.add(m)
             final = _recep_spots(env, goal)
             open_types.add(goal.recep)
+    elif ptype != goal.recep:  # the object placed in the target, nothing more
+        place_o()
     slices = 0
     if need_slice:
         slices = 1
@@ -412,7 +401,7 @@ def _h(env: Env, ctx: _Ctx) -> int:
     if all(conditions(ctx.goal, env)):
         return 0
     goal = ctx.goal
-    if goal.task_type == "pick_two_obj_and_place":
+    if goal.type.n_objects == 2:
         return _cost_two(env, ctx)
     pre = [i for i in env.order if _precursor(env, goal, i)]
     if goal.sliced:
@@ -421,7 +410,7 @@ def _h(env: Env, ctx: _Ctx) -> int:
     if not pre:
         return _INF
     ms: list[str | None] = [None]
-    if goal.task_type == "pick_and_place_with_movable_recep":
+    if goal.type.movable_recep:
         mok = allowed(goal, env)[2]
         ms = [i for i in env.order if env.type_of[i] == goal.mrecep and (mok is None or i in mok)]
         if not ms:

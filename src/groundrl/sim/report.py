@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from groundrl.sim.evaluate import EpisodeResult
+from groundrl.sim.task_types import get_task_type, task_type_names
 
 METRIC_NOTES = [
     "success rate: share of episodes whose goal conditions are all met; the bracket is its "
@@ -110,15 +111,9 @@ def markdown(
     return "\n".join(lines)
 
 
-_SHORT = {
-    "pick_and_place_simple": "pick & place",
-    "look_at_obj_in_light": "look at in light",
-    "pick_clean_then_place_in_recep": "clean & place",
-    "pick_heat_then_place_in_recep": "heat & place",
-    "pick_cool_then_place_in_recep": "cool & place",
-    "pick_two_obj_and_place": "two objects",
-    "pick_and_place_with_movable_recep": "movable recep.",
-}
+def _short(name: str) -> str:
+    """A task type's chart label (its ``label``), or the name itself for anything else."""
+    return get_task_type(name).label if name in task_type_names() else name
 
 
 SUCCESS_COLOR, PROGRESS_COLOR = "#2b8a3e", "#1971c2"
@@ -158,7 +153,7 @@ def _draw_groups(ax: Any, metrics: dict[str, Any], groups: dict[str, Any], name:
         )  # fmt: skip
     ax.set_xticks(
         xs,
-        [f"{_SHORT.get(k, k)}\n(n={groups[k]['n_tasks']})" for k in keys],
+        [f"{_short(k)}\n(n={groups[k]['n_tasks']})" for k in keys],
         rotation=30,
         ha="right",
         fontsize=8,

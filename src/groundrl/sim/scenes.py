@@ -101,13 +101,8 @@ def build_scene(
         b.add("CounterTop")
     for f in ROOM_FIXTURES.get(room, []):
         b.ensure(f)
-    needed = [goal.recep]
-    tt = goal.task_type
-    needed += {
-        "pick_clean_then_place_in_recep": ["SinkBasin", "Faucet"],
-        "pick_heat_then_place_in_recep": ["Microwave"],
-        "pick_cool_then_place_in_recep": ["Fridge"],
-    }.get(tt, [])
+    spec = goal.type
+    needed = [goal.recep, *spec.fixtures]
     for t in needed:
         b.ensure(t)
     goal_recep_types = {goal.recep}
@@ -115,14 +110,10 @@ def build_scene(
         b.place(rng.choice(["Knife", "ButterKnife"]), exclude=goal_recep_types, closed_ok=False)
     if goal.mrecep:
         b.place(goal.mrecep, exclude=goal_recep_types)
-    count = max(n_instances, 2 if tt == "pick_two_obj_and_place" else 1)
+    count = max(n_instances, spec.n_objects)
     for k in range(count):
         a = attrs[k] if attrs and k < len(attrs) else {}
-        b.place(
-            goal.obj,
-            exclude=goal_recep_types | ({"Fridge"} if tt == "pick_cool_then_place_in_recep" else set()),
-            **a,
-        )
+        b.place(goal.obj, exclude=goal_recep_types | set(spec.avoid), **a)
     pool = [t for t in ROOM_OBJECTS.get(room, []) if t not in (goal.obj, goal.mrecep)]
     for t in rng.sample(pool, min(n_distractors, len(pool))):
         b.place(t)
@@ -173,7 +164,7 @@ def describe_scene(scene: Scene, goal: Goal, rng: random.Random) -> tuple[Scene,
     for role, t, ref in roles:
         if not ref or t is None:
             continue
-        n_match = 2 if role == "obj" and goal.task_type == "pick_two_obj_and_place" else 1
+        n_match = goal.type.n_objects if role == "obj" else 1
         have = [o.id for o in b.objects if o.type == t]
         top = t not in PICKUPABLE  # receptacles, lamps, appliances stand on their own
         while len(have) < n_match + 2:
@@ -254,7 +245,7 @@ def describe_scene(scene: Scene, goal: Goal, rng: random.Random) -> tuple[Scene,
                 far += 2 * SPACING
     out = b.scene()
     facts = SceneFacts(out.objects)
-    need = {"obj": 2 if goal.task_type == "pick_two_obj_and_place" else 1, "recep": 1, "mrecep": 1}
+    need = {"obj": goal.type.n_objects, "recep": 1, "mrecep": 1}
     keep = {}
     for role, t, ref in roles:
         ok = facts.allowed(t, ref) if ref and t else None
