@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
+
+from groundrl.io import read_jsonl
 
 
 def examples_dir() -> Path:
@@ -28,8 +29,7 @@ def bundled(recipe: str) -> Callable[[], list[dict[str, Any]]]:
     """A loader of a recipe's bundled example file, for ``Recipe(examples=...)``."""
 
     def load() -> list[dict[str, Any]]:
-        lines = example_file(recipe).read_text(encoding="utf-8").splitlines()
-        return [json.loads(line) for line in lines if line.strip()]
+        return read_jsonl(example_file(recipe))
 
     load.__name__ = f"bundled_{recipe}_examples"
     return load

@@ -3,13 +3,13 @@ metrics.json, report.md and PNG plots into one output folder."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import typer
 
 from groundrl.cli.recipe_options import judge_command, open_judge
+from groundrl.io import JsonlError, iter_lines, write_jsonl
 from groundrl.judges.config import JudgeConfig
 
 app = typer.Typer(
@@ -398,18 +398,13 @@ def planning_cmd(
 
 def _read_predictions(path: Path) -> dict[str, Any]:
     preds: dict[str, Any] = {}
-    for k, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except ValueError as e:
-            raise typer.BadParameter(f"{path.name}:{k}: not JSON ({e})", param_hint="--predictions") from None
-        if not isinstance(row, dict) or "id" not in row:
-            raise typer.BadParameter(
-                f"{path.name}:{k}: expected {{id, prediction}}", param_hint="--predictions"
+    for line in iter_lines(path):
+        if line.problem or "id" not in line.value:
+            bad = JsonlError(
+                path.name, line.number, line.problem or "no `id`", "write {id, prediction} per line"
             )
-        preds[str(row["id"])] = row.get("prediction", "")
+            raise typer.BadParameter(str(bad), param_hint="--predictions")
+        preds[str(line.value["id"])] = line.value.get("prediction", "")
     return preds
 
 
@@ -459,8 +454,7 @@ def openeqa_cmd(
             typer.echo(f"{len(missing)} items have no frames under {frames_root}: {_ids(missing)}", err=True)
         if not items:
             _fail(f"no item has frames under {frames_root} (expected <root>/<episode_history>/*-rgb.png)")
-    output.parent.mkdir(parents=True, exist_ok=True)
-    output.write_text("".join(json.dumps(it, ensure_ascii=False) + "\n" for it in items), encoding="utf-8")
+    write_jsonl(output, items)
     typer.echo(f"{len(items)} score-rm items\nwrote {output}")
 
 

@@ -6,11 +6,11 @@ one ``<image>`` placeholder each in the prompt, the form verl's ``RLHFDataset`` 
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
 
+from groundrl.io import iter_lines
 from groundrl.recipes import recipe_names
 
 app = typer.Typer(help="Write groundrl datasets in a trainer's own layout.", no_args_is_help=True)
@@ -39,16 +39,10 @@ def verl_cmd(
     from groundrl.recipes import get_recipe
 
     rows, bad = [], []
-    for k, line in enumerate(input.read_text(encoding="utf-8").splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except ValueError as e:
-            bad.append(f"line {k}: not JSON ({e})")
-            continue
-        if not isinstance(row, dict):
-            bad.append(f"line {k}: a JSON {type(row).__name__}, expected an object")
+    for line in iter_lines(input):
+        k, row = line.number, line.value
+        if line.problem:
+            bad.append(line.message)
             continue
         name = row.get("recipe") or recipe
         try:

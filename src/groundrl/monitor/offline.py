@@ -6,11 +6,11 @@ run dumped from its ``compute_score`` results.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from groundrl.io import iter_lines
 from groundrl.monitor.config import MonitorConfig
 from groundrl.monitor.monitor import Monitor
 from groundrl.monitor.rows import row_from_record
@@ -19,16 +19,7 @@ from groundrl.monitor.signals import num
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
     """The JSON objects of a file, one per line; lines that are not an object are skipped."""
-    out = []
-    with path.open(encoding="utf-8") as f:
-        for line in f:
-            try:
-                obj = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(obj, dict):
-                out.append(obj)
-    return out
+    return [line.value for line in iter_lines(path) if not line.problem]
 
 
 def replay(

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from groundrl.intervals import bootstrap_ci, wilson_ci
+from groundrl.io import JsonlError, iter_lines
 
 RESULTS, METRICS = "results.jsonl", "metrics.json"
 
@@ -35,14 +36,13 @@ def load_run(run: Path) -> tuple[dict[str, tuple[str, float]], str]:
     if not path.is_file():
         raise ValueError(f"{run} has no {RESULTS}: pass a folder written by `groundrl sim eval -o`")
     out: dict[str, tuple[str, float]] = {}
-    for k, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-            out[str(row["id"])] = (str(row.get("subset", "")), 1.0 if row["success"] else 0.0)
-        except (ValueError, KeyError, TypeError) as e:
-            raise ValueError(f"{path} line {k}: not a sim eval result ({e})") from e
+    fix = "pass a folder written by `groundrl sim eval -o`"
+    for line in iter_lines(path):
+        row = line.value or {}
+        if line.problem or "id" not in row or "success" not in row:
+            problem = line.problem or "not a sim eval result (no `id` / `success`)"
+            raise JsonlError(path, line.number, problem, fix)
+        out[str(row["id"])] = (str(row.get("subset", "")), 1.0 if row["success"] else 0.0)
     if not out:
         raise ValueError(f"{path} is empty: the run evaluated no task")
     name = run.name

@@ -33,7 +33,6 @@ local checkpoint). :func:`make_model_policy` builds one from the CLI's
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from collections.abc import Callable, Sequence
@@ -41,6 +40,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from groundrl.io import JsonlError, iter_lines
 from groundrl.sim.planner import expert_plan
 from groundrl.sim.tasks import Task
 from groundrl.sim.vocab import action_space, format_plan, get_vocab, render_plan, vocab_names
@@ -226,14 +226,12 @@ class FilePolicy(_OnePlan):
         if not p.is_file():
             raise ValueError(f"plans file not found: {p}")
         self.plans: dict[str, tuple[Plan, str]] = {}
-        for k, line in enumerate(p.read_text(encoding="utf-8").splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                rec = json.loads(line)
-                tid, plan = str(rec["id"]), rec["plan"]
-            except (ValueError, KeyError, TypeError) as e:
-                raise ValueError(f'{p}:{k}: expected a JSON object {{"id": ..., "plan": ...}} ({e})') from e
+        for line in iter_lines(p):
+            rec, k = line.value or {}, line.number
+            if line.problem or "id" not in rec or "plan" not in rec:
+                problem = line.problem or "no `id` / `plan`"
+                raise JsonlError(p, k, problem, 'write one JSON object {"id": ..., "plan": ...} per line')
+            tid, plan = str(rec["id"]), rec["plan"]
             if tid in self.plans:
                 raise ValueError(f"{p}:{k}: a second plan for task id {tid!r}; keep one line per task")
             vocab = rec.get("vocab") or "auto"

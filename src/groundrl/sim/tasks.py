@@ -13,6 +13,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from groundrl.io import read_jsonl
 from groundrl.sim.catalog import ROOM_OBJECTS, ROOM_RECEPTACLES, room_of_floorplan
 from groundrl.sim.goals import Goal, progress, satisfied
 from groundrl.sim.refs import ANCHORS, refs_from_instruction
@@ -251,7 +252,7 @@ def load_tasks(path: str | Path, limit: int | None = None) -> list[Task]:
     if not p.is_file():
         raise FileNotFoundError(f"task source not found: {p}")
     if p.suffix == ".jsonl":
-        tasks = [Task.from_json(json.loads(line)) for line in p.read_text().splitlines() if line.strip()]
+        tasks = [Task.from_json(rec) for rec in read_jsonl(p)]
         return tasks[:limit] if limit else tasks
     data = json.loads(p.read_text())
     if isinstance(data, dict) and all(isinstance(v, list) for v in data.values()):
