@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from groundrl.curate.rejective import rejective_filter
+from groundrl.io import write_jsonl
 
 log = logging.getLogger("groundrl.train")
 
@@ -214,15 +215,14 @@ def run_rft(recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, *
         r["evaluations"] = t
     kept, counts = select_rft(instances, cfg.tau)
     counts["kept_rate"] = counts["kept"] / counts["sampled"] if counts["sampled"] else 0.0
-    with (out / "sampled.jsonl").open("w", encoding="utf-8") as f:
-        for r in instances:
-            f.write(json.dumps({k: r[k] for k in ("id", "gt_score", "evaluations")}) + "\n")
+    sampled = ({k: r[k] for k in ("id", "gt_score", "evaluations")} for r in instances)
+    write_jsonl(out / "sampled.jsonl", sampled, ensure_ascii=True)
     path = out / "rft.jsonl"
-    with path.open("w", encoding="utf-8") as f:
-        for j, i in kept:
-            r = instances[j]
-            row = {k: r[k] for k in ("id", "question", "reasoning", "answer", "gt_score", "frames")}
-            f.write(json.dumps({**row, "target": r["evaluations"][i]}) + "\n")
+    fields = ("id", "question", "reasoning", "answer", "gt_score", "frames")
+    rows = (
+        {**{k: instances[j][k] for k in fields}, "target": instances[j]["evaluations"][i]} for j, i in kept
+    )
+    write_jsonl(path, rows, ensure_ascii=True)
     row = {"stage": out.name, "step": 0, **{f"rft/{k}": v for k, v in counts.items()}}
     with (out.parent / LOG_FILE).open("a", encoding="utf-8") as f:
         f.write(json.dumps(row) + "\n")
