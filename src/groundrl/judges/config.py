@@ -135,7 +135,7 @@ class JudgeConfig:
         return [(f.name, str(f.type), str(f.metadata.get("help", ""))) for f in fields(cls)]
 
     @classmethod
-    def from_mapping(cls, spec: Mapping[str, Any]) -> JudgeConfig:
+    def from_mapping(cls, spec: Mapping[str, Any] | JudgeConfig) -> JudgeConfig:
         """From a dict (YAML ``judge:`` block, adapter ``judge=``, JSON); string values
         of numeric settings are converted. Unknown keys raise, naming the allowed ones."""
         if isinstance(spec, JudgeConfig):
