@@ -286,25 +286,38 @@ def _where(i: Import, layer: Mapping[str, int]) -> str:
     return f"{path}.py:{i.line} imports {i.imported} ({a} layer {layer.get(a)} -> {b} layer {layer.get(b)}, {kind})"
 
 
-def _gives_reason(lines: list[str], node: ast.stmt) -> bool:
-    if any("# lazy:" in ln for ln in lines[node.lineno - 1 : node.end_lineno]):
-        return True
-    k = node.lineno - 2
-    while k >= 0 and lines[k].strip().startswith(("import ", "from ")):
-        k -= 1
-    return k >= 0 and lines[k].strip().startswith("# lazy:")
+def _import_runs(fn: ast.AST) -> Iterable[list[ast.stmt]]:
+    """Runs of consecutive import statements in the statement lists inside ``fn`` (one
+    block of imports, blank lines between its groups included)."""
+    for node in ast.walk(fn):
+        for name in ("body", "orelse", "finalbody"):
+            stmts = getattr(node, name, None)
+            if not isinstance(stmts, list):
+                continue
+            run: list[ast.stmt] = []
+            for st in [*stmts, None]:
+                if isinstance(st, (ast.Import, ast.ImportFrom)):
+                    run.append(st)
+                    continue
+                if run:
+                    yield run
+                run = []
 
 
 def unreasoned_function_imports(source: str) -> list[int]:
     """Lines of the import statements inside functions of ``source`` that give no
-    ``# lazy:`` reason."""
+    ``# lazy:`` reason, on their own lines or on a comment line above them in their block."""
     lines = source.splitlines()
     found: set[int] = set()
     for fn in ast.walk(ast.parse(source)):
-        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            for node in ast.walk(fn):
-                if isinstance(node, (ast.Import, ast.ImportFrom)) and not _gives_reason(lines, node):
-                    found.add(node.lineno)
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for run in _import_runs(fn):
+            said = False  # a `# lazy:` comment line above a statement covers the rest of its block
+            for st in run:
+                said = said or (st.lineno > 1 and lines[st.lineno - 2].strip().startswith("# lazy:"))
+                if not (said or any("# lazy:" in ln for ln in lines[st.lineno - 1 : st.end_lineno])):
+                    found.add(st.lineno)
     return sorted(found)
 
 
@@ -460,12 +473,19 @@ def test_unreasoned_function_imports_on_hand_made_source():
         "    from gymnasium import spaces\n"
         "    import numpy as np\n"  # same block as the comment above
         "\n"
+        "    from pkg import first\n"  # a second group of the same block
+        "    x = 1\n"
         "    import os\n"  # a new block without a reason
         "    def g():\n"
         "        from pkg import thing\n"  # nested function, no reason
         "        return thing\n"
         "    # a comment that is not a reason\n"
-        "    from pkg import other\n"
-        "    return torch, spaces, np, os, g, other\n"
+        "    from pkg import (\n"
+        "        other,\n"
+        "    )\n"
+        "    if x:\n"
+        "        # lazy: only on this branch\n"
+        "        import json\n"
+        "    return torch, spaces, np, first, os, g, other, json\n"
     )
-    assert unreasoned_function_imports(source) == [8, 10, 13]
+    assert unreasoned_function_imports(source) == [10, 12, 15]

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import atexit
+import dataclasses
+import json
+import shutil
+import sys
+import tempfile
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -32,10 +38,6 @@ def _stdin_to_file(path: Path) -> Path:
             what = "is a folder" if path.is_dir() else "does not exist"
             raise typer.BadParameter(f"{path} {what}: give a JSONL file (or - for standard input)")
         return path
-    import atexit
-    import shutil
-    import sys
-    import tempfile
 
     with tempfile.NamedTemporaryFile("wb", prefix="groundrl-stdin-", suffix=".jsonl", delete=False) as f:
         shutil.copyfileobj(sys.stdin.buffer, f)
@@ -83,6 +85,7 @@ RESTART = typer.Option(
 
 def _guard(output: Path, command: str, params: dict[str, Any], restart: bool) -> None:
     """Refuse to resume over an output made with other parameters (see run_params)."""
+    # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.run_params import ParamsChanged, guard
 
     try:
@@ -166,6 +169,7 @@ def verifier_filter_cmd(
     restart: bool = RESTART,
     judge: JudgeConfig | None = None,
 ) -> None:
+    # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.curate.pipelines import run
     from groundrl.curate.verifier_filter import verifier_filter
     from groundrl.verify import AgenticVerifier
@@ -207,6 +211,7 @@ def rejective_cmd(
     quiet: bool = QUIET,
     restart: bool = RESTART,
 ) -> None:
+    # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.curate import rejective_filter
     from groundrl.curate.pipelines import run
 
@@ -244,6 +249,7 @@ def consensus_cmd(
     quiet: bool = QUIET,
     restart: bool = RESTART,
 ) -> None:
+    # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.curate import consensus
     from groundrl.curate.pipelines import run
 
@@ -276,6 +282,7 @@ def mask_difficulty_cmd(
     restart: bool = RESTART,
     judge: JudgeConfig | None = None,
 ) -> None:
+    # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.curate import mask_difficulty
     from groundrl.curate.pipelines import run
     from groundrl.judges import SamplingParams
@@ -328,6 +335,7 @@ def decompose_cmd(
     quiet: bool = QUIET,
     restart: bool = RESTART,
 ) -> None:
+    # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.curate import decompose
     from groundrl.curate.pipelines import run
 
@@ -354,6 +362,7 @@ def proxy_records_cmd(
     quiet: bool = QUIET,
     restart: bool = RESTART,
 ) -> None:
+    # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.curate.pipelines import run
     from groundrl.curate.proxy import proxy_record
 
@@ -386,6 +395,7 @@ def proxy_distill_cmd(
     restart: bool = RESTART,
     judge: JudgeConfig | None = None,
 ) -> None:
+    # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.curate.pipelines import run
     from groundrl.curate.proxy import distill_record, proxy_request
 
@@ -394,8 +404,7 @@ def proxy_distill_cmd(
 
         def fn(r):
             if backend is not None and r.get("teacher_output") is None and r.get("teacher_outputs") is None:
-                import dataclasses
-
+                # lazy: loads when the command runs; groundrl --help imports every command module
                 from groundrl.judges.base import SamplingParams
 
                 params = judge.sampling() or SamplingParams(
@@ -423,6 +432,7 @@ KEPT = typer.Option(
 
 def _write_kept(output: Path, kept: Path | None) -> None:
     if kept is not None:
+        # lazy: loads when the command runs; groundrl --help imports every command module
         from groundrl.curate.rejection import kept_records
 
         typer.echo(f"{kept_records(output, kept)} kept records -> {kept}")
@@ -455,6 +465,7 @@ def reject_pass_rate_cmd(
     restart: bool = RESTART,
     judge: JudgeConfig | None = None,
 ) -> None:
+    # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.curate.consensus import exact_judge
     from groundrl.curate.pipelines import run
     from groundrl.curate.rejection import pass_rate_filter, semantic_judge
@@ -500,6 +511,7 @@ def reject_label_cmd(
     restart: bool = RESTART,
     judge: JudgeConfig | None = None,
 ) -> None:
+    # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.curate.consensus import exact_judge
     from groundrl.curate.pipelines import run
     from groundrl.curate.rejection import label_check, semantic_judge
@@ -571,8 +583,7 @@ def rr_sft_cmd(
     seed: int = SEED,
     judge: JudgeConfig | None = None,
 ) -> None:
-    import json
-
+    # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.sim.tasks import generate_tasks, load_tasks
     from groundrl.train.rr_sft_data import rr_sft_records
 
@@ -594,6 +605,7 @@ def rr_sft_cmd(
 
 def _write_split(output: Path, dest: Path | None, keep: Any, convert: Any) -> int:
     """Write ``convert(rec)`` for the records of ``output`` that ``keep`` accepts to ``dest``."""
+    # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.curate.pipelines import write_selected
 
     return 0 if dest is None else write_selected(output, dest, keep, convert)
@@ -627,8 +639,7 @@ def proxy_cold_start_cmd(
     restart: bool = RESTART,
     judge: JudgeConfig | None = None,
 ) -> None:
-    import dataclasses
-
+    # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.curate.cold_start import rl_record, sft_record, split_record, teacher_outputs
     from groundrl.curate.pipelines import run
     from groundrl.judges.base import SamplingParams

@@ -7,6 +7,8 @@ Heavy modules (torch, transformers, the simulator) are imported inside commands,
 from __future__ import annotations
 
 import importlib
+import sys
+import warnings
 
 import typer
 
@@ -62,9 +64,6 @@ def _quiet_library_warnings() -> None:
     """Warnings from libraries that the user cannot act on (transformers' renames of
     gradient checkpointing arguments, Pillow deprecations inside TRL) are hidden in the CLI;
     ``PYTHONWARNINGS`` or ``-W`` still bring them back."""
-    import sys
-    import warnings
-
     if sys.warnoptions:  # the user asked for specific warnings
         return
     for module in ("transformers", "trl", "accelerate", "datasets", "torch", "PIL"):

@@ -9,6 +9,7 @@ the in-training monitor, and writes ``monitor.jsonl`` (one row per step) and
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ import typer
 
 
 def _config(path: Path | None, overrides: dict[str, Any]):
+    # lazy: loads when the command runs; groundrl --help imports every command module
     import yaml
 
     from groundrl.monitor.config import MonitorConfig
@@ -81,8 +83,7 @@ def command(
     ),
 ) -> None:
     """Compute the reward-hacking monitor's signals and alarms offline from a samples file and log.jsonl."""
-    import json
-
+    # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.monitor.offline import read_jsonl, replay
     from groundrl.monitor.report import first_alarms, report_section
 
@@ -112,6 +113,7 @@ def named_demo(what: str, output: Path, quick: bool) -> None:
     """``groundrl demo monitor``: the hackable and honest GRPO runs with the monitor."""
     if what not in DEMOS:
         raise typer.BadParameter(f"unknown demo {what!r}; named demos: {', '.join(DEMOS)}", param_hint="WHAT")
+    # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.train.monitor_demo import run_monitor_demo
 
     out = Path("runs/demo_monitor") if output == Path("runs/demo") else output

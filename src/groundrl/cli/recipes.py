@@ -9,6 +9,7 @@ import typer
 
 
 def _describe_all() -> list[dict[str, Any]]:
+    # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.recipes import get_recipe, recipe_names
 
     return [get_recipe(n).describe() for n in recipe_names()]
@@ -54,6 +55,7 @@ def command(
     if as_markdown:
         typer.echo(markdown(recipes), nl=False)
         return
+    # lazy: loads when the command runs; groundrl --help imports every command module
     from rich.console import Console
     from rich.table import Table
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -130,10 +131,12 @@ def _score_on_ray(
     recipe: str, options: dict, input: Path, output: Path | None, limit: int | None, address: str | None
 ) -> None:
     try:
+        # lazy: loads when the command runs; groundrl --help imports every command module
         from groundrl.integrations.ray_data import score_lines
     except ImportError as e:  # pragma: no cover - the module itself imports no ray
         raise typer.BadParameter(str(e), param_hint="--ray") from e
     try:
+        # lazy: loads when the command runs; groundrl --help imports every command module
         import ray  # noqa: F401
     except ModuleNotFoundError as e:
         raise typer.BadParameter("--ray needs Ray Data: pip install 'ray[data]'", param_hint="--ray") from e
@@ -156,7 +159,6 @@ def _score_on_ray(
 def _sigterm_exits() -> Iterator[None]:
     """SIGTERM raises SystemExit (143) here, so ``with`` blocks unwind: the pool stops and
     the temporary part files go (issue 26: they stayed after SIGTERM)."""
-    import signal
 
     def stop(signum: int, frame: Any) -> None:
         raise SystemExit(128 + signum)
@@ -207,6 +209,7 @@ def _score_file(
     n_bad, n, results = 0, 0, []
     try:
         if workers > 1:
+            # lazy: loads when the command runs; groundrl --help imports every command module
             from groundrl.scoring_parallel import score_file_parallel
 
             with _sigterm_exits():  # so the worker pool and its part files are cleaned up

@@ -41,6 +41,7 @@ def _options(
             "--judge-backend runs the model-based parts of --recipe: give --recipe",
             param_hint="--judge-backend",
         )
+    # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.recipes.options import parse_assignments
 
     options = {k: v for k, v in aliases.items() if v is not None}
@@ -140,6 +141,7 @@ def command(
 ) -> None:
     """Serve rewards over HTTP: POST /score, POST /get_reward (OpenRLHF), GET /health, GET /metrics."""
     try:
+        # lazy: loads when the command runs; groundrl --help imports every command module
         import uvicorn
 
         from groundrl.serve.factory import ENV_FILE, build_app, write_config_file
@@ -184,6 +186,7 @@ def command(
         "limit_concurrency": limit_concurrency,
     }
     os.environ["GROUNDRL_HEADER_TIMEOUT"] = str(header_timeout)  # worker processes inherit it
+    # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.serve import protocol
 
     protocol.HeaderTimeoutH11.header_timeout = header_timeout

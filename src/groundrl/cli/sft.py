@@ -39,6 +39,7 @@ def command(
 
     Records may mix text-only and image ones. Writes OUTPUT/final (model + processor).
     """
+    # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.io import read_jsonl
     from groundrl.train.sft import build_sft_trainer
 
@@ -68,6 +69,7 @@ def command(
         )
     except (ValueError, KeyError, OSError) as e:
         raise typer.BadParameter(str(e), param_hint="INPUT") from e
+    # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.train.progress import attach_progress
 
     watch = attach_progress(trainer, "sft", typer.echo, tiny=tiny)

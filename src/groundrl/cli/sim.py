@@ -3,7 +3,12 @@
 
 from __future__ import annotations
 
+import atexit
+import contextlib
 import json
+import shutil
+import sys
+import tempfile
 from pathlib import Path
 
 import typer
@@ -59,9 +64,7 @@ def tasks_cmd(
         None, "--limit", min=1, help="With --from: only the first N tasks (after --subsets)."
     ),
 ) -> None:
-    import contextlib
-    import sys
-
+    # lazy: loads when the command runs; groundrl --help imports every command module
     from rich.console import Console
     from rich.progress import track
 
@@ -177,6 +180,7 @@ def eval_cmd(
         32, "--batch-size", min=1, help="model policy: episodes run in lockstep, one request batch per round."
     ),
 ) -> None:
+    # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.sim.policies import POLICIES, PolicyOptions, make_policy
     from groundrl.sim.report import write_report
     from groundrl.sim.run import check_policy_tasks, eval_config, select_tasks
@@ -253,6 +257,7 @@ def default_max_tokens(judge_backend: str | None) -> int:
     if judge_backend != "transformers":
         return GPU_MAX_TOKENS
     try:
+        # lazy: loads when the command runs; groundrl --help imports every command module
         import torch
 
         return GPU_MAX_TOKENS if torch.cuda.is_available() else CPU_MAX_TOKENS
@@ -277,11 +282,6 @@ def _one_input(positional: Path | None, option: Path | None) -> Path:
 
 def _stdin_file() -> Path:
     """Tasks JSONL from standard input, saved to a temporary file (deleted at exit)."""
-    import atexit
-    import shutil
-    import sys
-    import tempfile
-
     with tempfile.NamedTemporaryFile("wb", prefix="groundrl-tasks-", suffix=".jsonl", delete=False) as f:
         shutil.copyfileobj(sys.stdin.buffer, f)
     atexit.register(Path(f.name).unlink, missing_ok=True)
@@ -291,6 +291,7 @@ def _stdin_file() -> Path:
 def _run_with_progress(task_list, pol, **kwargs):
     """:func:`groundrl.sim.run.run_evaluation` under a progress bar (on stderr) showing
     the running success rate."""
+    # lazy: loads when the command runs; groundrl --help imports every command module
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
@@ -317,6 +318,7 @@ def _run_with_progress(task_list, pol, **kwargs):
 
 
 def _print_summary(metrics: dict, title: str) -> None:
+    # lazy: loads when the command runs; groundrl --help imports every command module
     from rich.console import Console
     from rich.table import Table
 
@@ -336,6 +338,7 @@ def _print_summary(metrics: dict, title: str) -> None:
 
 def export_record(task) -> dict:
     """Kept for callers of the CLI module: :func:`groundrl.sim.run.export_record`."""
+    # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.sim.run import export_record as _export
 
     return _export(task)
@@ -363,6 +366,7 @@ def compare_cmd(
     seed: int = typer.Option(0, "--seed", help="Bootstrap seed: the same seed gives the same interval."),
     resamples: int = typer.Option(2000, "--resamples", min=100, help="Bootstrap resamples."),
 ) -> None:
+    # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.sim.compare import compare_runs, write_comparison
 
     try:

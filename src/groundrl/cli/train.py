@@ -80,6 +80,7 @@ def command(
     exits 2 naming it. -O KEY=VALUE overrides the YAML's recipe_options, --judge-* flags its judge block.
     CPU smoke defaults (2 steps, lr 1e-3) apply only to `model: tiny`.
     Writes OUTPUT_DIR/final (the model, saved first), log.jsonl, report.md, curves.png, config.yaml."""
+    # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.train.config import (
         ConfigError,
         build_train_config,
@@ -108,11 +109,13 @@ def command(
 
 
 def _run(cfg: Any, verbose: bool) -> None:
+    # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.train.config import ConfigError
     from groundrl.train.runlog import LOG_FILE
     from groundrl.train.stages import run_config
 
     if not verbose:  # transformers' shard/weight bars would break the progress lines
+        # lazy: loads when the command runs; groundrl --help imports every command module
         from transformers.utils import logging as hf_logging
 
         hf_logging.disable_progress_bar()
