@@ -9,8 +9,9 @@ import shutil
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import typer
 
@@ -103,6 +104,42 @@ def _judge_params(judge: JudgeConfig | None) -> dict[str, Any]:
     }
 
 
+class _Frame(NamedTuple):
+    """The arguments every resumable curate command takes."""
+
+    input: Path
+    output: Path
+    retry_errors: bool
+    limit: int | None
+    quiet: bool
+    restart: bool
+
+
+def _judged_run(
+    frame: _Frame,
+    command: str,
+    params: dict[str, Any],
+    judge: JudgeConfig | None,
+    record_fn: Callable[[Any], Callable[[dict[str, Any]], Any]],
+    outcome_key: str,
+    required: bool = False,
+) -> tuple[Counter, Any]:
+    """The frame of the curate commands that may call a judge: refuse to resume over an
+    output made with other parameters, open the judge (closed however the run ends) and
+    run ``record_fn(backend)`` over the records not done yet. Returns the counts and the
+    backend (closed; :func:`_report` reads its stats)."""
+    # lazy: loads when the command runs; groundrl --help imports every command module
+    from groundrl.curate.pipelines import run
+
+    _guard(frame.output, command, {**params, **_judge_params(judge)}, frame.restart)
+    with open_judge(judge, required) as backend:
+        fn = record_fn(backend)
+        counts = run(
+            frame.input, frame.output, fn, outcome_key, not frame.quiet, frame.retry_errors, frame.limit
+        )
+    return counts, backend
+
+
 def _report(counts: Counter, output: Path, backend: Any = None) -> None:
     """Print the summary; exit 1 when records errored or every judge call failed."""
     counts = Counter(counts)
@@ -170,24 +207,16 @@ def verifier_filter_cmd(
     judge: JudgeConfig | None = None,
 ) -> None:
     # lazy: loads when the command runs; groundrl --help imports every command module
-    from groundrl.curate.pipelines import run
     from groundrl.curate.verifier_filter import verifier_filter
     from groundrl.verify import AgenticVerifier
 
-    _guard(
-        output, "verifier-filter", {"--threshold": threshold, "--tau": tau, **_judge_params(judge)}, restart
-    )
-    with open_judge(judge, required=False) as backend:  # without one: rule tools only
-        v = AgenticVerifier(backend, tau=tau)
-        counts = run(
-            input,
-            output,
-            lambda r: verifier_filter(r, v, threshold),
-            "reason",
-            not quiet,
-            retry_errors,
-            limit,
-        )
+    def record_fn(backend: Any) -> Callable[[dict[str, Any]], Any]:
+        v = AgenticVerifier(backend, tau=tau)  # without a judge: rule tools only
+        return lambda r: verifier_filter(r, v, threshold)
+
+    frame = _Frame(input, output, retry_errors, limit, quiet, restart)
+    params = {"--threshold": threshold, "--tau": tau}
+    counts, backend = _judged_run(frame, "verifier-filter", params, judge, record_fn, "reason")
     _report(counts, output, backend)
 
 
@@ -284,37 +313,24 @@ def mask_difficulty_cmd(
 ) -> None:
     # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.curate import mask_difficulty
-    from groundrl.curate.pipelines import run
     from groundrl.judges import SamplingParams
     from groundrl.rewards.outcome import outcome
 
-    _guard(output, "mask-difficulty", {"--k": k, "--seed": seed, **_judge_params(judge)}, restart)
-    with open_judge(judge) as backend:
-
-        def answer_fn(img, sample) -> bool:
-            req = [
-                {
-                    "role": "user",
-                    "content": [
-                        {"type": "image", "image": img},
-                        {"type": "text", "text": str(sample["question"])},
-                    ],
-                }
-            ]
-            g = backend.generate([req], SamplingParams(max_tokens=64))[0]
+    def record_fn(backend: Any) -> Callable[[dict[str, Any]], Any]:
+        def answer_fn(img: Any, sample: dict[str, Any]) -> bool:
+            content = [{"type": "image", "image": img}, {"type": "text", "text": str(sample["question"])}]
+            g = backend.generate([[{"role": "user", "content": content}]], SamplingParams(max_tokens=64))[0]
             if not g.ok:  # a failed call is not a wrong answer: the record errors and is retried
                 raise RuntimeError(f"judge call failed: {g.error}")
             return outcome(g.text, sample["answer"]).value == 1.0
 
-        counts = run(
-            input,
-            output,
-            lambda r: mask_difficulty(r, answer_fn, k=k, seed=seed),
-            "lambda_star",
-            not quiet,
-            retry_errors,
-            limit,
-        )
+        return lambda r: mask_difficulty(r, answer_fn, k=k, seed=seed)
+
+    frame = _Frame(input, output, retry_errors, limit, quiet, restart)
+    params = {"--k": k, "--seed": seed}
+    counts, backend = _judged_run(
+        frame, "mask-difficulty", params, judge, record_fn, "lambda_star", required=True
+    )
     _report(counts, output, backend)
 
 
@@ -396,17 +412,12 @@ def proxy_distill_cmd(
     judge: JudgeConfig | None = None,
 ) -> None:
     # lazy: loads when the command runs; groundrl --help imports every command module
-    from groundrl.curate.pipelines import run
     from groundrl.curate.proxy import distill_record, proxy_request
+    from groundrl.judges.base import SamplingParams
 
-    _guard(output, "proxy-distill", {"--samples": samples, "--seed": seed, **_judge_params(judge)}, restart)
-    with open_judge(judge, required=False) as backend:
-
-        def fn(r):
+    def record_fn(backend: Any) -> Callable[[dict[str, Any]], Any]:
+        def fn(r: dict[str, Any]) -> Any:
             if backend is not None and r.get("teacher_output") is None and r.get("teacher_outputs") is None:
-                # lazy: loads when the command runs; groundrl --help imports every command module
-                from groundrl.judges.base import SamplingParams
-
                 params = judge.sampling() or SamplingParams(
                     temperature=0.0 if samples == 1 else 1.0, max_tokens=512
                 )
@@ -419,7 +430,11 @@ def proxy_distill_cmd(
                 r = {**r, "teacher_outputs": list(g.texts)}
             return distill_record(r)
 
-        counts = run(input, output, fn, "status", not quiet, retry_errors, limit)
+        return fn
+
+    frame = _Frame(input, output, retry_errors, limit, quiet, restart)
+    params = {"--samples": samples, "--seed": seed}
+    counts, backend = _judged_run(frame, "proxy-distill", params, judge, record_fn, "status")
     _report(counts, output, backend)
 
 
@@ -467,24 +482,18 @@ def reject_pass_rate_cmd(
 ) -> None:
     # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.curate.consensus import exact_judge
-    from groundrl.curate.pipelines import run
     from groundrl.curate.rejection import pass_rate_filter, semantic_judge
 
     if max_rate is not None and min_rate >= max_rate:
         raise typer.BadParameter("--min-rate must be < --max-rate", param_hint="--min-rate")
-    params = {"--min-rate": min_rate, "--max-rate": max_rate, **_judge_params(judge)}
-    _guard(output, "reject-pass-rate", params, restart)
-    with open_judge(judge, required=False) as backend:
+
+    def record_fn(backend: Any) -> Callable[[dict[str, Any]], Any]:
         check = exact_judge if backend is None else semantic_judge(backend)
-        counts = run(
-            input,
-            output,
-            lambda r: pass_rate_filter(r, min_rate, max_rate, judge=check),
-            "reason",
-            not quiet,
-            retry_errors,
-            limit,
-        )
+        return lambda r: pass_rate_filter(r, min_rate, max_rate, judge=check)
+
+    frame = _Frame(input, output, retry_errors, limit, quiet, restart)
+    params = {"--min-rate": min_rate, "--max-rate": max_rate}
+    counts, backend = _judged_run(frame, "reject-pass-rate", params, judge, record_fn, "reason")
     _write_kept(output, kept)
     _report(counts, output, backend)
 
@@ -513,14 +522,11 @@ def reject_label_cmd(
 ) -> None:
     # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.curate.consensus import exact_judge
-    from groundrl.curate.pipelines import run
     from groundrl.curate.rejection import label_check, semantic_judge
     from groundrl.judges import SamplingParams
     from groundrl.parse.answers import extract_answer
 
-    _guard(output, "reject-label", _judge_params(judge), restart)
-    with open_judge(judge, required=False) as backend:
-
+    def record_fn(backend: Any) -> Callable[[dict[str, Any]], Any]:
         def ask(rec: dict[str, Any]) -> Any:
             if backend is None:
                 return None
@@ -535,15 +541,10 @@ def reject_label_cmd(
             return ans.value if ans.ok else (g.text or "").strip()
 
         check = exact_judge if backend is None else semantic_judge(backend)
-        counts = run(
-            input,
-            output,
-            lambda r: label_check(r, ask, judge=check),
-            "reason",
-            not quiet,
-            retry_errors,
-            limit,
-        )
+        return lambda r: label_check(r, ask, judge=check)
+
+    frame = _Frame(input, output, retry_errors, limit, quiet, restart)
+    counts, backend = _judged_run(frame, "reject-label", {}, judge, record_fn, "reason")
     _write_kept(output, kept)
     _report(counts, output, backend)
 
@@ -641,26 +642,24 @@ def proxy_cold_start_cmd(
 ) -> None:
     # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.curate.cold_start import rl_record, sft_record, split_record, teacher_outputs
-    from groundrl.curate.pipelines import run
     from groundrl.judges.base import SamplingParams
 
-    _guard(
-        output, "proxy-cold-start", {"--samples": samples, "--seed": seed, **_judge_params(judge)}, restart
-    )
-    with open_judge(judge, required=False) as backend:
-        params = None
-        if backend is not None:
-            base = judge.sampling() or SamplingParams(
-                temperature=0.0 if samples == 1 else 1.0, max_tokens=1024
-            )
-            params = dataclasses.replace(base, n=samples)
+    def record_fn(backend: Any) -> Callable[[dict[str, Any]], Any]:
+        if backend is None:
+            return lambda r: split_record(r, seed=seed)
+        base = judge.sampling() or SamplingParams(temperature=0.0 if samples == 1 else 1.0, max_tokens=1024)
+        params = dataclasses.replace(base, n=samples)
 
         def fn(r: dict[str, Any]) -> dict[str, Any]:
-            if backend is not None and r.get("teacher_output") is None and r.get("teacher_outputs") is None:
+            if r.get("teacher_output") is None and r.get("teacher_outputs") is None:
                 r = {**r, "teacher_outputs": teacher_outputs(backend, [r], params)[0]}
             return split_record(r, seed=seed)
 
-        counts = run(input, output, fn, "status", not quiet, retry_errors, limit)
+        return fn
+
+    frame = _Frame(input, output, retry_errors, limit, quiet, restart)
+    params = {"--samples": samples, "--seed": seed}
+    counts, backend = _judged_run(frame, "proxy-cold-start", params, judge, record_fn, "status")
     n_sft = _write_split(output, sft, lambda r: r.get("split") == "cold_start", sft_record)
     n_rl = _write_split(output, rl, lambda r: r.get("status") == "hard", rl_record)
     if sft is not None:
