@@ -16,6 +16,7 @@ from typing import Any, NamedTuple
 import typer
 
 from groundrl.cli.recipe_options import judge_command, open_judge
+from groundrl.io import write_jsonl
 from groundrl.judges.config import JudgeConfig
 
 app = typer.Typer(
@@ -594,10 +595,7 @@ def rr_sft_cmd(
         records, amap, counts = rr_sft_records(
             tasks, teacher=backend, per_step=per_step, list_actions=list_actions
         )
-    output.parent.mkdir(parents=True, exist_ok=True)
-    with output.open("w", encoding="utf-8") as f:
-        for r in records:
-            f.write(json.dumps(r, ensure_ascii=False) + "\n")
+    write_jsonl(output, records)
     amap_path = output.with_name(output.stem + ".action_map.json")
     amap_path.write_text(json.dumps({str(k): v for k, v in sorted(amap.items())}, indent=0), encoding="utf-8")
     typer.echo(", ".join(f"{k}: {v}" for k, v in sorted(counts.items())))
