@@ -9,11 +9,12 @@ the in-training monitor, and writes ``monitor.jsonl`` (one row per step) and
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
 import typer
+
+from groundrl.io import write_jsonl
 
 
 def _config(path: Path | None, overrides: dict[str, Any]):
@@ -91,9 +92,7 @@ def command(
     refs = [r.get(reference_field) for r in read_jsonl(reference)] if reference else None
     rows = replay(read_jsonl(samples), cfg, read_jsonl(log) if log else (), refs, stage)
     output.mkdir(parents=True, exist_ok=True)
-    with (output / "monitor.jsonl").open("w", encoding="utf-8") as f:
-        for r in rows:
-            f.write(json.dumps(r) + "\n")
+    write_jsonl(output / "monitor.jsonl", rows, ensure_ascii=True)
     (output / "monitor.md").write_text(report_section(rows) or "No samples with a step.\n", encoding="utf-8")
     alarms = first_alarms(rows)
     typer.echo(f"{len(rows)} steps monitored; {len(alarms)} alarm(s)")

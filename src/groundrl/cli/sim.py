@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import atexit
 import contextlib
-import json
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
 import typer
+
+from groundrl.io import json_line
 
 app = typer.Typer(
     help=(
@@ -96,7 +97,7 @@ def tasks_cmd(
         for t in track(tasks, description="gold plans", transient=True, console=Console(stderr=True)):
             rec = export_record(t)
             unsolved += rec["gold_plans"]["eb_alfred"] is None
-            f.write(json.dumps(rec, ensure_ascii=False) + "\n")
+            f.write(json_line(rec))
     typer.echo(
         f"wrote {len(tasks)} tasks to {'stdout' if to_stdout else output}"
         + (f" ({unsolved} without an expert plan)" if unsolved else ""),
