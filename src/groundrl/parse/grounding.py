@@ -125,23 +125,53 @@ _NUM = r"(?<![\w.])(\d+(?:\.\d+)?)(?![\w.]\d)"
 _FNUM = r"#?\s*(\d+(?:\.\d+)?)(?![\w]|\.\d)"
 _SEC = r"(?:seconds?|secs?|s)\b"
 _TO = r"\s*(?:[-–—~]|\bto\b|\bthrough\b|\bthru\b|\buntil\b|\btill\b)\s*"
+_LIST_SEP = r"\s*(?:,\s*and\s+|,\s*|and\s+|&\s*)"
+# The mention patterns, as read (tests/test_temporal_fast_path.py keeps them as the
+# reference). Segments: "frame 25 to frame 27", "between frames 3 and 5"; "from 4.47 to
+# 16.11 seconds", "between 2 and 4 seconds". Moments: "frame 24", "frames 3 and 5" (a list
+# after the plural is one match holding several frames); "18.71 seconds".
+#   segment frame:  (?:\bfrom\s+)?\bframes?\s*{_FNUM}{_TO}(?:frames?\s*)?{_FNUM}
+#                   | \bbetween\s+frames?\s*{_FNUM}\s*(?:,\s*)?and\s+(?:frames?\s*)?{_FNUM}
+#   segment second: (?:\bfrom\s+)?{_NUM}\s*(?:{_SEC})?{_TO}{_NUM}\s*{_SEC}
+#                   | \bbetween\s+{_NUM}\s*(?:{_SEC})?\s*and\s+{_NUM}\s*{_SEC}
+#   frame:          \bframe\s*{_FNUM} | \bframes\s*{_FNUM}(?:{_LIST_SEP}#?\s*\d+(?:\.\d+)?\b(?!\s*{_SEC}))*
+#   second:         {_NUM}\s*{_SEC}                      (all case-insensitive)
+# Compiled below in an equivalent form that starts with a character class, so the regex
+# engine skips to the next f / b / digit in C instead of trying a match at every position
+# (issue 30: 0.2-0.4 s per MB of text without one mention). The pattern has no global
+# IGNORECASE (a class of cased letters would not lead the search then) and (?i) f and b
+# match only f/F and b/B (tested over every code point); a leading word's \b becomes a
+# lookbehind after its first letter, the other letters stay case-insensitive; a number's
+# (?<![\w.]) moves after its first digit, and a lookbehind stepping back onto that
+# digit captures the whole number.
+_FROM_FRAME = r"(?<=f)(?:rom\s+f)?rames?"  # (?:\bfrom\s+)?\bframes? after its f
+# {_NUM} after its first digit (and possessive, see _PNUM)
+_DIGIT_NUM = r"(?<![\w.]\d)(?<=(?=(\d++(?:\.\d+)?+))\d)\d*+(?:\.\d+)?+(?![\w.]\d)"
+# Possessive forms: giving digits back to a number leaves a digit or '.' next, and giving
+# whitespace back leaves whitespace next, where nothing that follows can start, so no
+# backtracking into them can succeed; without it a failed try retries every split.
+_PNUM = r"(?<![\w.])(\d++(?:\.\d+)?+)(?![\w.]\d)"  # {_NUM}
+_PTO = _TO.replace(r"\s*", r"\s*+")  # {_TO}
+# What must come next, past whitespace, where a span's first number is followed by {_TO}
+# (or by an optional unit, then {_TO}): a lookahead that ends a hopeless try at once
+# ("1 1 1 …" and "frames 1, frames 1, …" otherwise try every separator at every number).
+_TO_NEXT = r"(?=\s*[-–—~tu])"
+_SEC_TO_NEXT = r"(?=\s*[-–—~tus])"
 _SEGMENT_FRAME_RE = re.compile(
-    rf"(?:\bfrom\s+)?\bframes?\s*{_FNUM}{_TO}(?:frames?\s*)?{_FNUM}"
-    rf"|\bbetween\s+frames?\s*{_FNUM}\s*(?:,\s*)?and\s+(?:frames?\s*)?{_FNUM}",
-    re.IGNORECASE,
+    rf"[fFbB](?<!\w[fFbB])(?i:{_FROM_FRAME}\s*{_FNUM}{_TO_NEXT}{_PTO}(?:frames?\s*)?{_FNUM}"
+    rf"|(?<=b)etween\s+frames?\s*{_FNUM}\s*(?:,\s*)?and\s+(?:frames?\s*)?{_FNUM})"
 )
 _SEGMENT_SECOND_RE = re.compile(
-    rf"(?:\bfrom\s+)?{_NUM}\s*(?:{_SEC})?{_TO}{_NUM}\s*{_SEC}"
-    rf"|\bbetween\s+{_NUM}\s*(?:{_SEC})?\s*and\s+{_NUM}\s*{_SEC}",
-    re.IGNORECASE,
+    rf"[fFbB\d](?:(?<=[fFbB])(?<!\w[fFbB])"
+    rf"(?i:(?<=f)rom\s+{_PNUM}{_SEC_TO_NEXT}\s*+(?:{_SEC})?{_PTO}{_PNUM}\s*{_SEC}"
+    rf"|(?<=b)etween\s+{_PNUM}\s*(?:{_SEC})?\s*and\s+{_PNUM}\s*{_SEC})"
+    rf"|{_DIGIT_NUM}(?i:{_SEC_TO_NEXT}\s*+(?:{_SEC})?{_PTO}{_PNUM}\s*{_SEC}))"
 )
-# "frame 24"; "frames 3 and 5" / "frames 3, 5 and 7" (a list after the plural) is one
-# match holding several frames.
-_LIST_SEP = r"\s*(?:,\s*and\s+|,\s*|and\s+|&\s*)"
 _FRAME_RE = re.compile(
-    rf"\bframe\s*{_FNUM}|\bframes\s*{_FNUM}(?:{_LIST_SEP}#?\s*\d+(?:\.\d+)?\b(?!\s*{_SEC}))*", re.IGNORECASE
+    rf"[fF](?<!\w[fF])(?i:rame\s*{_FNUM}|rames\s*{_FNUM}(?:{_LIST_SEP}#?\s*\d+(?:\.\d+)?\b(?!\s*{_SEC}))*)"
 )
-_SECOND_RE = re.compile(rf"{_NUM}\s*{_SEC}", re.IGNORECASE)
+# a class of digits may lead under IGNORECASE, and the number's own group captures it
+_SECOND_RE = re.compile(rf"(\d(?<![\w.]\d)\d*+(?:\.\d+)?+)(?![\w.]\d)\s*{_SEC}", re.IGNORECASE)
 _LIST_NUM_RE = re.compile(r"\d+(?:\.\d+)?")
 _SENTENCE_END_RE = re.compile(r"[.!?](?=\s)|\n")
 
