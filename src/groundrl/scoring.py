@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from groundrl.io import Line, iter_lines, parse_line
+from groundrl.io import Line, parse_line
 from groundrl.io import json_text as json_text  # moved to io; the server and adapters import it here
 from groundrl.recipes.base import Recipe
 from groundrl.results import verdict_row
@@ -24,8 +24,9 @@ def iter_jsonl_lines(
 ) -> Iterator[tuple[int, dict[str, Any] | None, str]]:
     """``(line_number, record or None, error)`` for each non-blank line (numbers from
     ``start``, 1-based by default); the error is :attr:`groundrl.io.Line.message`."""
-    for line in iter_lines(lines, start=start):
-        yield line.number, line.value, line.problem and line.message
+    for i, line in enumerate(lines, start=start):
+        if line.strip():
+            yield parse_jsonl_line(i, line)
 
 
 def parse_jsonl_line(i: int, line: str) -> tuple[int, dict[str, Any] | None, str]:
