@@ -275,7 +275,7 @@ def load_vl_rewardbench(path: str | Path, image_root: str | Path | None = None) 
 # ---------------------------------------------------------------------------
 
 
-def multimodal_rewardbench_category(category: str, item_id: str) -> str:
+def multimodal_rewardbench_category(category: object, item_id: object) -> str:
     """``Category`` with safety and reasoning split by ID prefix.
 
     >>> multimodal_rewardbench_category("safety", "pairs-12"), multimodal_rewardbench_category("reasoning", "emma")
@@ -311,7 +311,8 @@ def load_multimodal_rewardbench(path: str | Path, image_root: str | Path | None 
         if why:
             bad.append({"row": k, "id": rid, "error": why})
             continue
-        meta = row.get("Meta") if isinstance(row.get("Meta"), dict) else {}
+        meta = row.get("Meta")
+        meta = meta if isinstance(meta, dict) else {}
         cat = row.get("Category", meta.get("Category", "unknown"))
         items.append(
             {

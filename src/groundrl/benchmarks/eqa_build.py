@@ -222,7 +222,7 @@ def _label_batch(
         if score is None:
             unscored[i] += 1
             continue
-        per_q[i].append(_item(batch[i], kind, reasoning, answer, g.text, score))
+        per_q[i].append(_item(batch[i], kind, reasoning, answer, g.text or "", score))
     return [
         {"question_id": q["question_id"], "items": per_q[i], "unparsed_responses": unparsed[i],
          "unscored_responses": unscored[i]}

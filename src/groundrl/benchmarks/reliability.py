@@ -108,7 +108,7 @@ PAIRWISE_DEFINITIONS = [
 
 def _pairwise_report(metrics: dict[str, Any], k: int, n_bad: int) -> str:
     m, n = metrics, metrics["n"]
-    rows = [
+    rows: list[tuple[Any, ...]] = [
         ("first-slot rate", m["first_slot_rate"], m["first_slot_rate_ci95"], f"{m['n_verdicts']} verdicts", 0.5),
         ("swap agreement", m["swap_agreement"], m["swap_agreement_ci95"], f"{m['n_pairs_both_parsed']} pairs", 0.5),
         ("accuracy in both orders", m["accuracy_both_orders"], m["accuracy_both_orders_ci95"], f"{n} pairs", 0.25),

@@ -50,10 +50,11 @@ class ScalarRM:
     def _text(self, query: str, response: str) -> str:
         if getattr(self.tokenizer, "chat_template", None):
             try:
-                return self.tokenizer.apply_chat_template(
+                text = self.tokenizer.apply_chat_template(
                     [{"role": "user", "content": query}, {"role": "assistant", "content": response}],
                     tokenize=False,
                 )
+                return str(text)  # a str with tokenize=False
             except Exception:  # a template that wants other fields: plain text
                 pass
         return f"{query}\n\n{response}"

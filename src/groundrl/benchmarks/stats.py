@@ -232,7 +232,7 @@ def accuracy_by_source(results: list[dict[str, Any]]) -> dict[str, Any]:
 # -- judge reliability (judge-reliability) ----------------------------------------------
 
 
-def mean_or_none(xs: list[float]) -> float | None:
+def mean_or_none(xs: Sequence[float]) -> float | None:
     """The mean, ``None`` for no values."""
     return sum(xs) / len(xs) if xs else None
 

@@ -673,9 +673,11 @@ def _reward_request(body: dict[str, Any], schema: dict[str, Any]) -> list[tuple[
 class _Routes:
     """The app's four routes, over one set of scorers, metrics and admission."""
 
-    def __init__(self, recipe: str | None, names: tuple[str, ...], scorers: _Scorers, limits: Limits) -> None:
+    def __init__(
+        self, recipe: str | None, names: tuple[str, ...], scorers: _Scorers, metrics: Metrics, limits: Limits
+    ) -> None:
         self.recipe, self.names, self.scorers, self.limits = recipe, names, scorers, limits
-        self.metrics, self.admission = scorers.metrics, scorers.admission
+        self.metrics, self.admission = metrics, scorers.admission
         # one schema per route: what /openapi.json publishes is what requests are checked with
         self.score_schema = score_body(names, limits.max_samples, recipe)
         self.reward_schema = reward_body(limits.max_samples)
@@ -779,7 +781,7 @@ def _recipe_names(
     return extra, names
 
 
-def _fastapi(scorers: _Scorers, token: str | None, limits: Limits, docs: bool) -> FastAPI:
+def _fastapi(scorers: _Scorers, metrics: Metrics, token: str | None, limits: Limits, docs: bool) -> FastAPI:
     """The bare app: lifespan (closing the scorers), docs routes, the ASGI guard."""
 
     @asynccontextmanager
@@ -796,7 +798,7 @@ def _fastapi(scorers: _Scorers, token: str | None, limits: Limits, docs: bool) -
     )
     app.add_middleware(
         _Guard,
-        metrics=scorers.metrics,
+        metrics=metrics,
         token=token,
         max_body_bytes=limits.max_body_bytes,
         admission=scorers.admission,
@@ -833,8 +835,8 @@ def build_app(
     scorers = _Scorers(names, extra, options, dict(rubric_overrides or {}), admission, batching, metrics)
     for name in dict.fromkeys([*([recipe] if recipe else []), *options, *scorers.overrides]):
         scorers.resolve(name)  # configuration errors surface now, not at the first request
-    app = _fastapi(scorers, token, limits, docs)
-    _Routes(recipe, names, scorers, limits).add_to(app)
+    app = _fastapi(scorers, metrics, token, limits, docs)
+    _Routes(recipe, names, scorers, metrics, limits).add_to(app)
     app.state.metrics = metrics
     app.state.admission = admission
     app.state.batchers = scorers.batchers

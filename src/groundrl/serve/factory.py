@@ -80,7 +80,7 @@ def recipe_options(options: Mapping[str, Any], recipe: str | None, judge: Any = 
         for n in takers:
             out.setdefault(n, {})[opt] = value
     if judge is not None:
-        out.setdefault(recipe, {})["judge"] = judge  # type: ignore[index]
+        out.setdefault(recipe, {})["judge"] = judge  # type: ignore[arg-type]
     return out
 
 

@@ -86,13 +86,13 @@ def get_reward(body: dict[str, Any]) -> dict[str, Any]:
     return {"openapi_extra": _json_body(body), "responses": {**ok, **COMMON}}
 
 
-HEALTH = {
+HEALTH: dict[str, Any] = {
     "responses": _ok(
         {"type": "object"},
         "status (ok, or degraded with judge_failure_rate when recent judge calls fail), default recipe, recipes",
     )
 }
-METRICS = {
+METRICS: dict[str, Any] = {
     "response_class": PlainTextResponse,
     "responses": {
         "200": {
