@@ -18,11 +18,14 @@ from pathlib import Path
 from typing import Any
 
 from groundrl.models.tiny_vlm import build_tiny_vlm
+from groundrl.train.config import is_tiny_model, machine_defaults, trainer_args
+from groundrl.train.hardware import load_policy, peft_config
 
 
 def set_threads() -> None:
     """One torch thread on a CPU (2-thread CPU steps were 18–70× slower here);
     ``OMP_NUM_THREADS`` on a GPU machine."""
+    # lazy: torch loads only when a model runs
     import torch
 
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")) if torch.cuda.is_available() else 1)
@@ -39,9 +42,8 @@ def resolve_model(cfg: Mapping[str, Any], out: Path) -> str:
 def _args(
     kind: str, block: Mapping[str, Any] | None, tiny: bool, seed: Any, output_dir: Path, **extra: Any
 ) -> Any:
+    # lazy: TRL loads only when a trainer is built or its fields are read
     import trl
-
-    from groundrl.train.config import machine_defaults, trainer_args
 
     cls = trl.GRPOConfig if kind == "grpo" else trl.SFTConfig
     args = {**machine_defaults(), **trainer_args(kind, block, tiny, seed)}
@@ -58,10 +60,10 @@ def grpo_trainer(
 ) -> Any:
     """A GRPO trainer (``trainer_cls``, default :class:`~groundrl.train.trainer.GroundGRPOTrainer`)
     for one stage's settings ``cfg`` on ``dataset`` (rows or a ``datasets.Dataset``)."""
+    # lazy: datasets loads only when a trainer is built
     from datasets import Dataset
 
-    from groundrl.train.config import is_tiny_model
-    from groundrl.train.hardware import load_policy, peft_config
+    # lazy: train.trainer brings numpy; loaded only when this runs
     from groundrl.train.trainer import ground_grpo_trainer_class
 
     set_threads()
@@ -88,11 +90,9 @@ def sft_trainer(
     """An ``SFTTrainer`` (loss on the completion only) on a local checkpoint; ``hw`` holds
     the ``peft``/``freeze``/``image``/``model_kwargs`` blocks, ``config`` the ``SFTConfig``
     fields."""
+    # lazy: datasets loads only when a trainer is built
     from datasets import Dataset
     from trl import SFTTrainer
-
-    from groundrl.train.config import is_tiny_model
-    from groundrl.train.hardware import load_policy, peft_config
 
     set_threads()
     tiny = tiny or is_tiny_model(model) or is_tiny_model(hw.get("model", "tiny"))

@@ -29,6 +29,7 @@ from typing import Any
 from groundrl.augment import mask_patches, shuffle_frames, shuffle_reasoning
 from groundrl.integrations.common import completion_text
 from groundrl.rewards.scoring import combine_boosts, contrastive_boost, eqa_accuracy
+from groundrl.train.rm_data import eqa_rm_messages
 
 PERTURBATIONS = ("temporal", "spatial", "reasoning")
 
@@ -109,8 +110,6 @@ def _with_reasoning(row: Mapping[str, Any], new: str) -> list[dict[str, Any]]:
     """The row's chat prompt rebuilt with another reasoning trace: by the EQA-RM prompt
     builder when the row has its fields, else by replacing the old trace in the text."""
     if all(isinstance(row.get(k), str) for k in ("question", "answer")) and "images" in row:
-        from groundrl.train.rm_data import eqa_rm_messages
-
         return eqa_rm_messages(row["question"], new, row["answer"], len(row.get("images") or []))
     old = str(row.get("reasoning", ""))
     out = []

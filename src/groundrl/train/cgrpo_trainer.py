@@ -23,6 +23,8 @@ import random
 from typing import Any
 
 from groundrl.train.cgrpo import CGRPOConfig, perturb_row
+from groundrl.train.online_filter import select_rows
+from groundrl.train.trainer import ground_grpo_trainer_class
 
 _CLASS: type | None = None
 
@@ -31,10 +33,8 @@ def cgrpo_trainer_class() -> type:
     global _CLASS
     if _CLASS is not None:
         return _CLASS
+    # lazy: TRL loads only when a trainer is built or its fields are read
     from trl.trainer.utils import split_pixel_values_by_grid, unsplit_pixel_values_by_grid
-
-    from groundrl.train.online_filter import select_rows
-    from groundrl.train.trainer import ground_grpo_trainer_class
 
     base = ground_grpo_trainer_class()
 

@@ -23,6 +23,7 @@ Trainer arguments are merged in one place (:func:`trainer_args`), lowest first:
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import math
 import warnings
@@ -31,9 +32,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from groundrl.judges.config import JudgeConfig
 from groundrl.monitor.config import MonitorConfig
 from groundrl.recipes import get_recipe
 from groundrl.train import trl_fields
+from groundrl.train.hardware import check_hardware_blocks
 from groundrl.train.stage_kinds import StageKind, get_stage_kind, stage_kinds
 
 
@@ -160,6 +163,7 @@ def is_tiny_model(model: Any) -> bool:
 def machine_defaults() -> dict[str, Any]:
     """On a machine without CUDA: ``use_cpu`` and no bf16 (TRL's GPU default would refuse
     to start); a file that sets them keeps its values. Imports torch."""
+    # lazy: torch loads only when a model runs
     import torch
 
     return {} if torch.cuda.is_available() else {"use_cpu": True, "bf16": False}
@@ -242,24 +246,25 @@ def _scalar(name: str, types: tuple[type, ...], what: str) -> Callable[[Any], An
 
 
 def _judge(v: Any) -> Any:
-    from groundrl.judges.config import JudgeConfig
-
     return None if v is None else JudgeConfig.from_mapping(v)
 
 
 def _step_grpo(v: Any) -> Any:
+    # lazy: train.step_grpo brings numpy; loaded only when this runs
     from groundrl.train.step_grpo import StepGRPOConfig
 
     return StepGRPOConfig.from_mapping(v)
 
 
 def _online_filter(v: Any) -> Any:
+    # lazy: train.online_filter brings numpy; loaded only when this runs
     from groundrl.train.online_filter import OnlineFilterConfig
 
     return OnlineFilterConfig.from_mapping(v)
 
 
 def _verifier(v: Any) -> Any:
+    # lazy: train.grpo imports this module
     from groundrl.train.grpo import VERIFIER_KEYS
 
     block = _mapping("verifier")(v)
@@ -271,8 +276,6 @@ def _verifier(v: Any) -> Any:
 
 def _hardware(key: str) -> Callable[[Any], Any]:
     def check(v: Any) -> Any:
-        from groundrl.train.hardware import check_hardware_blocks
-
         check_hardware_blocks({key: v})
         return v
 
@@ -425,6 +428,7 @@ def build_train_config(raw: Any, recipe: str | None = None, source: str = "") ->
 
 def read_yaml(path: str | Path) -> Any:
     """The parsed file; a missing file or invalid YAML is a ConfigError with the position."""
+    # lazy: PyYAML loads only when a file is read or written
     import yaml
 
     p = Path(path)
@@ -517,6 +521,7 @@ def full_trainer_args(
     """Every field of the real ``GRPOConfig``/``SFTConfig`` built from ``args`` (imports
     TRL; loads no model), key fields first, and a note when this machine could not check
     the hardware settings (bf16 without a GPU: built with ``use_cpu``, shown as written)."""
+    # lazy: TRL loads only when a trainer is built or its fields are read
     import trl
 
     cls = getattr(trl, trl_fields.CLASS_NAMES[kind])
@@ -544,8 +549,6 @@ def full_trainer_args(
 
 def plain(v: Any) -> Any:
     """YAML-safe: dataclasses as mappings (defaults of a JudgeConfig left out)."""
-    import dataclasses
-
     if hasattr(v, "to_dict") and dataclasses.is_dataclass(v):
         return plain(v.to_dict())
     if dataclasses.is_dataclass(v) and not isinstance(v, type):
@@ -600,6 +603,7 @@ def effective_config(cfg: TrainConfig, full: bool = True) -> dict[str, Any]:
 
 
 def dump_yaml(obj: Any) -> str:
+    # lazy: PyYAML loads only when a file is read or written
     import yaml
 
     return yaml.safe_dump(plain(obj), sort_keys=False, allow_unicode=True, width=100)

@@ -19,6 +19,7 @@ and why that usually happens, so that a flat picture is not read as a working ru
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -140,6 +141,7 @@ def _short(name: str) -> str:
 def _draw_panel(
     ax: Any, rows: Rows, offsets: Mapping[str, int], colours: Mapping[str, str], spec: tuple
 ) -> None:
+    # lazy: matplotlib loads only when curves are drawn
     from matplotlib.ticker import MaxNLocator, ScalarFormatter
 
     title, ylabel, names, by_stage = spec
@@ -182,8 +184,6 @@ def _draw_panel(
 
 
 def _wrap(text: str, width: int = 70) -> str:
-    import textwrap
-
     return "\n".join(textwrap.wrap(text, width))
 
 
@@ -207,9 +207,11 @@ def draw_curves(rows: Rows, path: Path, title: str = "training curves") -> Path 
     specs = panels(rows)
     if not specs:
         return None
+    # lazy: matplotlib loads only when curves are drawn
     import matplotlib
 
     matplotlib.use("Agg")
+    # lazy: matplotlib loads only when curves are drawn
     import matplotlib.pyplot as plt
 
     offsets = stage_offsets(rows)

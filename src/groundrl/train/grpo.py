@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import random
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
@@ -28,8 +29,11 @@ from groundrl.integrations.trl import reward_funcs
 from groundrl.io import JsonlError, iter_lines
 from groundrl.recipes import get_recipe
 from groundrl.recipes.resolve import resolve_rubric
+from groundrl.train.builders import grpo_trainer
 from groundrl.train.online_filter import OnlineFilterConfig, recorder_for
 from groundrl.train.step_grpo import StepGRPOConfig, StepHinter, hint_record
+from groundrl.verify import AgenticVerifier
+from groundrl.verify.masks import mask_provider_from_spec
 
 
 def apply_step_hints(records: list[dict[str, Any]], p: float = 0.5, seed: int = 0) -> list[dict[str, Any]]:
@@ -41,8 +45,6 @@ def apply_step_hints(records: list[dict[str, Any]], p: float = 0.5, seed: int = 
     hint is its first k ``<plans>`` lines, and the GRM judges the complete answer); a list
     gold (Reinforced Reasoning) becomes the remaining steps. Records without a usable gold
     are left as they are."""
-    import random
-
     rng = random.Random(seed)
     return [hint_record(rec, rng, p)[0] for rec in records]
 
@@ -61,6 +63,7 @@ def load_rows(
     lists (``points_masks``, ``boxes``, ``timestamps``…) is stored as JSON text and named
     in ``json_columns``; :func:`decode_columns` turns it back into objects before the
     reward functions see it."""
+    # lazy: Pillow loads only when images are read
     from PIL import Image
 
     base = Path(path).parent
@@ -202,9 +205,6 @@ def make_verifier(spec: dict[str, Any], judge: Any = None) -> Any:
     ``boxes``/``points_masks`` fields, the default — or ``{provider: detector_segmenter,
     detector: PATH, segmenter: PATH}``) with the teachers of the ``judge:``
     block (a :class:`~groundrl.judges.config.JudgeConfig`)."""
-    from groundrl.verify import AgenticVerifier
-    from groundrl.verify.masks import mask_provider_from_spec
-
     if not isinstance(spec, dict):
         raise ValueError("verifier must be a mapping {tools, tau, weights, masks}")
     unknown = set(spec) - set(VERIFIER_KEYS)
@@ -232,8 +232,6 @@ def build_trainer(
     validated them (``groundrl train`` and :func:`~groundrl.train.stages.run_config` check
     the file once, before anything loads); the GRPO arguments are the stage's effective ones
     (:func:`~groundrl.train.config.trainer_args`: the CPU smoke defaults only for ``tiny``)."""
-    from groundrl.train.builders import grpo_trainer
-
     rec = get_recipe(recipe)
     out = Path(cfg.get("output_dir", f"runs/train-{recipe}"))
     out.mkdir(parents=True, exist_ok=True)

@@ -72,6 +72,7 @@ def peft_config(cfg: Mapping[str, Any]) -> Any:
     if cfg.get("peft") is None:
         return None
     block = _block(cfg, "peft", PEFT_KEYS)
+    # lazy: peft loads only for a LoRA block
     from peft import LoraConfig
 
     block.pop("load_in_4bit", None)
@@ -120,6 +121,7 @@ def set_pixel_bounds(processor: Any, min_pixels: int | None = None, max_pixels: 
 
 def load_policy(path: str, cfg: Mapping[str, Any], bf16: bool = False) -> tuple[Any, Any]:
     """``(model, processor)`` from a local checkpoint with the config's hardware blocks."""
+    # lazy: torch loads only when a model runs
     import torch
     from transformers import AutoModelForImageTextToText, AutoProcessor
 
@@ -129,6 +131,7 @@ def load_policy(path: str, cfg: Mapping[str, Any], bf16: bool = False) -> tuple[
     if bf16:
         kwargs.setdefault("dtype", torch.bfloat16)
     if (cfg.get("peft") or {}).get("load_in_4bit"):
+        # lazy: transformers loads only when a model or trainer is built
         from transformers import BitsAndBytesConfig
 
         kwargs["quantization_config"] = BitsAndBytesConfig(

@@ -204,6 +204,7 @@ def _rows(out: Mapping[str, Any]) -> int:
 def select_rows(out: Mapping[str, Any], idx: Sequence[int]) -> dict[str, Any]:
     """The rows ``idx`` of one TRL generation output whose per-image tensors were split
     per row (``split_pixel_values_by_grid``). Scalars (``num_items_in_batch``) are kept."""
+    # lazy: torch loads only when a model runs
     import torch
 
     n = _rows(out)
@@ -220,6 +221,7 @@ def select_rows(out: Mapping[str, Any], idx: Sequence[int]) -> dict[str, Any]:
 
 
 def _pad(t: Any, width: int, value: float, left: bool) -> Any:
+    # lazy: torch loads only when a model runs
     import torch
 
     extra = width - t.shape[1]
@@ -233,6 +235,7 @@ def concat_rows(parts: Sequence[Mapping[str, Any]], pad_token_id: int = 0) -> di
     """Rows of several TRL generation outputs as one output: prompts left-padded,
     completions (and their per-token log-probs) right-padded to the longest, per-row lists
     joined. ``num_items_in_batch`` is left to the caller (it counts the final rows)."""
+    # lazy: torch loads only when a model runs
     import torch
 
     if not parts:

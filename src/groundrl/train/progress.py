@@ -187,6 +187,7 @@ class ProgressWatch:
 
 def progress_callback(stage: str, echo: Callable[[str], None] = print, tiny: bool = False) -> Any:
     """A ``TrainerCallback`` driving a :class:`ProgressWatch`; ``.summary()`` for the report."""
+    # lazy: transformers loads only when a model or trainer is built
     from transformers import TrainerCallback
 
     class Progress(TrainerCallback):

@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from groundrl.integrations.common import completion_text
+from groundrl.judges.config import JudgeConfig
 from groundrl.parse.scores import parse_preferred
 from groundrl.rewards.preference import NO_RUBRIC_PROXY, rubric_text
 
@@ -93,7 +94,7 @@ def proxy_reward(agent: Any, unparseable: str = "zero") -> Any:
 
 def make_agent(judge: Any) -> Any:
     """A :class:`ProxyAgent` on the backend of a judge block (mapping or JudgeConfig)."""
-    from groundrl.judges.config import JudgeConfig
+    # lazy: judges.papers brings numpy and orjson; loaded only when this runs
     from groundrl.judges.papers import ProxyAgent
 
     cfg = judge if isinstance(judge, JudgeConfig) else JudgeConfig.from_mapping(judge)

@@ -43,6 +43,12 @@ from typing import Any
 
 from groundrl.curate.rejective import rejective_filter
 from groundrl.io import write_jsonl
+from groundrl.judges.base import SamplingParams
+from groundrl.judges.config import JudgeConfig
+from groundrl.judges.transformers_backend import TransformersBackend
+from groundrl.train.builders import resolve_model, sft_trainer
+from groundrl.train.rm_data import eqa_rm_messages, load_keyframes, read_instances, stage_inputs
+from groundrl.train.runlog import LOG_FILE
 
 log = logging.getLogger("groundrl.train")
 
@@ -75,8 +81,6 @@ class RFTConfig:
                 "the model being trained"
             )
         if self.sampler != "policy":
-            from groundrl.judges.config import JudgeConfig
-
             try:
                 object.__setattr__(self, "sampler", JudgeConfig.from_mapping(self.sampler))
             except ValueError as e:
@@ -123,8 +127,6 @@ def select_rft(
 def _sampler(cfg: RFTConfig, model: str) -> Any:
     """The backend that writes the candidates: R^aux (the judge block) or the policy."""
     if cfg.sampler == "policy":
-        from groundrl.judges.transformers_backend import TransformersBackend
-
         return TransformersBackend(model, batch_size=8)
     aux = getattr(cfg.sampler, "model", None)
     if aux is not None and str(aux).rstrip("/") == str(model).rstrip("/"):
@@ -139,7 +141,7 @@ def sample_evaluations(
     instances: list[dict[str, Any]], keyframes: list[list[Any]], cfg: RFTConfig, model: str
 ) -> list[list[str]]:
     """``k`` sampled evaluation texts per instance (an empty list when the call failed)."""
-    from groundrl.judges.base import SamplingParams
+    # lazy: judges.papers brings orjson; loaded only when this runs
     from groundrl.judges.papers import EQARMEvaluator
 
     backend = _sampler(cfg, model)
@@ -165,8 +167,6 @@ def sft_rows(
 ) -> list[dict[str, Any]]:
     """TRL conversational prompt/completion rows: the EQA-RM prompt + keyframes → the
     kept evaluation text."""
-    from groundrl.train.rm_data import eqa_rm_messages
-
     rows = []
     for j, i in kept:
         r = instances[j]
@@ -187,17 +187,11 @@ def build_sft_on_rows(
 ) -> Any:
     """An ``SFTTrainer`` (loss on the completion only) on ready conversational rows
     (:func:`groundrl.train.builders.sft_trainer`)."""
-    from groundrl.train.builders import sft_trainer
-
     return sft_trainer(model, rows, out, hw, **config)
 
 
 def run_rft(recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, **_: Any) -> dict[str, Any]:
     """The ``rft`` stage runner (see the module doc)."""
-    from groundrl.train.builders import resolve_model
-    from groundrl.train.rm_data import load_keyframes, read_instances, stage_inputs
-    from groundrl.train.runlog import LOG_FILE
-
     if recipe != "eqa_rm":
         raise ValueError(f"an rft stage trains an EQA-RM reward model (recipe eqa_rm), not {recipe!r}")
     cfg = RFTConfig.from_mapping(st.get("rft"))

@@ -29,6 +29,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from groundrl.io import read_jsonl
+from groundrl.judges.prompts import eqa_rm_request
+
 FRAME_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")
 
 
@@ -137,6 +140,7 @@ def fit_pixels(
 
 def load_keyframes(spec: Any, base: Path | None, cfg: RMInputConfig) -> list[Any]:
     """The N keyframes of an episode as RGB PIL images within the pixel bounds."""
+    # lazy: Pillow loads only when images are read
     from PIL import Image
 
     paths = frame_paths(spec, base)
@@ -171,8 +175,6 @@ def eqa_rm_messages(
     """The evaluator prompt (:func:`groundrl.judges.prompts.eqa_rm_request`) in TRL's
     conversational form: ``n_images`` image placeholders before the text; the images
     travel in the row's ``images`` column."""
-    from groundrl.judges.prompts import eqa_rm_request
-
     msgs = eqa_rm_request(question, reasoning, answer, [None] * n_images if n_images else None, reference)
     return trl_messages(msgs)[0]
 
@@ -180,8 +182,6 @@ def eqa_rm_messages(
 def eqa_rm_request_for(rec: Mapping[str, Any], images: Sequence[Any]) -> list[dict[str, Any]]:
     """The same prompt as an OpenAI-style request with the images inline (for a judge
     backend: RFT sampling from a server or a local checkpoint, inference)."""
-    from groundrl.judges.prompts import eqa_rm_request
-
     return eqa_rm_request(
         str(rec.get("question", "")),
         str(rec.get("reasoning", "")),
@@ -194,8 +194,6 @@ INSTANCE_FIELDS = ("question", "answer", "reasoning", "gt_score", "frames")
 
 
 def read_instances(path: str | Path) -> list[dict[str, Any]]:
-    from groundrl.io import read_jsonl
-
     rows = read_jsonl(path)
     if not rows:
         raise ValueError(f"{path}: no EQA-RM instances")

@@ -11,33 +11,35 @@ from pathlib import Path
 from typing import Any
 
 from groundrl.integrations.trl import reward_funcs
+from groundrl.io import read_jsonl
 from groundrl.recipes.resolve import resolve_rubric
+from groundrl.rewards.preference import proxy_accuracy
+from groundrl.rubric import Part, Rubric
+from groundrl.train.builders import grpo_trainer, resolve_model
+from groundrl.train.proxy_reward import make_agent, proxy_options, proxy_reward
+from groundrl.train.rm_data import RMInputConfig, instance_row, read_instances, stage_inputs, trl_messages
 
 
 def parse_inputs(raw: Any) -> Any:
-    from groundrl.train.rm_data import RMInputConfig
-
     return RMInputConfig.from_mapping(raw)
 
 
 def parse_cgrpo(raw: Any) -> Any:
+    # lazy: train.cgrpo brings numpy; loaded only when this runs
     from groundrl.train.cgrpo import CGRPOConfig
 
     return CGRPOConfig.from_mapping(raw)
 
 
 def parse_proxy(raw: Any) -> Any:
-    from groundrl.train.proxy_reward import proxy_options
-
     return proxy_options(raw)
 
 
 def run_cgrpo(recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, **_: Any) -> dict[str, Any]:
     """EQA-RM C-GRPO (:mod:`groundrl.train.cgrpo_trainer`) on EQA-RM instances."""
-    from groundrl.train.builders import grpo_trainer
+    # lazy: train.cgrpo brings numpy; loaded only when this runs
     from groundrl.train.cgrpo import CGRPOConfig, contrastive_reward
     from groundrl.train.cgrpo_trainer import cgrpo_trainer_class
-    from groundrl.train.rm_data import instance_row, read_instances, stage_inputs
 
     if recipe != "eqa_rm":
         raise ValueError(f"a cgrpo stage trains an EQA-RM reward model (recipe eqa_rm), not {recipe!r}")
@@ -65,8 +67,8 @@ def run_proxy_grpo(
 ) -> dict[str, Any]:
     """Proxy-GRM policy GRPO: the recipe's accuracy + 0.5·format and the ``judge:`` block's
     proxy agent as reward ``proxy`` (:mod:`groundrl.train.proxy_reward`)."""
+    # lazy: train.grpo brings numpy; loaded only when this runs
     from groundrl.train.grpo import build_trainer
-    from groundrl.train.proxy_reward import make_agent, proxy_options, proxy_reward
 
     if recipe != "proxy_grm":
         raise ValueError(f"a proxy_grpo stage trains a Proxy-GRM policy (recipe proxy_grm), not {recipe!r}")
@@ -90,11 +92,11 @@ def run_proxy_grpo(
 def _proxy_rows(data: str) -> list[dict[str, Any]]:
     """Proxy-agent rows: the proxy request (query, both responses, the rubric, image)
     in TRL's form, with ``preferred``."""
+    # lazy: Pillow loads only when images are read
     from PIL import Image
 
+    # lazy: curate.proxy brings numpy; loaded only when this runs
     from groundrl.curate.proxy import proxy_request
-    from groundrl.io import read_jsonl
-    from groundrl.train.rm_data import trl_messages
 
     rows = []
     for k, rec in enumerate(read_jsonl(data), start=1):
@@ -128,7 +130,7 @@ def run_proxy_sft(
     recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, **_: Any
 ) -> dict[str, Any]:
     """Proxy-SFT: the proxy agent fine-tuned on distilled teacher outputs (``target``)."""
-    from groundrl.train.builders import resolve_model
+    # lazy: train.rft brings numpy; loaded only when this runs
     from groundrl.train.rft import build_sft_on_rows
 
     data = prev_data or st.get("data")
@@ -157,10 +159,6 @@ def run_proxy_rl(
     recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, **_: Any
 ) -> dict[str, Any]:
     """Proxy-RL: GRPO of the proxy agent with accuracy ±1 against ``preferred`` only."""
-    from groundrl.rewards.preference import proxy_accuracy
-    from groundrl.rubric import Part, Rubric
-    from groundrl.train.builders import grpo_trainer
-
     data = st.get("data")
     if not data:
         raise ValueError("a proxy_rl stage needs `data:` (proxy records)")
@@ -173,6 +171,7 @@ def run_proxy_rl(
 
 
 def run_rft_stage(*a: Any, **k: Any) -> dict[str, Any]:
+    # lazy: train.rft brings numpy; loaded only when this runs
     from groundrl.train.rft import run_rft
 
     return run_rft(*a, **k)

@@ -37,6 +37,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
+from groundrl.judges import SamplingParams
 from groundrl.sim.episode_prompt import prompt
 from groundrl.train.planning_data import global_action_map, target
 
@@ -84,8 +85,6 @@ def template_reasoning(instruction: str, names: Sequence[str]) -> str:
 
 
 def _teacher_reasoning(backend: Any, instruction: str, state: str, names: Sequence[str]) -> str | None:
-    from groundrl.judges import SamplingParams
-
     text = (
         "You are a household robot. Explain briefly, in the first person, why this plan achieves the "
         f"instruction.\nInstruction: {instruction}\nState: {state}\nPlan:\n"

@@ -24,6 +24,7 @@ model is already saved.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 import math
@@ -33,6 +34,7 @@ from typing import Any
 
 from groundrl.io import iter_lines
 from groundrl.monitor.report import report_section
+from groundrl.train.curves import draw_curves
 
 log = logging.getLogger("groundrl.train")
 
@@ -56,6 +58,7 @@ def clean_value(v: Any) -> Any:
 
 def log_callback(path: Path, stage: str) -> Any:
     """A ``TrainerCallback`` appending every ``on_log`` to ``path`` (JSON lines)."""
+    # lazy: transformers loads only when a model or trainer is built
     from transformers import TrainerCallback
 
     class JsonlLogger(TrainerCallback):
@@ -189,8 +192,6 @@ def plot_curves(out_dir: Path) -> Path | None:
         rows = read_log(out_dir / LOG_FILE)
         if not _curve_names(rows):
             return None
-        from groundrl.train.curves import draw_curves
-
         return draw_curves(rows, out_dir / CURVES_FILE)
     except Exception as e:
         log.warning("curves.png not written: %s", e)
@@ -199,8 +200,7 @@ def plot_curves(out_dir: Path) -> Path | None:
 
 def write_config(out_dir: Path, cfg: Mapping[str, Any]) -> None:
     """``config.yaml``: the config as run (judge blocks as mappings)."""
-    import dataclasses
-
+    # lazy: PyYAML loads only when a file is read or written
     import yaml
 
     def plain(v: Any) -> Any:

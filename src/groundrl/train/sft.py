@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from groundrl.curate.rejective import rejective_filter
+from groundrl.train.builders import sft_trainer
 
 
 def rft_records(
@@ -40,6 +41,7 @@ def rft_records(
 
 
 def sft_dataset(rows: list[dict[str, Any]], base: Path | None = None) -> Any:
+    # lazy: datasets loads only when a trainer is built
     from datasets import Dataset
     from PIL import Image
 
@@ -81,8 +83,4 @@ def build_sft_trainer(
     (:mod:`groundrl.train.hardware`); ``config`` the ``SFTConfig`` fields, merged with the
     defaults by :func:`groundrl.train.config.trainer_args` (CPU smoke settings only with
     ``tiny=True``)."""
-    from groundrl.train.builders import sft_trainer
-
     return sft_trainer(model_path, sft_dataset(rows, base), output_dir, hardware or {}, tiny=tiny, **config)
-
-

@@ -25,6 +25,7 @@ import importlib
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from importlib.metadata import entry_points
 from typing import Any
 
 log = logging.getLogger("groundrl.train")
@@ -92,7 +93,6 @@ def _load_plugins() -> None:
     if _plugins_loaded:
         return
     _plugins_loaded = True
-    from importlib.metadata import entry_points
 
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         try:

@@ -25,15 +25,18 @@ carry ``"stage": name``); ``report.md`` and ``curves.png`` cover all stages
 
 from __future__ import annotations
 
+import json
 import logging
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from groundrl.io import iter_jsonl, read_jsonl
 from groundrl.models.tiny_vlm import build_tiny_vlm
 from groundrl.monitor.callback import monitor_callback
 from groundrl.train import runlog
 from groundrl.train.config import TrainConfig, build_train_config, check_paths
+from groundrl.train.progress import attach_progress
 
 log = logging.getLogger("groundrl.train")
 
@@ -48,6 +51,7 @@ def parse_threshold(v: Any) -> float:
 def run_grpo_stage(
     recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, **build_kw: Any
 ) -> dict[str, Any]:
+    # lazy: train.grpo brings numpy; loaded only when this runs
     from groundrl.train.grpo import build_trainer
 
     return {"trainer": build_trainer(recipe, st, **build_kw)}
@@ -74,6 +78,7 @@ def _is_main_process() -> bool:
     """True on the process that writes the run folder's files (rank 0 under
     ``accelerate launch``; always in a single process)."""
     try:
+        # lazy: accelerate loads only when a run starts
         from accelerate import PartialState
 
         return bool(PartialState().is_main_process)
@@ -93,8 +98,6 @@ def _attach_callbacks(
 ) -> Any:
     """The run's log.jsonl writer, the live progress line and the no-signal watch (and
     the monitor when the config has one); TRL's own dict printer only with ``verbose``."""
-    from groundrl.train.progress import attach_progress
-
     trainer.add_callback(runlog.log_callback(out / runlog.LOG_FILE, stage.name))
     watch = attach_progress(trainer, stage.name, echo, tiny=cfg.tiny, verbose=verbose)
     monitor = stage.blocks.get("monitor")
@@ -158,7 +161,7 @@ def run_config(
 
 
 def build_sft_stage(st: Mapping[str, Any], prev_data: str | None) -> Any:
-    from groundrl.io import read_jsonl
+    # lazy: train.sft brings numpy; loaded only when this runs
     from groundrl.train.sft import build_sft_trainer
 
     data = st.get("data") if st.get("data") and not prev_data else (prev_data or st.get("data"))
@@ -181,15 +184,14 @@ def run_verifier_filter(recipe: str, st: Mapping[str, Any], out: Path) -> tuple[
     """Argos: candidates ``{prompt, images?, rollouts: [...], answer, points_masks?, …}``
     → SFT records of the samples whose best rollout scores ≥ ``threshold`` (0.7) with the
     right outcome (:func:`groundrl.curate.verifier_filter.verifier_filter`)."""
-    import json
-
+    # lazy: curate.verifier_filter brings numpy; loaded only when this runs
     from groundrl.curate.verifier_filter import verifier_filter
-    from groundrl.io import iter_jsonl
 
     data = st.get("data")
     if not data:
         raise ValueError("a verifier_filter stage needs `data:` (samples with `rollouts`)")
     threshold = float(st.get("threshold", 0.7))
+    # lazy: train.grpo brings numpy; loaded only when this runs
     from groundrl.train.grpo import make_verifier
 
     verifier = make_verifier(st.get("verifier") or {}, st.get("judge"))

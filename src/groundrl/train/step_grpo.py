@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from groundrl.curate.step_hints import hinted_prompt, step_hint
+from groundrl.parse.structured import parse_literal_list
+from groundrl.parse.tags import find_tag
 
 
 @dataclass(frozen=True)
@@ -65,8 +67,8 @@ class StepGRPOConfig:
 
 def gold_steps(gold: Any) -> tuple[list[Any] | None, str | None]:
     """``(steps, wrapper)`` of a record's gold; ``(None, None)`` when it has no steps."""
+    # lazy: parse.plans brings orjson; loaded only when this runs
     from groundrl.parse.plans import extract_actions
-    from groundrl.parse.structured import parse_literal_list
 
     if isinstance(gold, list):
         return (gold or None), None
@@ -109,8 +111,6 @@ PLAN_HINT_HEADER = (
 def plan_steps(gold: str, actions: list[Any]) -> list[str]:
     """The numbered ``<plans>`` lines of an EmbodiedBrain gold as written, or — without a
     usable ``<plans>`` — one ``i.[Action] objects`` line per action."""
-    from groundrl.parse.tags import find_tag
-
     inner = find_tag(gold, "plans", strip=False)
     lines = [m.group(0).strip() for m in _PLAN_STEP_RE.finditer(inner)] if inner else []
     if lines:

@@ -56,6 +56,7 @@ def _buffer_geometry(args: Any, cfg: OnlineFilterConfig) -> int:
 
 
 def _make_class() -> type:
+    # lazy: torch loads only when a model runs
     import torch
     from trl import GRPOTrainer
     from trl.trainer.utils import split_pixel_values_by_grid, unsplit_pixel_values_by_grid

@@ -104,6 +104,7 @@ def _class_fields(module: str, cls: str) -> dict[str, TrainerField]:
 
 
 def _imported_fields(kind: str) -> dict[str, TrainerField]:
+    # lazy: TRL loads only when a trainer is built or its fields are read
     import trl
 
     cls = getattr(trl, CLASS_NAMES[kind])
