@@ -213,10 +213,10 @@ def run_rft(recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, *
     write_jsonl(out / "sampled.jsonl", sampled, ensure_ascii=True)
     path = out / "rft.jsonl"
     fields = ("id", "question", "reasoning", "answer", "gt_score", "frames")
-    rows = (
+    targets = (
         {**{k: instances[j][k] for k in fields}, "target": instances[j]["evaluations"][i]} for j, i in kept
     )
-    write_jsonl(path, rows, ensure_ascii=True)
+    write_jsonl(path, targets, ensure_ascii=True)
     row = {"stage": out.name, "step": 0, **{f"rft/{k}": v for k, v in counts.items()}}
     with (out.parent / LOG_FILE).open("a", encoding="utf-8") as f:
         f.write(json.dumps(row) + "\n")
