@@ -1,11 +1,11 @@
 """The server's limits are one checked Limits object: each bad setting is refused when
-made with a message naming it, max_samples is capped by max_queue, and build_app serves
-with them through a real server on 127.0.0.1."""
+made with a message naming it, max_samples is capped by max_queue, and an app made
+from a Limits serves with them through a real server on 127.0.0.1."""
 
 import httpx
 import pytest
 
-from groundrl.serve.app import Limits, build_app, create_app
+from groundrl.serve.app import Limits, create_app, create_app_from_limits
 
 
 @pytest.mark.parametrize(
@@ -39,11 +39,11 @@ def test_limits_defaults_and_the_max_samples_cap():
     assert Limits().max_samples == 4096 and Limits(part_timeout_s=None).part_timeout_s is None
     assert Limits(max_queue=10, max_samples=100).max_samples == 10  # every valid request admissible
     with pytest.raises(ValueError, match="token must be a non-empty string"):
-        build_app(None, "  ", Limits())
+        create_app_from_limits(None, "  ", Limits())
 
 
-def test_build_app_serves_with_its_limits(tools):
-    app = build_app("toy", None, Limits(max_samples=2), recipes={"toy": tools.toy_recipe()})
+def test_create_app_from_limits_serves_with_them(tools):
+    app = create_app_from_limits("toy", None, Limits(max_samples=2), recipes={"toy": tools.toy_recipe()})
     with tools.Running(app) as srv:
         two = httpx.post(f"{srv.url}/score", json={"samples": [{"completion": "a"}, {"completion": "b"}]})
         three = httpx.post(f"{srv.url}/score", json={"samples": [{"completion": "a"}] * 3})

@@ -810,7 +810,7 @@ def _fastapi(scorers: _Scorers, metrics: Metrics, token: str | None, limits: Lim
     return app
 
 
-def build_app(
+def create_app_from_limits(
     recipe: str | None,
     token: str | None,
     limits: Limits,
@@ -885,7 +885,7 @@ def create_app(
         max_batch, max_wait_ms, max_queue, max_body_bytes, max_samples, batch_concurrency, retry_after_s,
         max_buffered_bytes, body_timeout_s, min_body_rate, max_body_elements, part_timeout_s,
     )  # fmt: skip
-    return build_app(
+    return create_app_from_limits(
         recipe, token, limits, docs=docs, rubric_overrides=rubric_overrides, recipe_options=recipe_options,
         recipes=recipes,
     )  # fmt: skip
