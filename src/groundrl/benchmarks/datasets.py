@@ -64,6 +64,7 @@ Loaded = tuple[list[dict[str, Any]], list[dict[str, Any]]]
 
 
 def _parquet_rows(path: Path) -> list[dict[str, Any]]:
+    # lazy: pyarrow comes with the cluster stack (datasets, verl), not with groundrl
     import pyarrow.parquet as pq
 
     files = sorted(path.glob("*.parquet")) if path.is_dir() else [path]
@@ -100,6 +101,7 @@ def detect_format(path: str | Path) -> str:
     nothing more specific matches."""
     path = Path(path)
     if path.is_dir() or path.suffix == ".parquet":
+        # lazy: pyarrow comes with the cluster stack (datasets, verl), not with groundrl
         import pyarrow.parquet as pq
 
         f = sorted(path.glob("*.parquet"))[0] if path.is_dir() else path
@@ -478,6 +480,7 @@ def load_pairwise(
     if fmt == "mm-rlhf-rewardbench":
         return fmt, *load_mm_rlhf_rewardbench(path, image_root)
     if fmt == "jsonl":
+        # lazy: benchmarks.pairwise_rm brings numpy and orjson; loaded only when this runs
         from groundrl.benchmarks.pairwise_rm import REQUIRED
 
         items, bad = read_items(path, REQUIRED)

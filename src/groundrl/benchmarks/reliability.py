@@ -171,6 +171,7 @@ def pairwise(
 ) -> dict[str, Any]:
     """Show every pair in both orders (K samples each), write results.jsonl,
     metrics.json, report.md and reliability.png into ``out``; return the metrics."""
+    # lazy: judges.papers brings numpy and orjson; loaded only when this runs
     from groundrl.judges.papers import ProxyGRMPolicy
 
     if not items:
@@ -262,6 +263,7 @@ def scores(
 ) -> dict[str, Any]:
     """Score every item K times, write results.jsonl, metrics.json, report.md and
     calibration.png into ``out``; return the metrics."""
+    # lazy: judges.papers brings numpy and orjson; loaded only when this runs
     from groundrl.judges.papers import EQARMEvaluator
 
     if not items:
@@ -303,9 +305,11 @@ def scores(
 def plot_calibration(calib: list[dict[str, Any]], path: Path, n: int) -> None:
     """Mean gold against mean predicted score per bin (bootstrap 95% CI, n per point),
     with the identity line."""
+    # lazy: matplotlib loads only when a figure is drawn
     import matplotlib
 
     matplotlib.use("Agg")
+    # lazy: matplotlib loads only when a figure is drawn
     import matplotlib.pyplot as plt
 
     pts = [c for c in calib if c["n"]]

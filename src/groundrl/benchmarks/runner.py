@@ -104,9 +104,11 @@ def plot_rates(
     for a missing bar. ``chance`` (one level, or one per bar) is drawn as a dashed line
     (segments per bar); the legend sits below the axes, off the data.
     """
+    # lazy: matplotlib loads only when a figure is drawn
     import matplotlib
 
     matplotlib.use("Agg")
+    # lazy: matplotlib loads only when a figure is drawn
     import matplotlib.pyplot as plt
 
     rates = [h / n if n else 0.0 for h, n in zip(hits, ns, strict=True)]
@@ -195,9 +197,11 @@ def _rate_axes(fig: Any, ax: Any, labels: Sequence[str], title: str, ylabel: str
 
 def plot_bars(path: Path, labels: Sequence[str], values: Sequence[float], title: str, ylabel: str) -> None:
     """Plain bars (kept for callers without counts); prefer :func:`plot_rates` for rates."""
+    # lazy: matplotlib loads only when a figure is drawn
     import matplotlib
 
     matplotlib.use("Agg")
+    # lazy: matplotlib loads only when a figure is drawn
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(max(5, 0.9 * len(labels) + 2), 3.5))

@@ -29,6 +29,7 @@ class ScalarRM:
     def __init__(
         self, path: str, device: str | None = None, batch_size: int = 8, max_length: int = 4096
     ) -> None:
+        # lazy: torch loads only when a model runs
         import torch
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
@@ -61,6 +62,7 @@ class ScalarRM:
 
     def rewards(self, pairs: Sequence[tuple[str, str]]) -> list[float | None]:
         """One reward per ``(query, response)``; ``None`` for a batch that failed."""
+        # lazy: torch loads only when a model runs
         import torch
 
         out: list[float | None] = []

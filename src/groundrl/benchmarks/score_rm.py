@@ -325,9 +325,11 @@ def plot_tts(
 ) -> None:
     """Accuracy (with Wilson 95% CIs, the chance line and a scalar-RM baseline if any)
     and RMSE against K, one line per aggregation, in two panels sharing the K axis."""
+    # lazy: matplotlib loads only when a figure is drawn
     import matplotlib
 
     matplotlib.use("Agg")
+    # lazy: matplotlib loads only when a figure is drawn
     import matplotlib.pyplot as plt
 
     if isinstance(curves, list):

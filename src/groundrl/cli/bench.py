@@ -129,6 +129,7 @@ def score_rm_cmd(
     ),
     judge: JudgeConfig | None = None,
 ) -> None:
+    # lazy: benchmarks.score_rm brings numpy and orjson; loaded only when this runs
     from groundrl.benchmarks import score_rm
     from groundrl.judges.papers import EQARMEvaluator
 
@@ -272,6 +273,7 @@ def pairwise_rm_cmd(
     ),
     judge: JudgeConfig | None = None,
 ) -> None:
+    # lazy: benchmarks.pairwise_rm brings numpy and orjson; loaded only when this runs
     from groundrl.benchmarks import pairwise_rm
     from groundrl.judges.papers import ProxyAgent, ProxyGRMPolicy
 
@@ -349,6 +351,7 @@ def planning_cmd(
     limit: int | None = LIMIT,
     judge: JudgeConfig | None = None,
 ) -> None:
+    # lazy: benchmarks.planning brings numpy and orjson; loaded only when this runs
     from groundrl.benchmarks import planning
     from groundrl.benchmarks.loaders import embodiedbrain_planning_items
 
@@ -509,6 +512,7 @@ def judge_reliability_cmd(
         score_items = bool(probe) and all("gt_score" in it for it in probe)
     with open_judge(judge) as backend:
         if score_items:
+            # lazy: benchmarks.score_rm brings numpy and orjson; loaded only when this runs
             from groundrl.benchmarks import score_rm
 
             items, bad = _read(input, score_rm.REQUIRED, limit)

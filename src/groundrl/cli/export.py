@@ -35,6 +35,7 @@ def verl_cmd(
     ),
     limit: int | None = typer.Option(None, "--limit", min=1, help="Export only the first N samples."),
 ) -> None:
+    # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.integrations.verl import write_dataset
     from groundrl.recipes import get_recipe
 

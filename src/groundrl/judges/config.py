@@ -182,6 +182,7 @@ class JudgeConfig:
         """A :class:`~groundrl.judges.base.JudgeBackend` for these settings (the caller
         closes it)."""
         if self.backend == "openai":
+            # lazy: import cycle: judges.openai_backend imports this module, directly or through its package
             from groundrl.judges.openai_backend import OpenAIBackend
 
             return OpenAIBackend(
@@ -194,6 +195,7 @@ class JudgeConfig:
                 cache=self.cache,
                 image_policy=self.image_policy(),
             )
+        # lazy: import cycle: judges.transformers_backend imports this module, directly or through its package
         from groundrl.judges.transformers_backend import TransformersBackend
 
         return TransformersBackend(
@@ -206,6 +208,7 @@ class JudgeConfig:
         )
 
     def image_policy(self) -> Any:
+        # lazy: import cycle: judges.images imports this module, directly or through its package
         from groundrl.judges.images import ImagePolicy
 
         return ImagePolicy(self.allow_local_images, self.image_root, self.allow_image_urls)
@@ -215,6 +218,7 @@ class JudgeConfig:
         is set, else ``None`` (the paper judge's own default)."""
         if self.temperature is None and self.max_tokens is None:
             return None
+        # lazy: import cycle: judges.base imports this module, directly or through its package
         from groundrl.judges.base import SamplingParams
 
         kw: dict[str, Any] = {"max_tokens": 512}

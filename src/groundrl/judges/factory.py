@@ -36,12 +36,14 @@ def make_backend(kind: str, model: str | None, url: str | None = None, **options
     if kind == "openai":
         if not url:
             raise ValueError("--judge-url is required for the openai backend, e.g. http://127.0.0.1:8000/v1")
+        # lazy: import cycle: judges.openai_backend imports this module, directly or through its package
         from groundrl.judges.openai_backend import OpenAIBackend
 
         _check_options(OpenAIBackend, options, kind)
         return OpenAIBackend(
             model, url, api_key=options.pop("api_key", os.environ.get("OPENAI_API_KEY")), **options
         )
+    # lazy: import cycle: judges.transformers_backend imports this module, directly or through its package
     from groundrl.judges.transformers_backend import TransformersBackend
 
     _check_options(TransformersBackend, options, kind)

@@ -136,6 +136,7 @@ def map_content(
 def to_pil(image: Any, policy: ImagePolicy = OPEN) -> Any:
     """PIL image from a PIL image, a path, a data URL, base64 text or bytes, as far as
     ``policy`` allows. Remote URLs are never fetched here: they raise ``ValueError``."""
+    # lazy: Pillow loads only when an image is handled
     from PIL import Image
 
     if isinstance(image, Image.Image):

@@ -53,6 +53,7 @@ class TransformersBackend(JudgeBackend):
     ) -> None:
         super().__init__()
         self.image_policy = image_policy or ImagePolicy()
+        # lazy: torch loads only when a model runs
         import torch
 
         if batch_size < 1:
@@ -259,6 +260,7 @@ class TransformersBackend(JudgeBackend):
 
 
 def _load(path: Path) -> tuple[Any, Any]:
+    # lazy: transformers loads only when a model is loaded
     from transformers import (
         AutoConfig,
         AutoModelForCausalLM,

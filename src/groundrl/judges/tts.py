@@ -78,9 +78,11 @@ def tts_curve(
 
 def plot_tts(rows: Sequence[dict[str, Any]], path: str, title: str = "EQA-RM test-time scaling") -> None:
     """Accuracy and RMSE against K (log2 axis) as a PNG."""
+    # lazy: matplotlib loads only when a figure is drawn
     import matplotlib
 
     matplotlib.use("Agg")
+    # lazy: matplotlib loads only when a figure is drawn
     import matplotlib.pyplot as plt
 
     ks = [r["k"] for r in rows]

@@ -16,10 +16,12 @@ __all__ = ["create_app", "build_app"]
 
 def __getattr__(name: str) -> Any:
     if name == "create_app":
+        # lazy: the package's lazy facade: serve.app brings FastAPI
         from groundrl.serve.app import create_app
 
         return create_app
     if name == "build_app":
+        # lazy: the package's lazy facade: serve.factory brings FastAPI
         from groundrl.serve.factory import build_app
 
         return build_app

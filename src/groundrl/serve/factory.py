@@ -86,6 +86,7 @@ def recipe_options(options: Mapping[str, Any], recipe: str | None, judge: Any = 
 
 def build_app(config: Mapping[str, Any] | None = None):
     """A FastAPI app from a configuration dict (see the module docstring)."""
+    # lazy: serve.app brings fastapi; loaded only when this runs
     from groundrl.serve.app import create_app
 
     config = check_config(config or {})

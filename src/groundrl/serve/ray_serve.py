@@ -28,6 +28,7 @@ from groundrl.serve.factory import build_app, check_config
 
 def _serve() -> Any:
     try:
+        # lazy: Ray is the optional gpu extra
         from ray import serve
     except ImportError as e:
         raise ImportError(

@@ -158,9 +158,11 @@ def markdown(c: dict[str, Any]) -> str:
 def figure(c: dict[str, Any], path: Path) -> None:
     """Left: success per subset for A and B with Wilson whiskers. Right: the paired
     difference B − A per subset and overall, with its bootstrap interval, against 0."""
+    # lazy: matplotlib loads only when a figure is drawn
     import matplotlib
 
     matplotlib.use("Agg")
+    # lazy: matplotlib loads only when a figure is drawn
     import matplotlib.pyplot as plt
 
     groups = list(c["by_subset"].items()) + [("overall", c)]

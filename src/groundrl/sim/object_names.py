@@ -99,6 +99,7 @@ def resolve(name: Any, env: Env, prefer_sliced: bool = True) -> Resolution:
     if found is None and key.endswith("sliced"):
         return Resolution(None, f"no {text!r} in this scene")
     if found is None:
+        # lazy: rapidfuzz loads only for fuzzy name matching
         from rapidfuzz import fuzz, process
 
         cands = [k for k in by_norm if not k.endswith("sliced")]

@@ -153,6 +153,7 @@ def goal_atoms(goal: Goal, env: Env) -> list[str]:
 
 def validate(scene: Scene, goal: Goal, skills: list[Skill]) -> tuple[bool, str]:
     """``(valid, reason)`` from unified-planning's sequential plan validator."""
+    # lazy: unified-planning is the optional sim extra
     from unified_planning.io import PDDLReader
     from unified_planning.shortcuts import PlanValidator, get_environment
 

@@ -40,6 +40,7 @@ _COLUMN = {"on the left": 0, "in the middle": 1, "on the right": 2}
 
 @lru_cache(maxsize=8)
 def _font(px: int) -> Any:
+    # lazy: Pillow loads only when an image is handled
     from PIL import ImageFont
 
     try:
@@ -51,6 +52,7 @@ def _font(px: int) -> Any:
 def _rgb(name: str | None) -> tuple[int, int, int] | None:
     if not name:
         return None
+    # lazy: Pillow loads only when an image is handled
     from PIL import ImageColor
 
     try:
@@ -120,6 +122,7 @@ def _names(env: Env) -> dict[str, str]:
 
 def render_scene(state: Env | Scene, size: int = 448) -> Any:
     """The scene (or a live episode's state) as a ``size``×``size`` RGB PIL image."""
+    # lazy: Pillow loads only when an image is handled
     from PIL import Image, ImageDraw
 
     if size < 64:

@@ -169,9 +169,11 @@ def bar_chart(metrics: dict[str, Any], path: Path, title: str) -> None:
     """Success rate (with its Wilson 95% interval) and progress rate per subset (left)
     and per task type (right) — one panel when both groupings are the same — and the
     overall rates as dashed lines, named in the legend. Matplotlib's Agg backend."""
+    # lazy: matplotlib loads only when a figure is drawn
     import matplotlib
 
     matplotlib.use("Agg")
+    # lazy: matplotlib loads only when a figure is drawn
     import matplotlib.pyplot as plt
 
     panels = [("subset", metrics["by_subset"]), ("task type", metrics["by_task_type"])]

@@ -76,6 +76,7 @@ def task_progress(task: Task, env: Env) -> tuple[int, int]:
 
 def generate_tasks(n: int, seed: int = 0, subsets: Any = None, with_gold: bool = True) -> list[Task]:
     """Procedural tasks (see :func:`groundrl.sim.generate.generate_tasks`)."""
+    # lazy: import cycle: sim.generate imports this module, directly or through its package
     from groundrl.sim.generate import generate_tasks as _generate  # generate imports this module
 
     return _generate(n, seed=seed, subsets=subsets, with_gold=with_gold)
@@ -153,6 +154,7 @@ def tasks_from_splits(data: dict[str, list[dict[str, Any]]], limit: int | None =
 
 def _canon(name: str) -> str:
     """``diningtable`` → ``DiningTable`` over every type we know."""
+    # lazy: import cycle: sim.catalog imports this module, directly or through its package
     from groundrl.sim import catalog
 
     known = (

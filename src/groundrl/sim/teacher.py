@@ -149,6 +149,7 @@ class Trace:
 def replay(task: Task, texts: Sequence[str], **env_kwargs: Any) -> Trace:
     """Run an episode's turns (the policy's text per turn) again in
     :class:`~groundrl.sim.env.HouseholdEnv` and return its :class:`Trace`."""
+    # lazy: sim.env brings gymnasium and numpy; loaded only when this runs
     from groundrl.sim.env import HouseholdEnv
 
     env_kwargs.setdefault("reward", "plan")

@@ -267,6 +267,7 @@ class Env:
         got = self.memo.get(key)
         if got is not None:
             return got
+        # lazy: import cycle: sim.refs imports this module, directly or through its package
         from groundrl.sim.refs import SceneFacts
 
         facts = self.memo.get("facts")
@@ -622,6 +623,7 @@ class Env:
 
 def _relations(facts: Any, oid: str) -> list[str]:
     """Spatial relations of a top-level instance to the anchors in the scene."""
+    # lazy: import cycle: sim.refs imports this module, directly or through its package
     from groundrl.sim.refs import ANCHORS
 
     out = []
