@@ -73,6 +73,7 @@ REASONED_UNITS: tuple[str, ...] = (
     "augment",
     "curate",
     "integrations",
+    "judges",
     "models",
     "monitor",
     "recipes",

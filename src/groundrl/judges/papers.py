@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from groundrl.judges import prompts
-from groundrl.judges.base import Generation, JudgeBackend, Request, SamplingParams
+from groundrl.judges.base import Generation, JudgeBackend, LogProbResult, Request, SamplingParams
 from groundrl.parse.answers import drop_tag_blocks, extract_answer
 from groundrl.parse.grounding import (
     FrameMention,
@@ -389,8 +389,6 @@ class ArgosTeachers(PaperJudge):
             try:
                 res = self.backend.logprob(reqs, conts)
             except Exception as e:
-                from groundrl.judges.base import LogProbResult
-
                 res = [LogProbResult(None, f"{type(e).__name__}: {e}") for _ in reqs]
             for i, r in zip(idx, res, strict=True):
                 p = r.mean_token_prob
