@@ -40,6 +40,8 @@ _LABEL_KEYS = ("label", "name", "category")
 MAX_JSON_CANDIDATES = 256
 _THINK_CLOSE_RE = re.compile(r"</\s*think\s*>", re.IGNORECASE)
 _DECODER = json.JSONDecoder()
+# "[" and JSON whitespace: the last "[" of such a stretch ends a run of "[" (see _json_values)
+_BRACKET_RUN = re.compile(r"[\[ \t\n\r]*+").match
 
 
 def _box(b: Any) -> Box | None:
@@ -143,7 +145,8 @@ def _json_values(s: str) -> list[Any]:
     out = []
     pos = 0
     nxt = {c: s.find(c) for c in "[{"}
-    for _ in range(MAX_JSON_CANDIDATES):
+    attempts, run_last = MAX_JSON_CANDIDATES, -1
+    while attempts > 0:
         for c in "[{":
             if nxt[c] != -1 and nxt[c] < pos:
                 nxt[c] = s.find(c, pos)
@@ -151,6 +154,21 @@ def _json_values(s: str) -> list[Any]:
         if not starts:
             break
         i = min(starts)
+        if i > run_last:
+            # "[[[…": each "[" of the run opens an array whose first value is the array
+            # opened by the next one, so when the last one's value does not decode, none
+            # does; those attempts are counted, not made (each went ~1,000 levels deep
+            # before failing: 40 ms per completion, issue 30)
+            last = s.rfind("[", i, _BRACKET_RUN(s, i).end())
+            if last > i:
+                try:
+                    _DECODER.raw_decode(s, last)
+                except (ValueError, RecursionError):
+                    attempts -= s.count("[", i, last + 1)
+                    pos = last + 1
+                    continue
+                run_last = last  # it decodes: this run's "[" are tried one by one
+        attempts -= 1
         try:
             obj, end = _DECODER.raw_decode(s, i)
         except (ValueError, RecursionError):
