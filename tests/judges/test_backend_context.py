@@ -54,6 +54,9 @@ def test_the_openai_backend_with_a_real_server_stops_its_loop_on_exit(chat_serve
         assert be.generate([REQ], SamplingParams())[0].text == "ok"
         assert _loops() - before  # its loop runs inside the block
     assert not _loops() - before
+    # used after the block: failures at once (it used to wait forever on the stopped loop)
+    assert be.generate([REQ])[0].error == "cancelled: the judge backend was closed"
+    assert be.logprob([REQ], ["x"])[0].error == "cancelled: the judge backend was closed"
 
 
 def _curate(tmp_path, url: str, *extra: str):

@@ -10,6 +10,7 @@ accepted too).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import math
 import threading
 from abc import ABC, abstractmethod
@@ -151,11 +152,16 @@ class BackgroundLoop:
         self.loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self.loop.run_forever, name="groundrl-judge-loop", daemon=True)
         self._thread.start()
+        self.closed = False
 
     def run(self, coro: Any) -> Any:
+        if self.closed:  # a stopped loop never runs it: the caller would wait forever
+            coro.close()
+            raise concurrent.futures.CancelledError("the judge loop is closed")
         return asyncio.run_coroutine_threadsafe(coro, self.loop).result()
 
     def close(self) -> None:
+        self.closed = True
         if self.loop.is_running():
             self.loop.call_soon_threadsafe(self.loop.stop)
             self._thread.join(timeout=5)
