@@ -2,6 +2,7 @@
 the block ends, every backend gets that from the base class, and the CLI's judge
 commands close their judge on an error and on Ctrl-C."""
 
+import asyncio
 import json
 import os
 import signal
@@ -57,6 +58,7 @@ def test_the_openai_backend_with_a_real_server_stops_its_loop_on_exit(chat_serve
     # used after the block: failures at once (it used to wait forever on the stopped loop)
     assert be.generate([REQ])[0].error == "cancelled: the judge backend was closed"
     assert be.logprob([REQ], ["x"])[0].error == "cancelled: the judge backend was closed"
+    assert asyncio.run(be.agenerate([REQ]))[0].error == "cancelled: the judge backend was closed"
 
 
 def _curate(tmp_path, url: str, *extra: str):

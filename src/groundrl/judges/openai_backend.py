@@ -248,6 +248,9 @@ class OpenAIBackend(JudgeBackend):
     async def agenerate(
         self, requests: Sequence[Request], params: SamplingParams | None = None
     ) -> list[Generation]:
+        if self._loop.closed:  # its stopped loop would never answer
+            self.stats.failures += len(requests)
+            return [Generation(error="cancelled: the judge backend was closed") for _ in requests]
         # The client lives on the backend's own loop; callers on any loop await it there.
         fut = asyncio.run_coroutine_threadsafe(
             self._agenerate(requests, params or SamplingParams()), self._loop.loop
