@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from groundrl.benchmarks.protocols import PROTOCOLS, verdict
+from groundrl.benchmarks.report import fmt, md_table
 from groundrl.benchmarks.runner import plot_rates, write_outputs
 from groundrl.benchmarks.stats import (
     accuracy_block,
@@ -47,10 +48,8 @@ from groundrl.benchmarks.stats import (
     accuracy_by_source,
     all_right_share,
     error_kinds,
-    fmt,
     group_outcomes,
     macro_share,
-    md_table,
     protocol_block,
     proxy_agreement,
     share,

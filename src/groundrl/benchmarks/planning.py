@@ -10,8 +10,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from groundrl.benchmarks.report import fmt, md_table
 from groundrl.benchmarks.runner import write_outputs
-from groundrl.benchmarks.stats import column_means, fmt, md_table
+from groundrl.benchmarks.stats import (
+    column_means,
+)
 from groundrl.parse.plans import extract_actions
 from groundrl.parse.structured import parse_literal_list
 from groundrl.rewards.planning import canonical_actions, planning_scores

@@ -29,12 +29,11 @@ from pathlib import Path
 from typing import Any
 
 from groundrl.benchmarks.protocols import verdict
+from groundrl.benchmarks.report import fmt, md_table
 from groundrl.benchmarks.runner import plot_rates, write_outputs
 from groundrl.benchmarks.stats import (
     CALIBRATION_BINS,
     calibration,
-    fmt,
-    md_table,
     position_counts,
     position_metrics,
     score_spread,

@@ -1,8 +1,9 @@
-"""Benchmark metrics on result rows, and small report helpers.
+"""Benchmark metrics: pure functions of result rows (dicts), shared by the drivers.
 
-The confidence intervals live in :mod:`groundrl.intervals` (layer 0, used by the
-simulator too) and are re-exported here. Reports show numbers rounded to 3 decimals;
-``metrics.json`` keeps the raw values.
+Each is unit-tested on hand-made rows (tests/benchmarks/test_stats.py). The confidence
+intervals live in :mod:`groundrl.intervals` (layer 0, used by the simulator too) and are
+re-exported here; report formatting is :mod:`groundrl.benchmarks.report`.
+``metrics.json`` keeps the raw values these return.
 """
 
 from __future__ import annotations
@@ -21,37 +22,6 @@ def with_ci(
 ) -> dict[str, Any]:
     lo, hi = bootstrap_ci(items, metric, seed=seed)
     return {"value": metric(items), "ci95": [lo, hi]}
-
-
-def fmt(x: Any) -> str:
-    """A report cell: floats to 3 decimals, ``None`` as an em dash, a CI pair as
-    ``[lo, hi]`` with both ends rounded.
-
-    >>> fmt(3.366501646120693), fmt(None), fmt([1.9364916731037085, 2.5]), fmt(7)
-    ('3.367', '—', '[1.936, 2.500]', '7')
-    """
-    if x is None:
-        return "—"
-    if isinstance(x, bool):
-        return str(x)
-    if isinstance(x, float):
-        return "—" if math.isnan(x) else f"{x:.3f}"
-    if (
-        isinstance(x, (list, tuple))
-        and len(x) == 2
-        and all(v is None or isinstance(v, (int, float)) for v in x)
-    ):
-        return "—" if x[0] is None or x[1] is None else f"[{float(x[0]):.3f}, {float(x[1]):.3f}]"
-    return str(x)
-
-
-def md_table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
-    def cell(x: Any) -> str:
-        return fmt(x).replace("|", "\\|")  # a literal | (as in |Δ|) would split the cell
-
-    lines = ["| " + " | ".join(h.replace("|", "\\|") for h in header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(cell(c) for c in r) + " |" for r in rows]
-    return "\n".join(lines)
 
 
 # -- metrics: pure functions on result rows (dicts), shared by the benchmark drivers -----
