@@ -40,32 +40,75 @@ def _aggregate(rows: list[dict[str, Any]], prefix: str = "") -> dict[str, Any]:
     return column_means(rows, COLS, prefix)
 
 
-def run(
-    items: list[dict[str, Any]], out: Path, bad: list | None = None, llm_matcher: Any = None
-) -> dict[str, Any]:
-    """Items carry ``gold`` (a completion with ``<actions>``) and ``prediction``. With
-    ``llm_matcher`` (:class:`~groundrl.benchmarks.action_matcher.LLMActionMatcher`) the
-    judge-matched scores are reported beside the exact ones (``llm_*`` columns)."""
-    if llm_matcher is not None:
-        pairs = []
-        for it in items:
-            g = canonical_actions(_items_of(it["gold"]))
-            p = canonical_actions(_items_of(it.get("prediction") or ""))
-            it["_canon"] = (p, g)
-            pairs.append((p, g))
-        llm_matcher.prepare(pairs)
-    results = []
+def _prepare_matcher(items: list[dict[str, Any]], llm_matcher: Any) -> list[Any]:
+    """Send every distinct (predicted action, gold list) to the LLM matcher at once;
+    returns each item's canonical gold list."""
+    pairs, golds = [], []
     for it in items:
+        g = canonical_actions(_items_of(it["gold"]))
+        p = canonical_actions(_items_of(it.get("prediction") or ""))
+        pairs.append((p, g))
+        golds.append(g)
+    llm_matcher.prepare(pairs)
+    return golds
+
+
+def result_rows(items: list[dict[str, Any]], llm_matcher: Any = None) -> list[dict[str, Any]]:
+    """One results.jsonl row per item: exact P/R/F1 (and ``llm_*`` with the matcher), or
+    an error when the gold has no action to score against."""
+    golds = _prepare_matcher(items, llm_matcher) if llm_matcher is not None else []
+    results = []
+    for k, it in enumerate(items):
         s = _scores(it.get("prediction") or "", it["gold"])
         if s is None:
             results.append({"id": it["id"], "error": "gold has no (non-locomotion) actions"})
             continue
         row = {"id": it["id"], **s}
         if llm_matcher is not None:
-            _, g = it.pop("_canon")
-            soft = _scores(it.get("prediction") or "", it["gold"], llm_matcher.matcher(g))
-            row.update({f"llm_{k}": v for k, v in (soft or {}).items()})
+            soft = _scores(it.get("prediction") or "", it["gold"], llm_matcher.matcher(golds[k]))
+            row.update({f"llm_{key}": v for key, v in (soft or {}).items()})
         results.append(row)
+    return results
+
+
+def _score_rows(block: dict[str, Any], label: str) -> list[tuple[Any, ...]]:
+    return [
+        (f"{k} ({label})", block[f"{k}_precision"]["value"], block[f"{k}_recall"]["value"],
+         block[f"{k}_f1"]["value"], block[f"{k}_f1"]["ci95"])
+        for k in ("quantity", "order")
+    ]  # fmt: skip
+
+
+def render_report(metrics: dict[str, Any]) -> str:
+    """report.md of a run (numbers rounded), from its metrics."""
+    rows = _score_rows(metrics, "exact")
+    extra = ""
+    if "llm" in metrics:
+        rows += _score_rows(metrics["llm"], "LLM matcher")
+        j = metrics["judge"]
+        extra = (
+            f"\n\nLLM matcher: {j['calls']} judge requests (one per distinct predicted action and gold "
+            f"list; {metrics['matcher_reused']} repeats answered from this run), {j['failures']} failed and "
+            f"{metrics['matcher_unreadable']} unreadable (those actions matched exactly only)."
+        )
+    return (
+        f"# planning: {metrics['n']} items\n\n"
+        + md_table(["score", "P", "R", "F1", "F1 95% CI"], rows)
+        + extra
+        + "\n\n"
+        + "\n".join(DEFINITIONS)
+        + f"\n\nItems whose gold has no (non-locomotion) action (left out): {metrics['n_undefined']}; "
+        f"bad items skipped: {metrics['n_bad_items']}.\n"
+    )
+
+
+def run(
+    items: list[dict[str, Any]], out: Path, bad: list | None = None, llm_matcher: Any = None
+) -> dict[str, Any]:
+    """Items carry ``gold`` (a completion with ``<actions>``) and ``prediction``. With
+    ``llm_matcher`` (:class:`~groundrl.benchmarks.action_matcher.LLMActionMatcher`) the
+    judge-matched scores are reported beside the exact ones (``llm_*`` columns)."""
+    results = result_rows(items, llm_matcher)
     ok = [r for r in results if "error" not in r]
     metrics: dict[str, Any] = {
         "n": len(ok),
@@ -75,47 +118,12 @@ def run(
         "matchers": ["exact"] + (["llm"] if llm_matcher is not None else []),
         **_aggregate(ok),
     }
-    rows = [
-        (
-            f"{k} (exact)",
-            metrics[f"{k}_precision"]["value"],
-            metrics[f"{k}_recall"]["value"],
-            metrics[f"{k}_f1"]["value"],
-            metrics[f"{k}_f1"]["ci95"],
-        )
-        for k in ("quantity", "order")
-    ]
-    extra = ""
     if llm_matcher is not None:
         metrics["llm"] = _aggregate(ok, "llm_")
         metrics["judge"] = {"calls": llm_matcher.calls, "failures": llm_matcher.failures}
         metrics["matcher_unreadable"] = llm_matcher.unreadable
         metrics["matcher_reused"] = llm_matcher.reused
-        rows += [
-            (
-                f"{k} (LLM matcher)",
-                metrics["llm"][f"{k}_precision"]["value"],
-                metrics["llm"][f"{k}_recall"]["value"],
-                metrics["llm"][f"{k}_f1"]["value"],
-                metrics["llm"][f"{k}_f1"]["ci95"],
-            )
-            for k in ("quantity", "order")
-        ]
-        extra = (
-            f"\n\nLLM matcher: {llm_matcher.calls} judge requests (one per distinct predicted action and gold "
-            f"list; {llm_matcher.reused} repeats answered from this run), {llm_matcher.failures} failed and "
-            f"{llm_matcher.unreadable} unreadable (those actions matched exactly only)."
-        )
-    report = (
-        f"# planning: {len(ok)} items\n\n"
-        + md_table(["score", "P", "R", "F1", "F1 95% CI"], rows)
-        + extra
-        + "\n\n"
-        + "\n".join(DEFINITIONS)
-        + f"\n\nItems whose gold has no (non-locomotion) action (left out): {metrics['n_undefined']}; "
-        f"bad items skipped: {metrics['n_bad_items']}.\n"
-    )
-    write_outputs(out, results, metrics, report)
+    write_outputs(out, results, metrics, render_report(metrics))
     return metrics
 
 
