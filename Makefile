@@ -45,8 +45,10 @@ demo: setup
 
 # The suite includes the real cluster packages' tests (issue 14), so `make test` builds
 # their environment too (~1.5 min once; skipped tests say why when it is missing).
+# -n 2 (pytest-xdist): two workers, one per core; their servers bind port 0 and write
+# under tmp_path, and tests/integrations/cluster_support.py lets one Ray driver run at a time.
 test: setup cluster-env
-	OMP_NUM_THREADS=1 GROUNDRL_CLUSTER_PYTHON=$(CVENV)/bin/python $(PY) -m pytest -q -rs
+	OMP_NUM_THREADS=1 GROUNDRL_CLUSTER_PYTHON=$(CVENV)/bin/python $(PY) -m pytest -q -rs -n 2
 
 # ruff's lint and its formatter (issue 23 item 6); .ci/run runs it after the tests.
 # Types (mypy) are not checked here yet: `mypy src/groundrl` still reports errors.

@@ -7,9 +7,12 @@ when any test in such a file is skipped."""
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import json
 import os
 import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -33,13 +36,33 @@ def drive(script: str, *args: str, timeout: int = 240) -> dict:
         "PYTHONPATH": str(ROOT / "src"),
     }
     env.pop("GROUNDRL_RECIPE", None)
-    r = subprocess.run(
-        [str(PY), str(DRIVERS / script), *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-        cwd=ROOT,
-    )
+    with _one_driver_at_a_time():
+        r = subprocess.run(
+            [str(PY), str(DRIVERS / script), *args],
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=env,
+            cwd=ROOT,
+        )
     assert r.returncode == 0, r.stderr[-3000:]
     return json.loads(r.stdout.strip().splitlines()[-1])
+
+
+@contextlib.contextmanager
+def _one_driver_at_a_time():
+    """Under pytest-xdist (``make test`` runs ``-n 2``) the workers of one run take turns:
+    each driver starts its own local Ray instance on ``num_cpus=2``, and two at once on a
+    2-core machine starve each other (Ray Serve's proxy then misses its fixed 60 s start
+    timeout). Without xdist there is one process and no lock."""
+    run = os.environ.get("PYTEST_XDIST_TESTRUNUID")
+    if not run:
+        yield
+        return
+    path = Path(tempfile.gettempdir()) / f"groundrl-cluster-drivers-{run}.lock"
+    with path.open("a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)

@@ -88,6 +88,9 @@ class ChatServer:
                 pass
 
             def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
+                # out of flight before the client can read the reply: a client that sends its
+                # next request at once must not find this one still counted (max_in_flight)
+                self._leave()
                 self.send_response(status)
                 self.send_header("Content-Type", "application/json")
                 self.send_header("Content-Length", str(len(payload)))
@@ -102,9 +105,15 @@ class ChatServer:
                 with server._lock:
                     server.in_flight += 1
                     server.max_in_flight = max(server.max_in_flight, server.in_flight)
+                self._counted = True
                 try:
                     self._handle(raw)
                 finally:
+                    self._leave()
+
+            def _leave(self) -> None:
+                if getattr(self, "_counted", False):
+                    self._counted = False
                     with server._lock:
                         server.in_flight -= 1
 
