@@ -188,3 +188,15 @@ def test_progress_accepts_a_task():
     env = kitchen()
     t = Task("t", "x", env.scene, Goal("pick_and_place_simple", "Apple", "DiningTable"))
     assert task_progress(t, env) == (1, 1) and satisfied(t, env)
+
+
+def test_with_refs_replaces_the_roles_it_names_and_keeps_the_others():
+    from groundrl.sim.refs import Ref
+
+    yellow, red = Ref((("color", "yellow"),)), Ref((("color", "red"),))
+    g = Goal("pick_and_place_simple", "Apple", "Fridge", recep_ref=red)
+    h = g.with_refs({"obj": yellow})
+    assert (h.obj_ref, h.recep_ref, h.mrecep_ref) == (yellow, red, None)
+    assert g.with_refs({"recep": None}).recep_ref is None
+    with pytest.raises(ValueError, match="obj_ref"):
+        g.with_refs({"obj_ref": yellow})

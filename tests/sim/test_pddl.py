@@ -72,3 +72,26 @@ def test_valid_hand_plan_accepted_by_both():
     _, env = translate(SCENE, plan)
     assert env.invalid_steps == 0
     assert validate(SCENE, Goal("pick_and_place_simple", "Apple", "Fridge"), plan)[0]
+
+
+@pytest.mark.parametrize(
+    "step",
+    [
+        Skill("find", "Banana"),
+        Skill("pickup", "Banana"),
+        Skill("open", "Banana"),
+        Skill("toggle_on", "DeskLamp"),
+        Skill("put"),
+    ],
+)
+def test_a_step_on_an_object_the_scene_lacks_is_rejected(step):
+    # translate named such a step's object None.lower() (AttributeError) and validate
+    # raised on the undeclared 'nothing' of an empty-handed put
+    from groundrl.sim.goals import Goal
+
+    actions, env = translate(SCENE, [step])
+    assert env.invalid_steps == 1
+    assert "nothing" in actions[0].split()[1]
+    ok, why = validate(SCENE, Goal("pick_and_place_simple", "Apple", "Fridge"), [step])
+    assert not ok
+    assert "nothing" in why

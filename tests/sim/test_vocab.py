@@ -346,3 +346,14 @@ def test_a_registered_vocabulary_reaches_every_surface():
         get_vocab("terse")
     with pytest.raises(ValueError, match="built in"):
         unregister_vocabulary("eb_alfred")
+
+
+def test_a_station_verb_while_the_agent_stands_at_the_object_in_hand():
+    # a top-level Mug found and picked up: the agent's spot is the object in hand, which
+    # Env.spot answers with None; resolving "Heat" indexed type_of with it (KeyError)
+    scene = Scene(
+        "kitchen", [Obj("Microwave_1", "Microwave"), Obj("CounterTop_1", "CounterTop"), Obj("Mug_1", "Mug")]
+    )
+    task = Task("t", "heat a mug", scene, Goal("pick_heat_then_place_in_recep", "Mug", "CounterTop"))
+    r = execute(task, [["Find", "Mug"], ["Pick", "Mug"], ["Heat", "Mug"], ["Place", "Mug", "CounterTop"]])
+    assert (r.error, r.success, r.invalid_steps) == ("", True, 0)

@@ -149,7 +149,7 @@ class HouseholdEnv(gym.Env):
         fields: dict[str, spaces.Space] = {"instruction": text, "text": text, "feedback": text}
         if image:
             fields["image"] = spaces.Box(0, 255, (IMAGE_SIZE, IMAGE_SIZE, 3), np.uint8)
-        self.observation_space = spaces.Dict(fields)
+        self.observation_space: spaces.Dict = spaces.Dict(fields)
         self.action_space = spaces.Text(MAX_TEXT, min_length=0, charset=CHARSET)
         self.task: Task | None = None
         self.sim: Env | None = None
@@ -307,7 +307,7 @@ class HouseholdVectorEnv(VectorEnv):
         tasks = list(tasks)
         self.envs = [HouseholdEnv(tasks, **kwargs) for _ in range(num_envs)]
         self.num_envs = num_envs
-        self.single_observation_space = self.envs[0].observation_space
+        self.single_observation_space: spaces.Dict = self.envs[0].observation_space
         self.single_action_space = self.envs[0].action_space
         self.observation_space = spaces.Tuple([self.single_observation_space] * num_envs)
         self.action_space = spaces.Tuple([self.single_action_space] * num_envs)

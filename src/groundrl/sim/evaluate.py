@@ -255,11 +255,11 @@ def _evaluate_batched(
     def start(i: int) -> None:
         t = tasks[i]
         gen = episode(t, t.env(max_steps, max_invalid), vocab=vocab, needs_image=_needs_image(policy))
-        _advance(i, gen, lambda g: next(g))
+        _advance(i, gen, None)  # send(None) starts a generator, as next() does
 
-    def _advance(i: int, gen: Episode, step: Callable[[Episode], PlanRequest]) -> None:
+    def _advance(i: int, gen: Episode, sent: Any) -> None:
         try:
-            live[i] = (gen, step(gen))
+            live[i] = (gen, gen.send(sent))
         except StopIteration as stop:
             live.pop(i, None)
             results[i] = stop.value
@@ -280,7 +280,7 @@ def _evaluate_batched(
         if len(plans) != len(ids):
             raise RuntimeError(f"plan_batch answered {len(plans)} plans for {len(ids)} requests")
         for i, plan in zip(ids, plans, strict=True):
-            _advance(i, live[i][0], lambda g, p=plan: g.send(p))
+            _advance(i, live[i][0], plan)
         refill()
     return [r for r in results if r is not None]
 

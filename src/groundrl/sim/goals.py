@@ -30,6 +30,7 @@ computed once per scene (:func:`allowed`).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -71,6 +72,19 @@ class Goal:
             r = getattr(self, name)
             if r is not None and not r:
                 object.__setattr__(self, name, None)
+
+    def with_refs(self, refs: Mapping[str, Ref | None]) -> Goal:
+        """This goal with the descriptions ``refs`` gives by role (``obj`` / ``recep`` /
+        ``mrecep``) in place of its own; a role ``refs`` does not name keeps its own."""
+        unknown = set(refs) - {"obj", "recep", "mrecep"}
+        if unknown:
+            raise ValueError(f"refs are keyed by role (obj, recep, mrecep), got {sorted(unknown)}")
+        return replace(
+            self,
+            obj_ref=refs.get("obj", self.obj_ref),
+            recep_ref=refs.get("recep", self.recep_ref),
+            mrecep_ref=refs.get("mrecep", self.mrecep_ref),
+        )
 
     def to_json(self) -> dict[str, Any]:
         d: dict[str, Any] = {

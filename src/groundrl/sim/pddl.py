@@ -60,8 +60,13 @@ DOMAIN = """(define (domain household)
 """
 
 
-def _name(oid: str) -> str:
-    return oid.lower().replace("_", "-")
+#: The name a step gets for an object that is not there (no instance of the type it
+#: names, an empty hand): not one of the problem's objects, so the plan is rejected.
+NOTHING = "nothing"
+
+
+def _name(oid: str | None) -> str:
+    return NOTHING if oid is None else oid.lower().replace("_", "-")
 
 
 def supported(goal: Goal) -> bool:
@@ -127,7 +132,7 @@ def translate(scene: Scene, skills: list[Skill]) -> tuple[list[str], Env]:
         elif s.verb == "put":
             r = env.parent.get(held) if res.ok and held else (target or env.last_recep)
             r = env.spot(r) if r else r
-            out.append(f"(put {_name(held or 'nothing')} {_name(r or 'nothing')})")
+            out.append(f"(put {_name(held)} {_name(r)})")
         elif s.verb in ("open", "close"):
             out.append(f"({s.verb} {_name(target)})")
         elif s.verb == "toggle_on":
@@ -154,6 +159,7 @@ def goal_atoms(goal: Goal, env: Env) -> list[str]:
 def validate(scene: Scene, goal: Goal, skills: list[Skill]) -> tuple[bool, str]:
     """``(valid, reason)`` from unified-planning's sequential plan validator."""
     # lazy: unified-planning is the optional sim extra
+    from unified_planning.exceptions import UPValueError
     from unified_planning.io import PDDLReader
     from unified_planning.shortcuts import PlanValidator, get_environment
 
@@ -161,7 +167,10 @@ def validate(scene: Scene, goal: Goal, skills: list[Skill]) -> tuple[bool, str]:
     actions, env = translate(scene, skills)
     reader = PDDLReader()
     problem = reader.parse_problem_string(DOMAIN, export_problem(scene, goal_atoms(goal, env)))
-    plan = reader.parse_plan_string(problem, "\n".join(actions))
+    try:
+        plan = reader.parse_plan_string(problem, "\n".join(actions))
+    except UPValueError as e:  # a step names an object the scene lacks (NOTHING)
+        return False, str(e)
     with PlanValidator(problem_kind=problem.kind, plan_kind=plan.kind) as v:
         res = v.validate(problem, plan)
     return res.status.name == "VALID", str(res.reason) if hasattr(res, "reason") else res.status.name

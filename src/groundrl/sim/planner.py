@@ -51,7 +51,7 @@ def _described(goal: Goal, env: Env) -> dict[str, frozenset[str]]:
     o, r, m = allowed(goal, env)
     if goal.obj_id is not None:
         o = frozenset({goal.obj_id}) if o is None else o & {goal.obj_id}
-    out = {}
+    out: dict[str, frozenset[str]] = {}
     for t, ok in ((goal.obj, o), (goal.recep, r), (goal.mrecep, m)):
         if t and ok is not None:
             out[t] = ok if t not in out else out[t] & ok

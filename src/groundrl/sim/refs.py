@@ -148,7 +148,8 @@ class SceneFacts:
         self.ancestors: dict[str, list[str]] = {}
         self.pos: dict[str, tuple[int, int] | None] = {}
         for o in objs:
-            chain, p = [], parent.get(o.id)
+            chain: list[str] = []
+            p = parent.get(o.id)
             while p is not None and len(chain) < 64:
                 chain.append(p)
                 p = parent.get(p)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from dataclasses import replace
+from collections.abc import Mapping, Set
 
 from groundrl.sim.catalog import (
     FIXTURES,
@@ -60,7 +60,7 @@ class SceneBuilder:
             return self.add(t, self.ensure("Desk" if self.room == "bedroom" else "SideTable"))
         return self.add(t)
 
-    def surfaces(self, exclude: set[str] = frozenset()) -> list[str]:
+    def surfaces(self, exclude: Set[str] = frozenset()) -> list[str]:
         return [
             o.id
             for o in self.objects
@@ -69,12 +69,18 @@ class SceneBuilder:
             and o.type not in exclude
         ]
 
-    def place(self, t: str, exclude: set[str] = frozenset(), closed_ok: bool = True, **attrs: str) -> str:
+    def place(
+        self,
+        t: str,
+        exclude: Set[str] = frozenset(),
+        closed_ok: bool = True,
+        attrs: Mapping[str, str] | None = None,
+    ) -> str:
         spots = self.surfaces(exclude)
         if not closed_ok:
             spots = [s for s in spots if self.type_of(s) not in OPENABLE]
         parent = self.rng.choice(spots) if spots else None
-        return self.add(t, parent, **attrs)
+        return self.add(t, parent, **(attrs or {}))
 
     def type_of(self, oid: str) -> str:
         return next(o.type for o in self.objects if o.id == oid)
@@ -113,7 +119,7 @@ def build_scene(
     count = max(n_instances, spec.n_objects)
     for k in range(count):
         a = attrs[k] if attrs and k < len(attrs) else {}
-        b.place(goal.obj, exclude=goal_recep_types | set(spec.avoid), **a)
+        b.place(goal.obj, exclude=goal_recep_types | set(spec.avoid), attrs=a)
     pool = [t for t in ROOM_OBJECTS.get(room, []) if t not in (goal.obj, goal.mrecep)]
     for t in rng.sample(pool, min(n_distractors, len(pool))):
         b.place(t)
@@ -178,8 +184,8 @@ def describe_scene(scene: Scene, goal: Goal, rng: random.Random) -> tuple[Scene,
     objs = {o.id: o for o in b.objects}
     # 2. positions: top-level objects spread out in scene order
     tops = [o for o in b.objects if o.parent is None]
-    for k, o in enumerate(tops):
-        o.attrs["pos"] = f"{k * SPACING},{_level(o.type)}"
+    for col, o in enumerate(tops):
+        o.attrs["pos"] = f"{col * SPACING},{_level(o.type)}"
     # 3. looks for every pickupable or receptacle
     for o in b.objects:
         if o.type in PICKUPABLE or o.type in RECEPTACLES:
@@ -246,11 +252,11 @@ def describe_scene(scene: Scene, goal: Goal, rng: random.Random) -> tuple[Scene,
     out = b.scene()
     facts = SceneFacts(out.objects)
     need = {"obj": goal.type.n_objects, "recep": 1, "mrecep": 1}
-    keep = {}
+    keep: dict[str, Ref | None] = {}
     for role, t, ref in roles:
         ok = facts.allowed(t, ref) if ref and t else None
-        keep[role + "_ref"] = ref if ok is not None and len(ok) >= need[role] else None
-    return out, replace(goal, **keep)
+        keep[role] = ref if ok is not None and len(ok) >= need[role] else None
+    return out, goal.with_refs(keep)
 
 
 def _x(o: Obj) -> int:
@@ -298,7 +304,7 @@ def _realise_source(
             _set_pos(byid[i], _x(byid[i]), (0 if want["height"][0] == "bottom" else 2) if i == good else 1)
     for i in chosen:
         byid[i].parent = good
-    for k, i in enumerate(others):
-        byid[i].parent = bad[k % len(bad)]
+    for n, i in enumerate(others):
+        byid[i].parent = bad[n % len(bad)]
     if byid[good].type in OPENABLE:
         b.opened.discard(good)

@@ -9,7 +9,7 @@ import json
 import random
 import re
 import zlib
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +42,7 @@ class Task:
         )
 
     def to_json(self) -> dict[str, Any]:
-        out = {
+        out: dict[str, Any] = {
             "id": self.id,
             "instruction": self.instruction,
             "subset": self.subset,
@@ -128,7 +128,7 @@ def tasks_from_splits(data: dict[str, list[dict[str, Any]]], limit: int | None =
             refs = refs_from_instruction(
                 r["instruction"], goal.obj, goal.recep, goal.mrecep, {o.type for o in scene.objects} | ANCHORS
             )
-            goal = replace(goal, **{k + "_ref": v for k, v in refs.items()})
+            goal = goal.with_refs(refs)
             scene, goal = describe_scene(
                 scene, goal, random.Random(_seed(r["task"], r.get("repeat_idx", 0), subset, "looks"))
             )

@@ -176,7 +176,8 @@ def resolve_intent(intent: Intent, env: Env) -> tuple[list[Skill], str, str]:
         pre = [Skill("find", t)]
     if verb in ("clean", "heat", "cool") and intent.walk:
         station = {"clean": "SinkBasin", "heat": "Microwave", "cool": "Fridge"}[verb]
-        if env.at is None or env.type_of[env.spot(env.at)] != station:
+        here = env.spot(env.at)  # None also when the agent's spot is the object in hand
+        if here is None or env.type_of[here] != station:
             pre = [Skill("find", station)] if env.ids_of_type(station) else []
     return [*pre, Skill(verb, t)], "", r.how
 

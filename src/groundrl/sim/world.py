@@ -187,7 +187,8 @@ class Env:
         return [i for i in self.order if self.type_of[i] == t]
 
     def ancestors(self, oid: str) -> list[str]:
-        out, p = [], self.parent.get(oid)
+        out: list[str] = []
+        p = self.parent.get(oid)
         while p is not None and len(out) < _DEPTH:
             out.append(p)
             p = self.parent.get(p)
