@@ -24,6 +24,25 @@ except ImportError:  # pragma: no cover
 EXTERNAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "external"
 
 
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: unknown (and unused) without xdist
+def pytest_xdist_make_scheduler(config, log):
+    """Under pytest-xdist (``make test`` runs ``-n 2``): tests are dealt one by one, except
+    the tests that drive the real cluster packages, which go to one worker as one unit.
+    Their drivers each start a local Ray instance and take turns on a lock
+    (integrations/cluster_support.py); dealt to both workers, one would sit waiting on it.
+    (xdist's own ``xdist_group`` mark does this, but its renaming of node ids has no effect
+    under pytest 9.2, so the grouping is done here.)"""
+    from xdist.scheduler import LoadGroupScheduling
+
+    class ClusterPackagesTogether(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            if "/test_real_cluster_packages" in nodeid:
+                return "cluster_packages"
+            return nodeid
+
+    return ClusterPackagesTogether(config, log)
+
+
 @pytest.fixture(scope="session")
 def external_data() -> Path:
     """``../shared/data/external``; skips the test when the folder is not there."""
