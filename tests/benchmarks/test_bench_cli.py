@@ -171,3 +171,16 @@ def test_pairwise_report_defines_acc_plus_with_its_group_count(chat_server, tmp_
     # right depends on the swaps; Acc+ is over 2 groups and carries its Wilson interval
     assert m["n_groups"] == 2 and len(m["acc_plus_ci95"]) == 2
     assert m["chance_acc_plus"] == pytest.approx((0.5**3 + 0.5) / 2)
+
+
+@pytest.mark.parametrize(
+    ("command", "item"),
+    [("score-rm", SCORE_ITEM), ("pairwise-rm", PAIR_ITEM), ("judge-reliability", PAIR_ITEM)],
+)
+def test_a_judge_command_without_a_judge_exits_2_and_says_how_to_give_one(command, item, tmp_path):
+    out = tmp_path / "o"
+    r = runner.invoke(app, ["bench", command, str(write(tmp_path / "d.jsonl", [item])), "-o", str(out)])
+    assert r.exit_code == 2, r.output
+    text = " ".join(r.output.replace("│", " ").split())  # the error panel may wrap the line
+    assert "this command needs a judge: give --judge-backend and --judge-model" in text
+    assert not out.exists()

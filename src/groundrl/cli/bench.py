@@ -8,7 +8,7 @@ from typing import Any
 
 import typer
 
-from groundrl.cli.recipe_options import judge_command, open_judge
+from groundrl.cli.recipe_options import judge_command, need_judge, open_judge
 from groundrl.io import JsonlError, iter_lines, write_jsonl
 from groundrl.judges.config import JudgeConfig
 
@@ -137,6 +137,7 @@ def score_rm_cmd(
         raise typer.BadParameter("choose vote, mean or both", param_hint="--aggregate")
     methods = ["vote", "mean"] if aggregate == "both" else [aggregate]
     items, bad = _read(input, score_rm.REQUIRED, limit)
+    judge = need_judge(judge)
     with open_judge(judge) as backend:
         srm = None
         if scalar_rm is not None:
@@ -299,7 +300,8 @@ def pairwise_rm_cmd(
 
             grm: Any = ScalarRM(str(scalar_rm), device=scalar_rm_device)
         else:
-            grm = (ProxyAgent if rubrics_from else ProxyGRMPolicy)(backend, judge.sampling())
+            # open_judge required the judge when there is no scalar RM
+            grm = (ProxyAgent if rubrics_from else ProxyGRMPolicy)(backend, need_judge(judge).sampling())
         m = pairwise_rm.run(
             items,
             grm,
@@ -355,13 +357,14 @@ def planning_cmd(
     from groundrl.benchmarks import planning
     from groundrl.benchmarks.loaders import embodiedbrain_planning_items
 
+    bad: list[dict[str, Any]] = []  # the EmbodiedBrain set has none
     if input.suffix == ".json":
         if predictions is None:
             raise typer.BadParameter(
                 f"the EmbodiedBrain set holds no predictions: pass --predictions. {PLANNING_IDS}",
                 param_hint="--predictions",
             )
-        items, bad = embodiedbrain_planning_items(input), []
+        items = embodiedbrain_planning_items(input)
         items = items[:limit] if limit else items
     else:
         items, bad = _read(input, ("gold",), limit)
@@ -387,7 +390,7 @@ def planning_cmd(
         if backend is not None:
             from groundrl.benchmarks.action_matcher import LLMActionMatcher
 
-            matcher = LLMActionMatcher(backend, judge.sampling())
+            matcher = LLMActionMatcher(backend, need_judge(judge).sampling())  # a backend comes from a judge
         m = planning.run(items, output, bad=bad, llm_matcher=matcher)
     typer.echo(planning.summary(m))
     _wrote(output, m)
@@ -510,6 +513,7 @@ def judge_reliability_cmd(
 
         probe, _ = read_items(input, ())
         score_items = bool(probe) and all("gt_score" in it for it in probe)
+    judge = need_judge(judge)
     with open_judge(judge) as backend:
         if score_items:
             # lazy: benchmarks.score_rm brings numpy and orjson; loaded only when this runs
@@ -613,6 +617,7 @@ def build_eqa_cmd(
     if not items:
         _fail(f"no question has frames under {frames_root} (expected <root>/<episode_history>/*-rgb.png)")
     items = items[:limit] if limit else items
+    judge = need_judge(judge)
     with open_judge(judge) as backend, _policy(judge, policy_model, policy_url, policy_api_key_env) as policy:
         settings = {
             "policy_model": policy_model,

@@ -15,7 +15,7 @@ from typing import Any, NamedTuple
 
 import typer
 
-from groundrl.cli.recipe_options import judge_command, open_judge
+from groundrl.cli.recipe_options import judge_command, need_judge, open_judge
 from groundrl.io import write_jsonl
 from groundrl.judges.config import JudgeConfig
 
@@ -419,7 +419,7 @@ def proxy_distill_cmd(
     def record_fn(backend: Any) -> Callable[[dict[str, Any]], Any]:
         def fn(r: dict[str, Any]) -> Any:
             if backend is not None and r.get("teacher_output") is None and r.get("teacher_outputs") is None:
-                params = judge.sampling() or SamplingParams(
+                params = need_judge(judge).sampling() or SamplingParams(  # a backend comes from a judge
                     temperature=0.0 if samples == 1 else 1.0, max_tokens=512
                 )
                 draw = dataclasses.replace(
@@ -645,7 +645,10 @@ def proxy_cold_start_cmd(
     def record_fn(backend: Any) -> Callable[[dict[str, Any]], Any]:
         if backend is None:
             return lambda r: split_record(r, seed=seed)
-        base = judge.sampling() or SamplingParams(temperature=0.0 if samples == 1 else 1.0, max_tokens=1024)
+        # a backend comes from a judge
+        base = need_judge(judge).sampling() or SamplingParams(
+            temperature=0.0 if samples == 1 else 1.0, max_tokens=1024
+        )
         params = dataclasses.replace(base, n=samples)
 
         def fn(r: dict[str, Any]) -> dict[str, Any]:

@@ -30,7 +30,12 @@ from groundrl.recipes import Recipe, get_recipe
 from groundrl.recipes.options import OptionError, parse_assignments
 
 PANEL = "Judge (model-based parts)"
-_TYPES = {"str": str | None, "str | None": str | None, "int": int | None, "int | None": int | None}
+_TYPES: dict[str, object] = {
+    "str": str | None,
+    "str | None": str | None,
+    "int": int | None,
+    "int | None": int | None,
+}
 _TYPES |= {"float": float | None, "float | None": float | None, "bool": bool | None}
 # one flag per JudgeConfig setting, its help from the field: serve, score, train, bench, curate alike
 _JUDGE_FLAGS: dict[str, tuple[Any, str]] = {
@@ -113,13 +118,21 @@ class RecipeArgs:
             raise typer.BadParameter(str(e), param_hint="-O/--option") from e
 
 
+def need_judge(judge: JudgeConfig | None) -> JudgeConfig:
+    """``judge``, or ``typer.BadParameter`` when no ``--judge-*`` flag gave one (what
+    :func:`open_judge` raises by default, so ``judge = need_judge(judge)`` right before
+    ``with open_judge(judge)`` changes no message and types the config as present)."""
+    if judge is None:
+        raise typer.BadParameter("this command needs a judge: give --judge-backend and --judge-model")
+    return judge
+
+
 def judge_backend(judge: JudgeConfig | None, required: bool = True) -> Any:
     """The backend for ``--judge-*`` (``None`` when no judge was given and none is
     required); bad settings and a missing judge raise ``typer.BadParameter``."""
-    if judge is None:
-        if required:
-            raise typer.BadParameter("this command needs a judge: give --judge-backend and --judge-model")
+    if judge is None and not required:
         return None
+    judge = need_judge(judge)
     try:
         return judge.make_backend()
     except (ValueError, OSError) as e:

@@ -9,7 +9,7 @@ import signal
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import typer
 
@@ -181,10 +181,10 @@ def _lines(input: Path, limit: int | None) -> Iterator[tuple[Iterator[str], int 
     JSONL lines end at "\\n" only (a U+2028 inside a JSON string is not a line end)."""
     total = None
     if str(input) != "-":
-        with input.open("rb") as f:
-            total = sum(chunk.count(b"\n") for chunk in iter(lambda: f.read(1 << 20), b"")) + 1
+        with input.open("rb") as counting:
+            total = sum(chunk.count(b"\n") for chunk in iter(lambda: counting.read(1 << 20), b"")) + 1
         total = min(total, limit) if limit is not None else total
-    f = sys.stdin.buffer if str(input) == "-" else input.open("rb")
+    f: IO[bytes] = sys.stdin.buffer if str(input) == "-" else input.open("rb")
     try:
         raw = (line.decode("utf-8", errors="replace").removesuffix("\n") for line in f)
         yield (itertools.islice(raw, limit) if limit is not None else raw), total
@@ -199,14 +199,17 @@ def _score_file(
     input: Path,
     output: Path | None,
     quiet: bool,
-    parallel: tuple[int, dict],
+    parallel: tuple[int, dict[str, Any], int | None],
     limit: int | None = None,
 ) -> None:
+    """Score INPUT into ``output`` (standard output when ``None``). ``parallel`` is
+    ``(workers, recipe options, digits)``: more than one worker scores on a process pool."""
     if output:
         output.parent.mkdir(parents=True, exist_ok=True)
     out = output.open("w", encoding="utf-8") if output else sys.stdout
     workers, options, digits = parallel
-    n_bad, n, results = 0, 0, []
+    n_bad, n = 0, 0
+    results: list[dict[str, Any]] | RunningMeans = []
     try:
         if workers > 1:
             # lazy: loads when the command runs; groundrl --help imports every command module
@@ -217,7 +220,7 @@ def _score_file(
                     rec.name, options, input, workers, out, not quiet, limit, digits=digits
                 )
         else:
-            results = RunningMeans(rubric.names)  # the summary, without holding the results
+            means = results = RunningMeans(rubric.names)  # the summary, without holding the results
             with _lines(input, limit) as (lines, total):
                 progress = not quiet and (total is None or total > 1)
                 for row in score_records(
@@ -225,7 +228,7 @@ def _score_file(
                 ):
                     n_bad += "error" in row
                     n += 1
-                    results.add(row)
+                    means.add(row)
                     out.write(json_text(tidy(row, digits)) + "\n")
     finally:
         if output:

@@ -9,6 +9,7 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
+from typing import Literal
 
 import typer
 
@@ -326,6 +327,7 @@ def _print_summary(metrics: dict, title: str) -> None:
     from groundrl.sim.run import summary_rows
 
     table = Table(title=f"{title}: {metrics['n_tasks']} tasks in {metrics['wall_seconds']:.2f} s")
+    just: Literal["left", "right"]
     for col, just in (("subset", "left"), ("n", "right"), ("success", "right"), ("95% CI", "right"), ("progress", "right"),
                       ("env steps", "right"), ("invalid", "right")):  # fmt: skip
         table.add_column(col, justify=just, overflow="fold")  # a long subset name wraps, never cut
