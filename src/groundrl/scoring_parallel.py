@@ -117,7 +117,7 @@ def _pool(ctx: Any, workers: int, init: tuple) -> Any:
     try:
         return ctx.Pool(workers, initializer=_init, initargs=init)
     finally:
-        if held:
+        if old is not None:  # held
             signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 

@@ -231,7 +231,7 @@ def tiny_config(tokenizer: Any, hidden: int = 64, layers: int = 2) -> Any:
     third = head_dim // 6
     section = [head_dim // 2 - 2 * third, third, third]
     ids = {t: tokenizer.convert_tokens_to_ids(t) for t in SPECIAL_TOKENS}
-    return Qwen2_5_VLConfig(
+    config = Qwen2_5_VLConfig(
         text_config=dict(
             vocab_size=len(tokenizer),
             hidden_size=hidden,
@@ -262,10 +262,13 @@ def tiny_config(tokenizer: Any, hidden: int = 64, layers: int = 2) -> Any:
         video_token_id=ids["<|video_pad|>"],
         vision_start_token_id=ids["<|vision_start|>"],
         vision_end_token_id=ids["<|vision_end|>"],
-        eos_token_id=ids["<|im_end|>"],
-        pad_token_id=ids["<|endoftext|>"],
         tie_word_embeddings=True,
     )
+    # the top level carries them too (config.json, as before); set here because the typed
+    # __init__ names no such parameter (they went through its **kwargs to the same attributes)
+    config.eos_token_id = ids["<|im_end|>"]
+    config.pad_token_id = ids["<|endoftext|>"]
+    return config
 
 
 TINY_MARKER = "groundrl_tiny.json"

@@ -184,8 +184,12 @@ def _context(text: str, start: int, end: int) -> str:
     left = lo
     for m in _SENTENCE_END_RE.finditer(text, lo, start):
         left = m.end()
-    m = _SENTENCE_END_RE.search(text, end, end + CONTEXT_CHARS)
-    right = m.end() if m and m.group(0) != "\n" else (m.start() if m else min(len(text), end + CONTEXT_CHARS))
+    stop = _SENTENCE_END_RE.search(text, end, end + CONTEXT_CHARS)
+    right = (
+        stop.end()
+        if stop and stop.group(0) != "\n"
+        else (stop.start() if stop else min(len(text), end + CONTEXT_CHARS))
+    )
     return text[left:right].strip()
 
 
@@ -219,6 +223,7 @@ def extract_temporal_mentions(text: Any) -> tuple[list[FrameMention], list[Segme
         return [], []
     # Segments first; a later one overlapping an accepted one is dropped.
     seg_hits: list[tuple[int, int, Unit, re.Match[str]]] = []
+    unit: Unit
     for regex, unit in ((_SEGMENT_FRAME_RE, "frame"), (_SEGMENT_SECOND_RE, "second")):
         for m in regex.finditer(text):
             seg_hits.append((m.start(), m.end(), unit, m))

@@ -34,7 +34,7 @@ from typing import Any
 
 from groundrl.parse.numbers import parse_number
 from groundrl.parse.result import Parsed, fail
-from groundrl.parse.tags import _close_re, _open_re, find_tag
+from groundrl.parse.tags import _close_re, find_tag
 
 __all__ = [
     "answer_alnum",
@@ -72,7 +72,7 @@ def parse_score(
     lo, hi = float(lo), float(hi)
     if not (math.isfinite(lo) and math.isfinite(hi) and lo <= hi):
         raise ValueError(f"need finite bounds with lo <= hi, got lo={lo!r}, hi={hi!r}")
-    inner = find_tag(text, tag, which=which)
+    inner = find_tag(text, tag, which="first" if which == "first" else "last")
     if inner is None:
         return fail(f"no <{tag}>…</{tag}>")
     m = _SCORE_RE.fullmatch(inner)
@@ -171,7 +171,9 @@ def parse_pairwise_verdict(text: Any) -> Parsed:
         if inner is not None:  # the closing tag follows the content directly
             text = inner
         elif m.end() != len(text):  # a '<' inside the answer: find the first closing tag
-            start = _ANSWER_OPEN_MATCH(text, m.start()).end()
+            # the opening tag m starts with ends at its first '>' (the tag's pattern
+            # has no other '>')
+            start = text.find(">", m.start()) + 1
             c = _ANSWER_CLOSE_SEARCH(text, start)
             if c is not None:
                 text = text[start : c.start()]
@@ -207,7 +209,7 @@ def _verdict_match_long(text: str) -> re.Match[str] | None:
 _VERDICT_SEARCH = re.compile(
     r"<\s*answer(?:>|\s[^<>]*>)(?:([^<]*+)(?:</answer>|</\s*answer\s*>)|[^<]*+)", re.IGNORECASE
 ).search
-_ANSWER_OPEN_MATCH, _ANSWER_CLOSE_SEARCH = _open_re("answer").match, _ANSWER_CLOSE.search
+_ANSWER_CLOSE_SEARCH = _ANSWER_CLOSE.search
 # The characters that may follow the '<' of an opening tag: those matching (?i)a or \s
 # (tests/test_verdict_fast_path.py derives the set from the regex over every code point).
 _OPEN_FIRST = frozenset(

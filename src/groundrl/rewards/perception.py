@@ -159,7 +159,8 @@ def _json_values(s: str) -> list[Any]:
             # opened by the next one, so when the last one's value does not decode, none
             # does; those attempts are counted, not made (each went ~1,000 levels deep
             # before failing: 40 ms per completion, issue 30)
-            last = s.rfind("[", i, _BRACKET_RUN(s, i).end())
+            run = _BRACKET_RUN(s, i)  # '*+' matches the empty run too, so never None
+            last = s.rfind("[", i, run.end()) if run else i
             if last > i:
                 try:
                     _DECODER.raw_decode(s, last)

@@ -94,19 +94,18 @@ def _outcome_tool(judge: Any) -> Tool:
         first = [outcome(t, s["answer"]) for t, s in zip(texts, samples, strict=True)]
         if judge is None:
             return first
-        # free-form misses go to the semantic judge in one batch
-        todo = [
-            i
+        # free-form misses go to the semantic judge in one batch (outcome's value is
+        # never None; None would count as a miss)
+        todo = {
+            i: answer
             for i, (sc, s) in enumerate(zip(first, samples, strict=True))
-            if sc.value < 1.0 and answer_type(s["answer"]) == "free" and parsed[i].answer
-        ]
+            if (sc.value or 0.0) < 1.0 and answer_type(s["answer"]) == "free" and (answer := parsed[i].answer)
+        }
         if todo:
             gens = judge._generate(
                 [
-                    prompts.semantic_request(
-                        samples[i].get("question"), parsed[i].answer, str(samples[i]["answer"])
-                    )
-                    for i in todo
+                    prompts.semantic_request(samples[i].get("question"), answer, str(samples[i]["answer"]))
+                    for i, answer in todo.items()
                 ]
             )
             # lazy: the papers' judges bring orjson; only a judge-backed check needs them
