@@ -61,7 +61,10 @@ def demo_cmd(
         "(--episodes: the first N) instead of training; writes planner_eval.json into -o/--output.",
     ),
 ) -> None:
-    if what is not None:  # a named demo (H-monitor: groundrl demo monitor)
+    if what == "rm":
+        _require_extras()
+        return _rm_demo(output, quick, seed, steps, episodes)
+    if what is not None:  # a named demo (groundrl demo monitor)
         from groundrl.cli.monitor import named_demo
 
         return named_demo(what, output, quick)
@@ -113,6 +116,28 @@ def demo_cmd(
     )
     files = ("report.md", "success.png", "reward_curve.png", "metrics.json", "action_map.json", "planner")
     typer.echo(f"wrote {', '.join(str(output / f) for f in files)} ({metrics['wall_seconds']} s)")
+
+
+def _rm_demo(output: Path, quick: bool, seed: int, steps: int | None, episodes: int | None) -> None:
+    from groundrl.train.rm_demo import RMDemoConfig, run_rm_demo
+    from groundrl.train.rm_demo_report import headline
+
+    over: dict = {"seed": seed}
+    if steps is not None:
+        over["cgrpo_steps"] = steps
+    if episodes is not None:
+        over["n_eval"] = episodes
+    try:
+        cfg = RMDemoConfig.quick(**over) if quick else RMDemoConfig(**over)
+    except ValueError as e:
+        raise typer.BadParameter(str(e)) from None
+    out = Path("runs/demo_rm") if output == Path("runs/demo") else output
+    m = run_rm_demo(out, cfg, log=typer.echo)
+    typer.echo("\n".join(headline(m)))
+    files = ("report.md", "sensitivity.png", "metrics.json", "scores.jsonl", "sft", "cgrpo-final")
+    typer.echo(
+        f"wrote {', '.join(str(out / f) for f in files if (out / f).exists())} ({m['wall_seconds']} s)"
+    )
 
 
 def _evaluate_planner(planner: Path, output: Path, episodes: int | None) -> None:

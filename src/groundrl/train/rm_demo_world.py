@@ -1,7 +1,7 @@
 """The reward-model demo's world: tiny embodied-QA episodes whose answers depend on frame
 order and on what is visible.
 
-An *episode* is five 56×56 frames (the tiny VLM's input size: 4 image tokens a frame)
+An *episode* is three 56×56 frames (the tiny VLM's input size: 4 image tokens a frame)
 of a grey room in which the agent sees at most one coloured block per frame: a 16×16
 square on the cell of the 16-pixel grid at row 2, column 2 (pixels 32–47) — the grid
 C-GRPO's spatial perturbation masks [EQA-RM §4.3: 16×16 patches, ratio 0.15], so a masked
@@ -38,10 +38,11 @@ COLOURS = {
     "yellow": (235, 205, 30),
 }
 BACKGROUND = (128, 128, 128)
-SIZE = 56  # the tiny VLM's frame side (groundrl.testing.tiny_vlm: 56×56, 4 image tokens)
+SIZE = 56  # the tiny VLM's frame side (groundrl.models.tiny_vlm: 56×56, 4 image tokens)
 CELL = 16  # the spatial perturbation's patch side [EQA-RM §4.3]
 BLOCK = 2 * CELL  # the block's top-left pixel, both ways: mask-grid cell (2, 2), index 10
-N_FRAMES = 5  # the keyframes the EQA-RM input uses [EQA-RM §3]
+N_FRAMES = 3  # [ours: EQA-RM samples 5 keyframes of a long episode (§3); this world's
+# episodes are 3 frames long, so a 2-layer grader learns to read them on a CPU in minutes]
 EMPTY = "none"  # a frame without a block
 QUESTION_KINDS = ("first", "last", "count")
 GOLD_RIGHT = 9  # [ours] a right answer with a plain reasoning trace: high, short of 10
@@ -91,7 +92,7 @@ def true_answer(blocks: tuple[str, ...] | list[str], kind: str, colour: str = ""
 def _wrong_answer(ep_blocks: tuple[str, ...], kind: str, colour: str, rng: random.Random) -> str:
     truth = true_answer(ep_blocks, kind, colour)
     if kind == "count":
-        return rng.choice([str(n) for n in range(4) if str(n) != truth])
+        return rng.choice([str(n) for n in range(N_FRAMES + 1) if str(n) != truth])
     seen = [b for b in ep_blocks if b != EMPTY and b != truth]
     # a wrong order answer names a colour that *was* seen when one exists: only the order
     # tells it apart, not whether the colour appears at all
@@ -99,9 +100,9 @@ def _wrong_answer(ep_blocks: tuple[str, ...], kind: str, colour: str, rng: rando
 
 
 def make_episode(rng: random.Random, id: str, p_right: float = 0.5) -> Episode:
-    """A random episode: 3–5 blocks over five frames, at least two colours seen."""
+    """A random episode: 2–3 blocks over three frames, first and last colours differ."""
     while True:
-        n_blocks = rng.randint(3, N_FRAMES)
+        n_blocks = rng.randint(2, N_FRAMES)
         slots = sorted(rng.sample(range(N_FRAMES), n_blocks))
         blocks = [EMPTY] * N_FRAMES
         for s in slots:
