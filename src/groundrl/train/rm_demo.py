@@ -117,6 +117,10 @@ def rft_data(episodes: list[world.Episode], cfg: RMDemoConfig) -> tuple[list[dic
         "blind_sampled": modes["blind"][0],
         "blind_kept": modes["blind"][1],
         "blind_share_of_kept": modes["blind"][1] / max(1, len(kept)),
+        # what the grader sees most: readings of wrong answers outnumber those of right ones
+        # (too-easy instances, dropped by Eq. 1, are mostly right answers)
+        "kept_reads_right_answer": sum(k["mode"] == "read" and k["episode"].correct for k in kept),
+        "kept_reads_wrong_answer": sum(k["mode"] == "read" and not k["episode"].correct for k in kept),
     }
     return kept, stats
 

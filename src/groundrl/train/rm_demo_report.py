@@ -97,7 +97,9 @@ def write_report(out: Path, m: dict[str, Any]) -> None:
         f"{cfg['teacher_misread']:.0%}) wrote {rft['sampled']} evaluations of {rft['episodes']} training "
         f"episodes; Eq. 1 (τ = {cfg['rft_tau']:g}) kept {rft['kept']} ({rft['kept_rate']:.0%}): instances "
         f"{_reasons(rft['reasons'])}. Blind guesses are {rft['blind_share_of_kept']:.0%} of the kept rows "
-        "(kept only where the gold is high: the filter cannot tell a lucky guess from a reading).",
+        "(kept only where the gold is high: the filter cannot tell a lucky guess from a reading); readings "
+        f"of right answers {rft.get('kept_reads_right_answer', '–')}, of wrong answers "
+        f"{rft.get('kept_reads_wrong_answer', '–')}: a grader that reads learns 'wrong' as the usual verdict.",
         f"- SFT: {cfg['sft_epochs']} epochs, final loss {m['sft_final_loss']:.3f}.",
     ]
     if m.get("cgrpo_curve"):
