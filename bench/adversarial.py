@@ -135,14 +135,13 @@ def _argos():
 
 
 def _recipe_inputs() -> dict:
-    fields = {
-        "reinforced_planning": {"gold": ["find a Apple", "pick up the Apple"]},
-        "embodied_brain": {"gold": "<actions>[['Pick', 'Apple'], ['Place', 'Apple', 'Table']]</actions>"},
-        "eqa_rm": {"gt_score": 7},
-        "proxy_grm": {"preferred": 1},
-        "argos": {"answer": "B", "points_masks": {"cup": [[0, 0, 10, 10]]}},
-    }
-    action_map = {0: "find a Apple", 1: "pick up the Apple"}
+    """Every recipe (built-in, registered, installed) with valid fields and options from its
+    own examples (``Recipe.examples``), and the hostile texts; the completion is what varies."""
+    from groundrl.recipes import get_recipe, recipe_names
+
+    recipes = {name: get_recipe(name) for name in recipe_names()}
+    fields = {name: r.example_fields() for name, r in recipes.items()}
+    options = {name: dict(r.example_options) for name, r in recipes.items()}
     texts = {
         "open_angles": "<" * 100_000 + "x" * 900_000,
         "unclosed_tags": "<critique><score><rubric><eval><answer><response><plans><actions><points x1='1'"
@@ -152,20 +151,17 @@ def _recipe_inputs() -> dict:
         "many_pairs": "<score>1</score><answer>2</answer>" * 30_000,
         "numbers": "-1e" * 330_000,
     }
-    return {"fields": fields, "action_map": action_map, "texts": texts}
+    return {"fields": fields, "options": options, "texts": texts}
 
 
 def _recipes():
-    from groundrl.recipes import RECIPE_NAMES, get_recipe
+    from groundrl.recipes import get_recipe
 
     inputs = _recipe_inputs()
-    fields, action_map, texts = inputs["fields"], inputs["action_map"], inputs["texts"]
+    fields, texts = inputs["fields"], inputs["texts"]
     out = []
-    for name in RECIPE_NAMES:
-        if name not in fields:
-            continue
-        opts = {"action_map": action_map} if name == "reinforced_planning" else {}
-        rubric = get_recipe(name).rubric(**opts)
+    for name in fields:
+        rubric = get_recipe(name).rubric(**inputs["options"][name])
         for kind, text in texts.items():
             out.append(
                 (f"rubric {name}: {kind}", 1.0, lambda r=rubric, t=text, f=fields[name]: r.score(t, **f))
@@ -176,15 +172,12 @@ def _recipes():
 def _parts():
     """Issue 16: every part of every recipe alone on each ~1 MB adversarial input, budget
     0.2 s per part (the worst input is named at the end)."""
-    from groundrl.recipes import get_recipe, recipe_names
+    from groundrl.recipes import get_recipe
 
     cases = _recipe_inputs()  # the recipes group's inputs
     out = []
-    for name in recipe_names():
-        if name not in cases["fields"]:
-            continue
-        opts = {"action_map": cases["action_map"]} if name == "reinforced_planning" else {}
-        rubric = get_recipe(name).rubric(**opts)
+    for name in cases["fields"]:
+        rubric = get_recipe(name).rubric(**cases["options"][name])
         for part in rubric.parts:
             for kind, text in cases["texts"].items():
                 out.append(

@@ -19,13 +19,8 @@ FRAGMENTS = [
     "frame 1 ", "from 4.47 to 16.11 seconds ", "<points x1=", '"10" y1="20" alt="cup">', "1.[Navigate] ",
     "9" * 50, "1e999", "NaN", "\ud800", "é", "\x00", " ", "\n", "```json\n",
 ]  # fmt: skip
-SAMPLE_FIELDS = {
-    "reinforced_planning": {"gold": ["find a Apple", "pick up the Apple"]},
-    "embodied_brain": {"gold": "<actions>[['Navigate', 'Kitchen'], ['Pick', 'Apple']]</actions>"},
-    "eqa_rm": {"gt_score": 7},
-    "proxy_grm": {"preferred": 1},
-    "argos": {"answer": "B", "points_masks": {"cup": [[0, 1], [1, 1]]}},
-}
+# valid fields for each recipe, from its own examples (Recipe.examples): a new recipe is covered
+SAMPLE_FIELDS = {name: get_recipe(name).example_fields() for name in recipe_names()}
 
 long_text = st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=30).flatmap(
     lambda parts: st.integers(1, 3).map(
@@ -38,7 +33,7 @@ def _finite(x) -> bool:
     return x is None or (isinstance(x, float) and math.isfinite(x))
 
 
-@pytest.mark.parametrize("name", [n for n in recipe_names() if n in SAMPLE_FIELDS])
+@pytest.mark.parametrize("name", list(SAMPLE_FIELDS))
 @settings(derandomize=True, max_examples=6, deadline=None)
 @given(text=long_text)
 def test_every_recipe_and_adapter_stays_total(name, text):

@@ -9,17 +9,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from groundrl.recipes import RECIPE_NAMES, get_recipe
+from groundrl.recipes import get_recipe, recipe_names
 
-# Samples with valid fields for each recipe; the completion is what varies.
-FIELDS = {
-    "reinforced_planning": {"gold": ["find a Apple", "pick up the Apple"]},
-    "embodied_brain": {"gold": "<actions>[['Pick', 'Apple'], ['Place', 'Apple', 'Table']]</actions>"},
-    "eqa_rm": {"gt_score": 7},
-    "proxy_grm": {"preferred": 1},
-    "argos": {"answer": "B", "points_masks": {"cup": [[0, 0, 10, 10]]}},
-}
-ACTION_MAP = {0: "find a Apple", 1: "pick up the Apple"}
+RECIPE_NAMES = recipe_names()  # built-ins, registered and installed ones: a new recipe is covered
+# Valid fields for each recipe, from its own examples; the completion is what varies.
+FIELDS = {name: get_recipe(name).example_fields() for name in RECIPE_NAMES}
 
 TAGGY = st.lists(
     st.sampled_from(
@@ -69,11 +63,7 @@ TAGGY = st.lists(
 
 
 def rubrics():
-    out = {}
-    for name in RECIPE_NAMES:
-        opts = {"action_map": ACTION_MAP} if name == "reinforced_planning" else {}
-        out[name] = get_recipe(name).rubric(**opts)
-    return out
+    return {name: get_recipe(name).rubric(**get_recipe(name).example_options) for name in RECIPE_NAMES}
 
 
 RUBRICS = rubrics()

@@ -10,7 +10,7 @@ from groundrl.recipes.base import Recipe
 from groundrl.rubric import Part, Rubric
 
 
-@pytest.mark.parametrize("name", ["reinforced_planning", "embodied_brain", "eqa_rm", "proxy_grm", "argos"])
+@pytest.mark.parametrize("name", recipe_names())  # a new built-in (or installed) recipe is checked too
 def test_every_builtin_passes(name):
     chk = check_recipe(name)
     assert chk.ok
@@ -35,6 +35,17 @@ def _plugin(name, fn, examples, value_range=(0.0, 1.0), gold=None):
 
 
 GOOD = [{"id": "g", "completion": "yes", "answer": "yes"}, {"id": "b", "completion": "no", "answer": "yes"}]
+
+
+def test_example_fields_are_the_richest_examples_fields_without_completion_and_id():
+    rich = {"id": "r", "completion": "x", "answer": "yes", "masks": {"cup": [[0, 0, 1, 1]]}}
+    plain = {"id": "p", "completion": "y", "answer": "no"}
+    rec = _plugin("t_fields", lambda completion, answer=None: 0.0, [plain, rich, {**rich, "id": "r2"}])
+    assert rec.example_fields() == {"answer": "yes", "masks": {"cup": [[0, 0, 1, 1]]}}
+    rec.example_fields()["answer"] = "changed"  # a copy: the recipe's examples stay as they were
+    assert rec.example_samples()[1]["answer"] == "yes"
+    with pytest.raises(ValueError, match="recipe 't_none' has no examples; give it Recipe"):
+        _plugin("t_none", lambda completion, answer=None: 0.0, ()).example_fields()
 
 
 def test_a_sound_plugin_passes():

@@ -9,19 +9,13 @@ import httpx
 import pytest
 
 from groundrl.integrations.openrlhf import make_reward_func
-from groundrl.recipes import RECIPE_NAMES, get_recipe
+from groundrl.recipes import get_recipe, recipe_names
 from groundrl.scoring import score_samples
 from groundrl.serve.app import create_app
 from groundrl.types import NO_DEDUCTION
 
-# valid fields per real recipe (the completion varies)
-FIELDS = {
-    "reinforced_planning": {"gold": ["find a Apple", "pick up the Apple"]},
-    "embodied_brain": {"gold": "<actions>[['Pick', 'Apple'], ['Place', 'Apple', 'Table']]</actions>"},
-    "eqa_rm": {"gt_score": 7},
-    "proxy_grm": {"preferred": 1},
-    "argos": {"answer": "B", "points_masks": {"cup": [[0, 0, 10, 10]]}},
-}
+# valid fields for every recipe, from its own examples (Recipe.examples); the completion varies
+FIELDS = {name: get_recipe(name).example_fields() for name in recipe_names()}
 PLAN = json.dumps(
     {
         "reasoning_and_reflection": "r",
@@ -79,7 +73,7 @@ def test_score_every_real_recipe_equals_the_library(tools):
     }
     with tools.Running(app) as srv:
         url = srv.url
-        for name in RECIPE_NAMES:
+        for name in FIELDS:
             r = httpx.post(url + "/score", json={"recipe": name, "samples": with_ids[name]})
             assert r.status_code == 200, r.text
             rec = get_recipe(name)
@@ -87,7 +81,8 @@ def test_score_every_real_recipe_equals_the_library(tools):
             expected = json.loads(json.dumps([{k: v for k, v in d.items() if k != "line"} for d in direct]))
             assert r.json()["results"] == expected, name
         # hand-worked EQA-RM accuracy: max(0, 1 - (|5 - 7| / 10)^2) = 0.96
-        r = httpx.post(url + "/score", json={"recipe": "eqa_rm", "samples": with_ids["eqa_rm"][:1]})
+        sample = {"completion": COMPLETIONS[0], "gt_score": 7}
+        r = httpx.post(url + "/score", json={"recipe": "eqa_rm", "samples": [sample]})
         assert r.json()["results"][0]["parts"]["accuracy"] == pytest.approx(0.96)
 
 
@@ -118,13 +113,10 @@ def test_get_reward_hand_made_recipe(tools):
     assert out["extra_logs"] == {"exact": [1.0, 0.0, 1.0, 0.0], "length": [3.0, 3.0, 8.0, 0.0]}
 
 
-@pytest.mark.parametrize("recipe", ["reinforced_planning", "eqa_rm", "proxy_grm"])
+@pytest.mark.parametrize("recipe", list(FIELDS))
 def test_get_reward_equals_the_openrlhf_reward_function(recipe, tools):
-    label = {
-        "reinforced_planning": json.dumps(FIELDS["reinforced_planning"]["gold"]),
-        "eqa_rm": "7",
-        "proxy_grm": "1",
-    }[recipe]
+    gold = FIELDS[recipe][get_recipe(recipe).label_field]  # the label is the gold field alone
+    label = gold if isinstance(gold, str) else json.dumps(gold)
     body = {
         "query": ["Q: " + c for c in COMPLETIONS],
         "prompts": ["Q: "] * len(COMPLETIONS),
@@ -134,17 +126,20 @@ def test_get_reward_equals_the_openrlhf_reward_function(recipe, tools):
         url = srv.url
         r = httpx.post(url + "/get_reward", json=body)
         assert r.status_code == 200, r.text
-        # no prompts: each query is the completion; no labels: the gold field is absent,
-        # which is a per-query error with a null reward (issue 29), not a silent 0
+        # no prompts: each query is the completion; no labels: a required gold field is
+        # absent, which is a per-query error with a null reward (issue 29), not a silent 0
         r2 = httpx.post(url + "/get_reward", json={"query": COMPLETIONS})
     direct = make_reward_func(recipe, tensors=False)(body["query"], body["prompts"], body["labels"])
     got = r.json()
     assert got.pop("errors") == [None] * len(COMPLETIONS)
     assert got == direct
     out2 = r2.json()
-    assert out2["rewards"] == out2["scores"] == [None] * len(COMPLETIONS)
-    gold = get_recipe(recipe).required[0]
-    assert all(f"gives no {gold!r}" in e for e in out2["errors"])
+    rec = get_recipe(recipe)
+    if rec.label_field in rec.required:
+        assert out2["rewards"] == out2["scores"] == [None] * len(COMPLETIONS)
+        assert all(f"gives no {rec.label_field!r}" in e for e in out2["errors"])
+    else:  # an optional gold (EmbodiedBrain's): the queries are scored without it
+        assert out2["errors"] == [None] * len(COMPLETIONS) and None not in out2["rewards"]
 
 
 def test_get_reward_without_a_recipe_is_a_422_that_says_what_to_do(tools):

@@ -10,13 +10,10 @@ pytest.importorskip("trl")
 
 from PIL import Image  # noqa: E402
 
-FIELDS = {
-    "reinforced_planning": {"gold": ["find a Apple", "pick up the Apple"]},
-    "embodied_brain": {"gold": "<actions>[['Pick', 'Apple']]</actions>"},
-    "eqa_rm": {"gt_score": 7},
-    "proxy_grm": {"preferred": 1},
-    "argos": {"answer": "B"},
-}
+from groundrl.recipes import get_recipe, recipe_names  # noqa: E402
+
+# valid fields for each recipe, from its own examples (Recipe.examples): a new recipe is covered
+FIELDS = {name: get_recipe(name).example_fields() for name in recipe_names()}
 
 
 class Probe:
@@ -49,10 +46,8 @@ def test_recipe_grpo_two_steps(recipe, tmp_path, tiny_vlm_dir):
         )
     )
     cfg = {"model": str(tiny_vlm_dir), "data": str(data), "output_dir": str(tmp_path / "out")}
-    if recipe == "reinforced_planning":
-        amap = tmp_path / "map.json"
-        amap.write_text(json.dumps({"0": "find a Apple", "1": "pick up the Apple"}))
-        cfg["recipe_options"] = {"action_map": str(amap)}
+    if get_recipe(recipe).example_options:  # e.g. reinforced_planning's bundled action map
+        cfg["recipe_options"] = dict(get_recipe(recipe).example_options)
     probe = Probe()
     trainer = build_trainer(recipe, cfg, extra_reward_funcs=[probe], extra_weights=[1.0])
     before = {n: p.detach().clone() for n, p in trainer.model.named_parameters()}
@@ -62,8 +57,6 @@ def test_recipe_grpo_two_steps(recipe, tmp_path, tiny_vlm_dir):
     changed = [n for n, p in trainer.model.named_parameters() if not torch.equal(before[n], p.detach())]
     assert changed and any("visual" in n for n in changed)
     logged = {k for h in trainer.state.log_history for k in h}
-    from groundrl.recipes import get_recipe
-
     rubric = get_recipe(recipe).rubric(**cfg.get("recipe_options", {}))
     expected = ["reward"] if rubric.aggregate == "gated_mean" else rubric.names
     assert {f"rewards/{n}/mean" for n in expected} <= logged

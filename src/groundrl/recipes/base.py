@@ -106,6 +106,16 @@ class Recipe:
         ex = self.examples() if callable(self.examples) else self.examples
         return [dict(e) for e in ex]
 
+    def example_fields(self) -> dict[str, Any]:
+        """The fields (all keys but ``completion`` and ``id``) of the example carrying the
+        most of them (the first on a tie): valid inputs for tests and benchmarks that vary
+        only the completion, so a new recipe is covered by them without a copy of its data."""
+        samples = self.example_samples()
+        if not samples:
+            raise ValueError(f"recipe {self.name!r} has no examples; give it Recipe(examples=...)")
+        fields = [{k: v for k, v in s.items() if k not in ("completion", "id")} for s in samples]
+        return max(fields, key=len)  # max keeps the first of equal lengths
+
     # -- options ------------------------------------------------------------------------
 
     def option(self, name: str) -> Option:
