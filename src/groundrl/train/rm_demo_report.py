@@ -197,7 +197,8 @@ def plot_results(m: dict[str, Any], path: Path) -> None:
                 fontsize=8,
             )
         ax.set_xticks(range(len(graders)), [PLOT_LABELS[g] for g, _ in graders], fontsize=8)
-        ax.set_title(title)
+        ns = {m[g].get(key + "_n") for g, _ in graders} - {None}
+        ax.set_title(title + (f" (n = {max(ns)})" if ns else ""))
         ax.set_ylabel(ylabel)
         ax.axhline(0, color="black", linewidth=0.6)
     fig.suptitle(f"tiny EQA-RM grader on {m['config']['n_eval']} held-out episodes (95% intervals)")
