@@ -41,6 +41,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "intervals",
         "io",
         "models",
+        "registry",
         "results",
         "run_params",
         "summary",

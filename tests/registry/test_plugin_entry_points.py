@@ -17,7 +17,7 @@ ROOT = Path(__file__).resolve().parents[2]
 STAGES = """
 from pathlib import Path
 
-from groundrl.train.stage_kinds import register_stage_kind
+from groundrl.train.stage_kinds import StageKind
 
 
 def parse_echo(raw):
@@ -34,7 +34,7 @@ def run(recipe, st, out, prev_data, **_):
     return {"data": str(out / "echo.jsonl"), "notes": {"echoed": len(lines), "recipe": recipe}}
 
 
-register_stage_kind("echo", "gr_plugin.stages:run", blocks={"echo": "gr_plugin.stages:parse_echo"})
+ECHO = StageKind("echo", "gr_plugin.stages:run", blocks={"echo": "gr_plugin.stages:parse_echo"})
 """
 
 VOCAB = '''
@@ -77,7 +77,7 @@ def _install(site: Path) -> None:
         textwrap.dedent(
             """\
             [groundrl.stages]
-            echo = gr_plugin.stages
+            echo = gr_plugin.stages:ECHO
 
             [groundrl.vocabularies]
             bang = gr_plugin.vocab:VOCAB

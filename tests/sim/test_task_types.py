@@ -2,6 +2,8 @@
 the expert planner and reports read each type's facts from its TaskType, so a new type
 built from the existing behaviours is one object plus one registration."""
 
+from dataclasses import replace
+
 import pytest
 
 from groundrl.sim import execute
@@ -42,7 +44,7 @@ def test_the_seven_alfred_types_are_the_table_in_order():
     }
     with pytest.raises(ValueError, match="unknown task type 'stow_and_free_hands'"):
         Goal("stow_and_free_hands", "Book", "Shelf")
-    with pytest.raises(ValueError, match="built in"):
+    with pytest.raises(ValueError, match="is a built-in task type"):
         unregister_task_type("pick_two_obj_and_place")
 
 
@@ -61,8 +63,9 @@ def test_a_new_task_type_is_one_object():
             assert conditions(task.goal, env) == [False, True]  # the type's own conditions
             result = execute(task, task.gold_plan)  # the expert planner solved it at generation
             assert result.success and result.progress == 1.0, (task.instruction, task.gold_plan)
+        assert register_task_type(STOW) is STOW  # the same object again: a no-op
         with pytest.raises(ValueError, match="already registered"):
-            register_task_type(STOW)
+            register_task_type(replace(STOW, label="another"))
     finally:
         unregister_task_type(STOW.name)
     assert STOW.name not in task_type_names()

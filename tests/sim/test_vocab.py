@@ -344,7 +344,7 @@ def test_a_registered_vocabulary_reaches_every_surface():
     assert "terse" not in vocab_names() and detect_vocab("!go Apple") is None
     with pytest.raises(ValueError, match="unknown vocabulary 'terse'"):
         get_vocab("terse")
-    with pytest.raises(ValueError, match="built in"):
+    with pytest.raises(ValueError, match="is a built-in vocabulary"):
         unregister_vocabulary("eb_alfred")
 
 

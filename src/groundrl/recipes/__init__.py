@@ -28,6 +28,7 @@ from typing import Any
 
 from groundrl.recipes.base import Recipe
 from groundrl.recipes.options import Option, OptionError
+from groundrl.registry import admit, check_removable
 
 log = logging.getLogger("groundrl.recipes")
 ENTRY_POINT_GROUP = "groundrl.recipes"
@@ -46,23 +47,23 @@ class UnknownRecipeError(ValueError):
 
 
 def register(recipe: Recipe, *, replace: bool = False) -> Recipe:
-    """Make ``recipe`` available by name on every surface; returns it. A built-in name,
-    or a name already registered, raises unless ``replace=True`` (built-ins never)."""
+    """Make ``recipe`` available by name on every surface; returns it. The rules of every
+    registry (:mod:`groundrl.registry`): a built-in name raises, another recipe under a
+    taken name raises unless ``replace=True``, the same recipe again is a no-op."""
     if not isinstance(recipe, Recipe):
         raise TypeError(f"register() takes a groundrl Recipe, got {type(recipe).__name__}")
-    if recipe.name in _BUILTIN:
-        raise ValueError(f"{recipe.name!r} is a built-in recipe; give yours another name")
+    name = recipe.name
     with _lock:
-        if recipe.name in _registered and _registered[recipe.name] is not recipe and not replace:
-            raise ValueError(
-                f"a recipe named {recipe.name!r} is already registered (replace=True to swap it)"
-            )
-        _registered[recipe.name] = recipe
+        builtin = name in _BUILTIN
+        current = import_module(_BUILTIN[name]).RECIPE if builtin else _registered.get(name)
+        if admit("recipe", name, recipe, current, builtin=builtin, replace=replace):
+            _registered[name] = recipe
     return recipe
 
 
 def unregister(name: str) -> None:
-    """Forget a recipe registered in this process (tests, notebooks)."""
+    """Forget a recipe registered in this process (tests, notebooks); a built-in raises."""
+    check_removable("recipe", name, builtin=name in _BUILTIN)
     with _lock:
         _registered.pop(name, None)
 

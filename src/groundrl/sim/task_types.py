@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from groundrl.registry import admit, check_removable
 from groundrl.sim.catalog import CLEANABLE, COOLABLE, HEATABLE
 from groundrl.sim.world import Env
 
@@ -108,22 +109,24 @@ def _in_movable_recep(goal: Goal, env: Env, objs: list[str], rok: Ids, mok: Ids)
 
 
 _REGISTRY: dict[str, TaskType] = {}
+_BUILTIN_SET: set[str] = set()  # filled once the built-ins below are registered
 
 
 def register_task_type(task_type: TaskType, *, replace: bool = False) -> TaskType:
-    """Add ``task_type`` to the table (``replace=True`` to override one); returns it."""
+    """Add ``task_type`` to the table; returns it. The rules of every registry
+    (:mod:`groundrl.registry`): a built-in name raises, another task type under a taken
+    name raises unless ``replace=True``, the same object again is a no-op."""
     if not isinstance(task_type, TaskType) or not task_type.name:
         raise TypeError("register_task_type takes a named TaskType")
-    if task_type.name in _REGISTRY and not replace:
-        raise ValueError(f"task type {task_type.name!r} is already registered (pass replace=True)")
-    _REGISTRY[task_type.name] = task_type
+    name, current = task_type.name, _REGISTRY.get(task_type.name)
+    if admit("task type", name, task_type, current, builtin=name in _BUILTIN_SET, replace=replace):
+        _REGISTRY[name] = task_type
     return task_type
 
 
 def unregister_task_type(name: str) -> None:
     """Remove a registered task type (a built-in cannot be removed)."""
-    if name in BUILTIN_NAMES:
-        raise ValueError(f"{name!r} is built in")
+    check_removable("task type", name, builtin=name in _BUILTIN_SET)
     _REGISTRY.pop(name, None)
 
 
@@ -222,6 +225,7 @@ for _t in BUILTIN:
     register_task_type(_t)
 del _t
 BUILTIN_NAMES = tuple(t.name for t in BUILTIN)
+_BUILTIN_SET.update(BUILTIN_NAMES)
 
 __all__ = [
     "BUILTIN",

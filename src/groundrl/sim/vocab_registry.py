@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 from typing import Any
 
+from groundrl.registry import admit, check_removable
 from groundrl.sim.vocabularies import EbAlfred, EbAlfredJson, EmbodiedBrain, HighPddl, Reinforced, Vocabulary
 
 #: The built-in vocabularies' names (:func:`vocab_names` also lists registered ones).
@@ -20,15 +21,18 @@ _REGISTRY: dict[str, Vocabulary] = {}
 
 
 def register_vocabulary(vocab: Vocabulary, *, replace: bool = False) -> Vocabulary:
-    """Add ``vocab`` to the registry under ``vocab.name`` (``replace=True`` to
-    override one); returns it. Every simulator surface (environment, ``execute``,
-    ``sim_reward``, the evaluation loop, ``render_plan``) looks vocabularies up here."""
+    """Add ``vocab`` to the registry under ``vocab.name``; returns it. Every simulator
+    surface (environment, ``execute``, ``sim_reward``, the evaluation loop,
+    ``render_plan``) looks vocabularies up here. The rules of every registry
+    (:mod:`groundrl.registry`): a built-in name raises, another vocabulary under a taken
+    name raises unless ``replace=True``, the same object again is a no-op."""
     if not isinstance(vocab, Vocabulary) or not vocab.name:
         raise TypeError("register_vocabulary takes a named Vocabulary instance")
     if vocab.name == "auto":
         raise ValueError("'auto' is reserved: it means 'detect the vocabulary'")
-    if vocab.name in _REGISTRY and not replace:
-        raise ValueError(f"vocabulary {vocab.name!r} is already registered (pass replace=True)")
+    current = _REGISTRY.get(vocab.name)
+    if not admit("vocabulary", vocab.name, vocab, current, builtin=vocab.name in VOCABS, replace=replace):
+        return vocab
     _REGISTRY[vocab.name] = vocab
     _DETECT_ORDER[:] = sorted(_REGISTRY.values(), key=lambda v: v.detect_order)
     return vocab
@@ -39,8 +43,7 @@ _DETECT_ORDER: list[Vocabulary] = []
 
 def unregister_vocabulary(name: str) -> None:
     """Remove a registered vocabulary (a built-in cannot be removed)."""
-    if name in VOCABS:
-        raise ValueError(f"{name!r} is built in")
+    check_removable("vocabulary", name, builtin=name in VOCABS)
     _REGISTRY.pop(name, None)
     _DETECT_ORDER[:] = sorted(_REGISTRY.values(), key=lambda v: v.detect_order)
 

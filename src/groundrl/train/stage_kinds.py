@@ -5,8 +5,8 @@ config its trainer takes (``grpo`` → ``GRPOConfig`` from the stage's ``grpo:``
 ``sft`` → ``SFTConfig`` from ``sft:``, ``None`` for a stage that trains nothing), and its
 own blocks with the parser that validates each at load. Built-in kinds are registered
 below exactly as a plugin registers its own, and packages add kinds through the
-``groundrl.stages`` entry-point group (each entry point is a module imported once; it
-calls :func:`register_stage_kind`).
+``groundrl.stages`` entry-point group (each entry point names a :class:`StageKind`
+object, registered on first use, or a module that calls :func:`register_stage_kind`).
 
 A runner is ``runner(recipe, st, out, prev_data, **build_kw) -> {"trainer"?, "data"?,
 "notes"?}``: ``st`` is the stage's full one-stage config (top level + stage keys, the
@@ -27,6 +27,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any
+
+from groundrl.registry import admit, check_removable
 
 log = logging.getLogger("groundrl.train")
 
@@ -63,12 +65,13 @@ class StageKind:
 
 
 _KINDS: dict[str, StageKind] = {}
+_BUILTIN: set[str] = set()  # filled once the built-in kinds below are registered
 _plugins_loaded = False
 
 
 def register_stage_kind(
-    name: str,
-    runner: str | Callable[..., Any],
+    kind: str | StageKind,
+    runner: str | Callable[..., Any] | None = None,
     *,
     trainer: str | None = None,
     blocks: Mapping[str, str | Callable[[Any], Any]] | None = None,
@@ -77,15 +80,32 @@ def register_stage_kind(
     doc: str = "",
     replace: bool = False,
 ) -> StageKind:
-    """Add a stage kind (see the module doc). ``blocks`` maps each stage-only key to its
-    parser (``raw -> typed``, raising ``ValueError`` naming the problem)."""
-    if trainer is not None and trainer not in TRAINERS:
-        raise ValueError(f"stage kind {name!r}: trainer must be one of {', '.join(TRAINERS)} or None")
-    if name in _KINDS and not replace:
-        raise ValueError(f"stage kind {name!r} is already registered")
-    kind = StageKind(name, runner, trainer, dict(blocks or {}), needs_data, produces_data, doc)
-    _KINDS[name] = kind
-    return kind
+    """Add a stage kind (see the module doc): a :class:`StageKind` object, or its fields
+    as arguments (``register_stage_kind("name", "module:fn", trainer=...)``). ``blocks``
+    maps each stage-only key to its parser (``raw -> typed``, raising ``ValueError``
+    naming the problem). The rules of every registry (:mod:`groundrl.registry`): a
+    built-in name raises, another kind under a taken name raises unless ``replace=True``,
+    the same object again is a no-op."""
+    if isinstance(kind, StageKind):
+        if runner is not None:
+            raise TypeError("register_stage_kind(StageKind(...)) takes no runner: it is in the object")
+        obj = kind
+    elif isinstance(kind, str) and runner is not None:
+        obj = StageKind(kind, runner, trainer, dict(blocks or {}), needs_data, produces_data, doc)
+    else:
+        raise TypeError("register_stage_kind takes a StageKind, or a name and a runner ('module:function')")
+    if obj.trainer is not None and obj.trainer not in TRAINERS:
+        raise ValueError(f"stage kind {obj.name!r}: trainer must be one of {', '.join(TRAINERS)} or None")
+    current = _KINDS.get(obj.name)
+    if admit("stage kind", obj.name, obj, current, builtin=obj.name in _BUILTIN, replace=replace):
+        _KINDS[obj.name] = obj
+    return obj
+
+
+def unregister_stage_kind(name: str) -> None:
+    """Remove a registered stage kind (tests, notebooks); a built-in raises."""
+    check_removable("stage kind", name, builtin=name in _BUILTIN)
+    _KINDS.pop(name, None)
 
 
 def _load_plugins() -> None:
@@ -96,7 +116,9 @@ def _load_plugins() -> None:
 
     for ep in entry_points(group=ENTRY_POINT_GROUP):
         try:
-            ep.load()
+            obj = ep.load()  # a StageKind object, or a module that registers its own on import
+            if isinstance(obj, StageKind):
+                register_stage_kind(obj)
         except Exception as e:  # a broken plugin must not break the built-in kinds
             log.warning("stage-kind plugin %s failed to load: %s", ep.name, e)
 
@@ -150,3 +172,4 @@ register_stage_kind(
 )
 register_stage_kind("proxy_sft", f"{_R}:run_proxy_sft", trainer="sft", doc="Proxy-SFT of the proxy agent")
 register_stage_kind("proxy_rl", f"{_R}:run_proxy_rl", trainer="grpo", doc="Proxy-RL of the proxy agent")
+_BUILTIN.update(_KINDS)
