@@ -119,16 +119,19 @@ def _score_part(part: Part, prompts, completions, kwargs, timeout: float | None 
 
 
 def _part_func(part: Part, async_judges: bool, timeout: float | None = None) -> Callable[..., Any]:
+    reward: Callable[..., Any]  # TRL awaits a coroutine function, calls a plain one
     if part.batched and async_judges:
 
-        async def reward(prompts=None, completions=None, completion_ids=None, **kwargs):
+        async def awaited(prompts=None, completions=None, completion_ids=None, **kwargs):
             return await asyncio.to_thread(_score_part, part, prompts, completions, kwargs, timeout)
 
+        reward = awaited
     else:
 
-        def reward(prompts=None, completions=None, completion_ids=None, **kwargs):
+        def called(prompts=None, completions=None, completion_ids=None, **kwargs):
             return _score_part(part, prompts, completions, kwargs, timeout)
 
+        reward = called
     reward.__name__ = reward.__qualname__ = part.name
     return reward
 

@@ -63,9 +63,9 @@ import json
 import math
 import os
 import weakref
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypedDict
 
 from groundrl.integrations.common import RubricCache, completion_text, env_config
 from groundrl.recipes import get_recipe, recipe_names
@@ -493,6 +493,22 @@ def verl_prompt(prompt: Any, n_images: int, where: str = "row") -> list[dict[str
     )
 
 
+class VerlRewardModel(TypedDict):
+    style: str
+    ground_truth: Any  # the recipe's label, or {"json": "…"} when label types differ across rows
+
+
+class VerlRecord(TypedDict):
+    """One row of verl's RLHF parquet layout, as :func:`write_dataset` writes it."""
+
+    data_source: str
+    prompt: list[dict[str, str]]
+    images: list[dict[str, bytes]]
+    ability: str
+    reward_model: VerlRewardModel
+    extra_info: dict[str, str]
+
+
 def write_dataset(
     rows: Any, path: str, recipe: str | None = None, image_root: str | Path | None = None
 ) -> int:
@@ -511,7 +527,7 @@ def write_dataset(
     (:func:`verl_prompt`). A row that cannot be written raises ValueError naming it."""
     base = Path(image_root) if image_root is not None else None
     rows = list(rows)
-    records = []
+    records: list[VerlRecord] = []
     for i, row in enumerate(rows):
         r = row.get("recipe") or recipe
         if r is None:
@@ -545,7 +561,7 @@ def write_dataset(
     return len(records)
 
 
-def _write_parquet(records: list[dict[str, Any]], path: str) -> None:
+def _write_parquet(records: Sequence[Mapping[str, object]], path: str) -> None:
     """``images`` typed as a list of ``{bytes: binary}`` even when every row has none
     (Arrow would infer a null list, which verl's dataset reads as no images anyway)."""
     # lazy: pyarrow comes with the cluster stack (verl, datasets), not with groundrl

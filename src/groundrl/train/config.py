@@ -549,9 +549,10 @@ def full_trainer_args(
 
 def plain(v: Any) -> Any:
     """YAML-safe: dataclasses as mappings (defaults of a JudgeConfig left out)."""
-    if hasattr(v, "to_dict") and dataclasses.is_dataclass(v):
-        return plain(v.to_dict())
     if dataclasses.is_dataclass(v) and not isinstance(v, type):
+        to_dict = getattr(v, "to_dict", None)
+        if callable(to_dict):
+            return plain(to_dict())
         return {k: plain(x) for k, x in dataclasses.asdict(v).items()}
     if isinstance(v, Mapping):
         return {str(k): plain(x) for k, x in v.items()}

@@ -31,11 +31,12 @@ import random
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from groundrl.rewards.planning import reinforced_accuracy, reinforced_format
 from groundrl.sim.execute import execute
 from groundrl.sim.generate import generate_tasks
+from groundrl.sim.tasks import Task
 from groundrl.sim.teacher import (
     DEFAULT_RATES,
     MISTAKES,
@@ -138,7 +139,8 @@ class DemoConfig:
 def demo_tasks(n: int, seed: int) -> list:
     """Base-subset tasks of the six single-object ALFRED types (no slicing, no movable
     receptacle: plans of 3–12 steps a small model can learn in minutes)."""
-    out, s = [], seed
+    out: list[Task] = []
+    s = seed
     while len(out) < n:
         for t in generate_tasks(64, seed=s, subsets=["base"]):
             if t.task_type in DEMO_TASK_TYPES and len(out) < n:
@@ -156,7 +158,8 @@ def teacher_episodes(tasks: list, amap: dict[int, str], cfg: DemoConfig) -> tupl
     to each plan)."""
     from groundrl.sim.env import HouseholdEnv
 
-    recs, results = [], []
+    recs: list[dict] = []
+    results: list[dict] = []
     if not tasks:
         return recs, results
     env = HouseholdEnv(list(tasks), reward="plan")
@@ -225,7 +228,20 @@ def build_policy(texts: list[str], hidden: int, layers: int, seed: int):
     return model, tokenizer
 
 
-def sft(model, tokenizer, recs: list[dict[str, Any]], cfg: DemoConfig, log) -> list[float]:
+class SftSettings(Protocol):
+    """What :func:`sft` reads of a config (:class:`DemoConfig` and the monitor demo's)."""
+
+    @property
+    def seed(self) -> int: ...
+    @property
+    def sft_lr(self) -> float: ...
+    @property
+    def sft_epochs(self) -> int: ...
+    @property
+    def sft_batch(self) -> int: ...
+
+
+def sft(model, tokenizer, recs: list[dict[str, Any]], cfg: SftSettings, log) -> list[float]:
     """Completion-only cross-entropy on (context, expert completion) pairs; a record's
     ``turns`` (earlier plans and the environment's feedback) are context."""
     import torch
@@ -333,8 +349,9 @@ def first_plan_metrics(first: list[str], recs: list[dict[str, Any]], amap: dict[
     """Format validity (full format reward 0.5), prefix accuracy against the expert plan
     and open-loop success of each episode's first plan."""
     n = max(1, len(first))
-    fmt = [reinforced_format(c, amap).value for c in first]
-    acc = [reinforced_accuracy(c, r["gold"]).value for c, r in zip(first, recs, strict=True)]
+    # both rewards always apply (never None); `or 0.0` only narrows the Score's float | None
+    fmt = [reinforced_format(c, amap).value or 0.0 for c in first]
+    acc = [reinforced_accuracy(c, r["gold"]).value or 0.0 for c, r in zip(first, recs, strict=True)]
     return {
         "format_valid": sum(f >= 0.5 - 1e-9 for f in fmt) / n,
         "prefix_accuracy": sum(max(0.0, a) for a in acc) / n,
@@ -442,7 +459,7 @@ def grpo(
     trainer = GRPOTrainer(
         model=model,
         processing_class=tokenizer,
-        reward_funcs=funcs,
+        reward_funcs=list(funcs),  # a fresh list typed as TRL's (str | model | callable): list is invariant
         args=args,
         train_dataset=ds,
         rollout_func=rollout,
@@ -458,7 +475,8 @@ def grpo(
     finally:
         emb.requires_grad_(True)
     logs = [h for h in trainer.state.log_history if "reward" in h]
-    per_batch = max(1, args.num_iterations * args.steps_per_generation)
+    # GRPOConfig fills steps_per_generation (default: gradient_accumulation_steps)
+    per_batch = max(1, args.num_iterations * (args.steps_per_generation or args.gradient_accumulation_steps))
     curve = [
         {
             "step": h["step"],

@@ -95,7 +95,7 @@ def load_rows(
         ]
         content: list[dict[str, Any]] = [{"type": "image"} for _ in images]
         content.append({"type": "text", "text": rec.pop("prompt")})
-        row = {"prompt": [{"role": "user", "content": content}]}
+        row: dict[str, Any] = {"prompt": [{"role": "user", "content": content}]}
         for key in sorted(keys):
             v = rec.get(key)
             row[key] = json.dumps(v) if key in json_cols and v is not None else v
@@ -148,16 +148,19 @@ def decode_columns(func: Callable[..., Any], columns: frozenset[str]) -> Callabl
                 kwargs[col] = [json.loads(v) if isinstance(v, str) else v for v in vals]
         return kwargs
 
+    wrapped: Callable[..., Any]  # the same sync/async kind as func: TRL awaits coroutine functions
     if inspect.iscoroutinefunction(func):
 
-        async def wrapped(*args: Any, **kwargs: Any) -> Any:
+        async def awaited(*args: Any, **kwargs: Any) -> Any:
             return await func(*args, **fix(kwargs))
 
+        wrapped = awaited
     else:
 
-        def wrapped(*args: Any, **kwargs: Any) -> Any:
+        def called(*args: Any, **kwargs: Any) -> Any:
             return func(*args, **fix(kwargs))
 
+        wrapped = called
     wrapped.__name__ = wrapped.__qualname__ = getattr(func, "__name__", "reward")
     return wrapped
 
@@ -182,16 +185,19 @@ def count_judge_failures(func: Callable[..., Any]) -> Callable[..., Any]:
 
         return {**kwargs, "log_extra": spy}
 
+    wrapped: Callable[..., Any]  # the same sync/async kind as func: TRL awaits coroutine functions
     if inspect.iscoroutinefunction(func):
 
-        async def wrapped(*args: Any, **kwargs: Any) -> Any:
+        async def awaited(*args: Any, **kwargs: Any) -> Any:
             return await func(*args, **fix(kwargs))
 
+        wrapped = awaited
     else:
 
-        def wrapped(*args: Any, **kwargs: Any) -> Any:
+        def called(*args: Any, **kwargs: Any) -> Any:
             return func(*args, **fix(kwargs))
 
+        wrapped = called
     wrapped.__name__ = wrapped.__qualname__ = name
     return wrapped
 

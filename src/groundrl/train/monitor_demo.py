@@ -39,6 +39,7 @@ from groundrl.monitor.report import first_alarms, report_section
 from groundrl.rewards.planning import reinforced_accuracy
 from groundrl.sim.execute import execute
 from groundrl.sim.generate import generate_tasks
+from groundrl.sim.tasks import Task
 from groundrl.train import runlog
 from groundrl.train.demo import build_policy, sft
 from groundrl.train.planning_data import global_action_map, plan_json, records
@@ -82,7 +83,8 @@ class MonitorDemoConfig:
 
 def monitor_tasks(n: int, seed: int) -> list:
     """``n`` simulator tasks of :data:`TASK_TYPES` (base subset), seeded."""
-    out, s = [], seed
+    out: list[Task] = []
+    s = seed
     while len(out) < n:
         out += [t for t in generate_tasks(64, seed=s, subsets=["base"]) if t.task_type in TASK_TYPES][
             : n - len(out)
@@ -263,7 +265,7 @@ def run_monitor_demo(
     model, tokenizer = build_policy(
         [r["prompt"] + r["completion"] for r in sft_recs], cfg.hidden, cfg.layers, cfg.seed
     )
-    sft(model, tokenizer, sft_recs, _SftCfg(cfg), log)
+    sft(model, tokenizer, sft_recs, cfg, log)
     by_id = {r["id"]: r["task"] for r in recs}
     # what `groundrl monitor` needs to replay a run offline: the block and the data's texts
     with (out / "probe.jsonl").open("w", encoding="utf-8") as f:
@@ -293,18 +295,6 @@ def run_monitor_demo(
     plot(runs, out / "monitor_demo.png")
     write_report(out, metrics)
     return metrics
-
-
-class _SftCfg:
-    """The fields :func:`groundrl.train.demo.sft` reads."""
-
-    def __init__(self, cfg: MonitorDemoConfig) -> None:
-        self.seed, self.sft_lr, self.sft_epochs, self.sft_batch = (
-            cfg.seed,
-            cfg.sft_lr,
-            cfg.sft_epochs,
-            cfg.sft_batch,
-        )
 
 
 def plot(runs: dict[str, Any], path: Path) -> None:

@@ -60,17 +60,21 @@ from groundrl.sim.tasks import Task
 logger = logging.getLogger("groundrl.train")
 
 
-def env_reward(completions: list[Any], env_reward: list[float], **kwargs: Any) -> list[float]:
+# TRL's reward-function contract: one value per completion, None where it does not apply
+TrlRewardFunc = Callable[..., list[float | None]]
+
+
+def env_reward(completions: list[Any], env_reward: list[float], **kwargs: Any) -> list[float | None]:
     """The episode's summed environment reward (an extra field of :class:`EnvRollout`)."""
     return [float(r) for r in env_reward]
 
 
-def env_success(completions: list[Any], env_success: list[float], **kwargs: Any) -> list[float]:
+def env_success(completions: list[Any], env_success: list[float], **kwargs: Any) -> list[float | None]:
     """1.0 when the episode ended in success (a weight-0 metric)."""
     return [float(s) for s in env_success]
 
 
-def env_reward_funcs() -> tuple[list[Callable[..., list[float]]], list[float]]:
+def env_reward_funcs() -> tuple[list[TrlRewardFunc], list[float]]:
     """``(reward_funcs, reward_weights)`` for ``GRPOTrainer`` with :class:`EnvRollout`."""
     return [env_reward, env_success], [1.0, 0.0]
 
@@ -186,6 +190,7 @@ class EnvRollout:
 
     def task(self, prompt: Any) -> Task:
         key = prompt if isinstance(prompt, str) else _prompt_key(prompt)
+        t: Task | dict[str, Any]
         if callable(self.task_of) and not isinstance(self.task_of, Mapping):
             t = self.task_of(key)
         else:

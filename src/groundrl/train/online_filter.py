@@ -246,11 +246,15 @@ def concat_rows(parts: Sequence[Mapping[str, Any]], pad_token_id: int = 0) -> di
     c_width = max(int(p["completion_ids"].shape[1]) for p in parts)
     res: dict[str, Any] = {}
     for key in parts[0]:
-        vals = [p.get(key) for p in parts]
-        first = vals[0]
+        maybe = [p.get(key) for p in parts]
+        first = maybe[0]
         if first is None:
             res[key] = None
-        elif isinstance(first, list):
+            continue
+        vals = [v for v in maybe if v is not None]
+        if len(vals) != len(parts):
+            raise ValueError(f"concat_rows: {key!r} is None or missing in some parts and set in others")
+        if isinstance(first, list):
             res[key] = [x for v in vals for x in v]
         elif isinstance(first, torch.Tensor) and first.ndim == 0:
             res[key] = first

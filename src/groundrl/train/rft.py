@@ -207,7 +207,8 @@ def run_rft(recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, *
     texts = sample_evaluations(instances, keyframes, cfg, model)
     for r, t in zip(instances, texts, strict=True):
         r["evaluations"] = t
-    kept, counts = select_rft(instances, cfg.tau)
+    kept, tally = select_rft(instances, cfg.tau)
+    counts: dict[str, float] = dict(tally)  # the int tallies and the float kept rate
     counts["kept_rate"] = counts["kept"] / counts["sampled"] if counts["sampled"] else 0.0
     sampled = ({k: r[k] for k in ("id", "gt_score", "evaluations")} for r in instances)
     write_jsonl(out / "sampled.jsonl", sampled, ensure_ascii=True)

@@ -28,7 +28,7 @@ import dataclasses
 import json
 import logging
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -110,7 +110,7 @@ def metric_names(rows: Iterable[Mapping[str, Any]]) -> list[str]:
     return list(names)
 
 
-def summarize(rows: list[Mapping[str, Any]]) -> dict[str, dict[str, float | None]]:
+def summarize(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, float | None]]:
     """Per metric: ``first``, ``last``, ``mean`` over the rows with a number."""
     out: dict[str, dict[str, float | None]] = {}
     for name in metric_names(rows):
@@ -124,7 +124,7 @@ def summarize(rows: list[Mapping[str, Any]]) -> dict[str, dict[str, float | None
 
 
 def write_report(
-    out_dir: Path, stages: list[Mapping[str, Any]], title: str = "groundrl train"
+    out_dir: Path, stages: Sequence[Mapping[str, Any]], title: str = "groundrl train"
 ) -> Path | None:
     """``report.md`` from ``log.jsonl``; ``stages`` lists ``{"name", "kind", "model"}``."""
     try:
@@ -160,7 +160,7 @@ def _monitor_section(rows: list[dict[str, Any]]) -> str:
     return str(report_section(rows))
 
 
-def alarm_lines(stages: list[Mapping[str, Any]]) -> list[str]:
+def alarm_lines(stages: Sequence[Mapping[str, Any]]) -> list[str]:
     """The report's first lines: every stage in which nothing was learned, with the likely
     cause (:mod:`groundrl.train.progress` puts it in the stage's notes)."""
     lines = []
@@ -171,7 +171,7 @@ def alarm_lines(stages: list[Mapping[str, Any]]) -> list[str]:
     return [*lines, ""] if lines else []
 
 
-def _curve_names(rows: list[Mapping[str, Any]], limit: int = 12) -> list[str]:
+def _curve_names(rows: Sequence[Mapping[str, Any]], limit: int = 12) -> list[str]:
     names = [n for n in metric_names(rows) if any(_num(r.get(n)) is not None for r in rows)]
     preferred = [
         n

@@ -9,7 +9,7 @@ may mix records with images and text-only records.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -74,7 +74,7 @@ def build_sft_trainer(
     rows: list[dict[str, Any]],
     output_dir: str,
     base: Path | None = None,
-    hardware: dict[str, Any] | None = None,
+    hardware: Mapping[str, Any] | None = None,
     tiny: bool = False,
     **config: Any,
 ) -> Any:

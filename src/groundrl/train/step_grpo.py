@@ -89,8 +89,8 @@ def _with_text(prompt: Any, fn: Any) -> Any:
     msgs = [dict(m) for m in prompt]
     last = msgs[-1]
     content = last.get("content")
-    if isinstance(content, str):
-        last["content"] = fn(content)
+    if content is None or isinstance(content, str):  # a message without content has empty text
+        last["content"] = fn(content or "")
         return msgs
     parts = [dict(c) for c in content]
     for c in reversed(parts):

@@ -14,7 +14,8 @@ DeepSpeed) is TRL's. ``loss_rows`` counts the rows that reached ``_compute_loss`
 from __future__ import annotations
 
 import random
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Protocol, runtime_checkable
 
 from groundrl.curate.online_filter import group_keep_mask
 from groundrl.train.online_filter import (
@@ -34,6 +35,24 @@ def _mean(xs: list[float]) -> float:
 
 def _num(v: Any) -> float:
     return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) and v == v else 0.0
+
+
+def _resolved(value: int | None, key: str) -> int:
+    """TRL's ``GRPOConfig.__post_init__`` fills ``key``; None means arguments that skipped it."""
+    if value is None:
+        raise ValueError(
+            f"grpo.{key} is unset: build the trainer's args with trl.GRPOConfig, which fills it in"
+        )
+    return value
+
+
+@runtime_checkable
+class _IndexedRows(Protocol):
+    """A map-style data set (``datasets.Dataset``): the refill draws prompts by index."""
+
+    def __len__(self) -> int: ...
+
+    def __getitem__(self, i: int, /) -> Mapping[str, Any]: ...
 
 
 def _buffer_geometry(args: Any, cfg: OnlineFilterConfig) -> int:
@@ -58,10 +77,12 @@ def _buffer_geometry(args: Any, cfg: OnlineFilterConfig) -> int:
 def _make_class() -> type:
     # lazy: torch loads only when a model runs
     import torch
-    from trl import GRPOTrainer
+    from trl import GRPOConfig, GRPOTrainer
     from trl.trainer.utils import split_pixel_values_by_grid, unsplit_pixel_values_by_grid
 
     class GroundGRPOTrainer(GRPOTrainer):
+        args: GRPOConfig  # TRL passes its GRPOConfig; Trainer declares the TrainingArguments base
+
         def __init__(
             self,
             *args: Any,
@@ -82,10 +103,16 @@ def _make_class() -> type:
             if online_filter is not None:
                 if accuracy_recorder is None:
                     raise ValueError("online_filter needs the accuracy reward function's recorder")
+                if not isinstance(self.train_dataset, _IndexedRows):
+                    raise ValueError(
+                        "online_filter refills its buffer with prompts drawn by index from train_dataset: "
+                        f"give a map-style data set (datasets.Dataset), not {type(self.train_dataset).__name__}"
+                    )
+                self._refill_rows: _IndexedRows = self.train_dataset
                 check_group_layout(
                     self.args.per_device_train_batch_size,
-                    self.args.steps_per_generation,
-                    self.num_generations,
+                    _resolved(self.args.steps_per_generation, "steps_per_generation"),
+                    _resolved(self.num_generations, "num_generations"),
                 )
                 # each rank draws its own refill prompts (seed + rank)
                 self._refill_rng = random.Random(
@@ -96,7 +123,7 @@ def _make_class() -> type:
         def _hint(self, inputs: list[dict[str, Any]], mode: str) -> list[dict[str, Any]]:
             if self.step_hinter is None or mode != "train":
                 return inputs
-            rows, ks = self.step_hinter(inputs, self.num_generations)
+            rows, ks = self.step_hinter(inputs, _resolved(self.num_generations, "num_generations"))
             if ks:
                 self._metrics[mode]["step_grpo/hinted_frac"].append(sum(k > 0 for k in ks) / len(ks))
                 self._metrics[mode]["step_grpo/hint_steps_mean"].append(sum(ks) / len(ks))
@@ -110,8 +137,8 @@ def _make_class() -> type:
 
         # -- online filter with a refill buffer -------------------------------------------
         def _fresh_prompts(self, n_rows: int) -> list[dict[str, Any]]:
-            g = self.num_generations
-            ds = self.train_dataset
+            g = _resolved(self.num_generations, "num_generations")
+            ds = self._refill_rows
             idx = self._refill_rng.sample(range(len(ds)), min(len(ds), n_rows // g))
             while len(idx) < n_rows // g:  # a data set smaller than the batch: sample with replacement
                 idx.append(self._refill_rng.randrange(len(ds)))

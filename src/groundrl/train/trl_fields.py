@@ -12,7 +12,7 @@ or compiled install), we fall back to importing the real dataclasses.
 >>> f["num_generations"].annotation in ("int | None", "int")
 True
 >>> check_field("grpo", "max_steps", "many")
-'grpo.max_steps: expected int, got \\'many\\' (str)'
+"grpo.max_steps: expected int, got 'many' (str)"
 """
 
 from __future__ import annotations
@@ -74,8 +74,7 @@ def _literal(node: ast.AST | None) -> Any:
         return NO_DEFAULT
 
 
-def _from_assign(node: ast.AnnAssign) -> TrainerField:
-    name = node.target.id  # type: ignore[attr-defined]
+def _from_assign(name: str, node: ast.AnnAssign) -> TrainerField:
     default: Any = _literal(node.value)
     help_ = ""
     if isinstance(node.value, ast.Call) and getattr(node.value.func, "id", "") == "field":
@@ -94,7 +93,7 @@ def _class_fields(module: str, cls: str) -> dict[str, TrainerField]:
             return {
                 f.name: f
                 for f in (
-                    _from_assign(b)
+                    _from_assign(b.target.id, b)
                     for b in node.body
                     if isinstance(b, ast.AnnAssign) and isinstance(b.target, ast.Name)
                 )
