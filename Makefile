@@ -50,11 +50,12 @@ demo: setup
 test: setup cluster-env
 	OMP_NUM_THREADS=1 GROUNDRL_CLUSTER_PYTHON=$(CVENV)/bin/python $(PY) -m pytest -q -rs -n 2
 
-# ruff's lint and its formatter (issue 23 item 6); .ci/run runs it after the tests.
-# Types (mypy) are not checked here yet: `mypy src/groundrl` still reports errors.
+# ruff's lint and its formatter, and the package's types (mypy, settings in pyproject's
+# [tool.mypy]: 0 errors) (issue 23 item 6); .ci/run runs it after the tests.
 lint: setup
 	$(VENV)/bin/ruff check src tests bench
 	$(VENV)/bin/ruff format --check src tests bench
+	$(VENV)/bin/mypy
 
 bench: setup
 	$(PY) bench/rewards.py
