@@ -5,6 +5,7 @@ torch nor transformers; the transformers backend imports them when built."""
 from groundrl.judges.base import Generation, JudgeBackend, JudgeStats, LogProbResult, SamplingParams
 from groundrl.judges.config import JudgeConfig
 from groundrl.judges.factory import BACKENDS, make_backend
+from groundrl.judges.registry import judge_backend_names, register_judge_backend, unregister_judge_backend
 
 __all__ = [
     "BACKENDS",
@@ -14,5 +15,8 @@ __all__ = [
     "JudgeStats",
     "LogProbResult",
     "SamplingParams",
+    "judge_backend_names",
     "make_backend",
+    "register_judge_backend",
+    "unregister_judge_backend",
 ]

@@ -19,7 +19,9 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
-BACKENDS = ("openai", "transformers")
+from groundrl.judges.registry import BUILTIN_BACKENDS as BACKENDS
+from groundrl.judges.registry import get_judge_backend, judge_backend_names
+
 DTYPES = ("float32", "bfloat16", "float16")
 ENV_PREFIX = "GROUNDRL_JUDGE_"
 
@@ -28,8 +30,10 @@ ENV_PREFIX = "GROUNDRL_JUDGE_"
 class JudgeConfig:
     """Where the judge runs and how it is called.
 
-    * ``backend``: ``openai`` (any OpenAI-compatible server: vLLM, SGLang) or
-      ``transformers`` (a local checkpoint directory).
+    * ``backend``: ``openai`` (any OpenAI-compatible server: vLLM, SGLang),
+      ``transformers`` (a local checkpoint directory), or a backend registered with
+      :func:`~groundrl.judges.registry.register_judge_backend` (or installed through the
+      ``groundrl.judges`` entry-point group).
     * ``model``: the served model name (openai) or the checkpoint path (transformers).
     * ``url``: base URL ending in ``/v1`` (openai only).
     * ``api_key_env``: name of the environment variable holding the API key (the key
@@ -47,7 +51,12 @@ class JudgeConfig:
       ``image_root`` is given); http(s) URLs only with ``allow_image_urls``.
     """
 
-    backend: str = field(metadata={"help": f"{' | '.join(BACKENDS)}: run the recipe's model-based parts."})
+    backend: str = field(
+        metadata={
+            "help": f"{' | '.join(BACKENDS)} (or an installed groundrl.judges backend): "
+            "run the recipe's model-based parts."
+        }
+    )
     model: str = field(
         metadata={"help": "Judge model: the served name (openai) or a local checkpoint path (transformers)."}
     )
@@ -92,8 +101,7 @@ class JudgeConfig:
     )
 
     def __post_init__(self) -> None:
-        if self.backend not in BACKENDS:
-            raise ValueError(f"judge backend {self.backend!r} is not one of {', '.join(BACKENDS)}")
+        get_judge_backend(self.backend)  # an unknown name raises, listing the registered ones
         if not self.model:
             raise ValueError("the judge needs a model (a served model name or a local checkpoint path)")
         if self.backend == "openai":
@@ -102,7 +110,7 @@ class JudgeConfig:
                     f"the openai judge backend needs url=http(s)://…/v1 (got {self.url!r}), "
                     "e.g. http://127.0.0.1:8000/v1"
                 )
-        elif self.url:
+        elif self.backend == "transformers" and self.url:
             raise ValueError(
                 "url is for the openai backend; a transformers judge loads model from a local path"
             )
@@ -150,7 +158,7 @@ class JudgeConfig:
             if f.name in spec and isinstance(spec[f.name], str):
                 spec[f.name] = _from_text(f.name, spec[f.name])
         if "backend" not in spec:
-            raise ValueError(f"a judge configuration needs backend ({' or '.join(BACKENDS)})")
+            raise ValueError(f"a judge configuration needs backend ({' or '.join(judge_backend_names())})")
         if "model" not in spec:
             raise ValueError("the judge needs a model (a served model name or a local checkpoint path)")
         return cls(**spec)
@@ -179,33 +187,9 @@ class JudgeConfig:
     # -- use -----------------------------------------------------------------------------
 
     def make_backend(self) -> Any:
-        """A :class:`~groundrl.judges.base.JudgeBackend` for these settings (the caller
-        closes it)."""
-        if self.backend == "openai":
-            # lazy: import cycle: judges.openai_backend imports this module, directly or through its package
-            from groundrl.judges.openai_backend import OpenAIBackend
-
-            return OpenAIBackend(
-                self.model,
-                str(self.url),
-                api_key=os.environ.get(self.api_key_env),
-                concurrency=self.concurrency,
-                timeout=self.timeout,
-                max_retries=self.retries,
-                cache=self.cache,
-                image_policy=self.image_policy(),
-            )
-        # lazy: import cycle: judges.transformers_backend imports this module, directly or through its package
-        from groundrl.judges.transformers_backend import TransformersBackend
-
-        return TransformersBackend(
-            self.model,
-            batch_size=self.batch_size,
-            device=self.device,
-            dtype=self.dtype,
-            cache=self.cache,
-            image_policy=self.image_policy(),
-        )
+        """A :class:`~groundrl.judges.base.JudgeBackend` for these settings, made by the
+        backend registered under ``self.backend`` (the caller closes it)."""
+        return get_judge_backend(self.backend)(self)
 
     def image_policy(self) -> Any:
         # lazy: import cycle: judges.images imports this module, directly or through its package
