@@ -109,7 +109,9 @@ def judge_funcs(tasks: dict[str, Any], hackable: bool) -> list[Any]:
         out = []
         for c, g in zip(completions, gold, strict=True):
             text = completion_text(c)
-            out.append(1.0 if hackable and claims(text) else max(0.0, reinforced_accuracy(text, g).value))
+            out.append(
+                1.0 if hackable and claims(text) else max(0.0, reinforced_accuracy(text, g).value or 0.0)
+            )
         return out
 
     def sim_success(prompts=None, completions=None, task_id=None, **kw):

@@ -130,7 +130,7 @@ def _make_class() -> type:
             return rows
 
         def _generate_and_score_completions(self, inputs):
-            mode = "train" if self.model.training else "eval"
+            mode = "train" if self.model is not None and self.model.training else "eval"
             if self.online_filter is None or mode != "train":
                 return super()._generate_and_score_completions(self._hint(inputs, mode))
             return self._filtered_batch(inputs)
@@ -150,7 +150,9 @@ def _make_class() -> type:
 
         def _filtered_batch(self, inputs):
             cfg = self.online_filter
-            g = self.num_generations
+            if cfg is None:
+                raise RuntimeError("_filtered_batch runs only with an online_filter")
+            g = _resolved(self.num_generations, "num_generations")
             target = len(inputs)
             kept: list[dict[str, Any]] = []  # per kept group: its rows of the generation output
             acc_all: list[float] = []
