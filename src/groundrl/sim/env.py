@@ -62,7 +62,9 @@ from gymnasium import spaces
 from gymnasium.vector import AutoresetMode, VectorEnv
 
 from groundrl.sim.execute import run_plan_steps
+from groundrl.sim.generate import generate_tasks
 from groundrl.sim.goals import progress, satisfied
+from groundrl.sim.render import render_scene
 from groundrl.sim.tasks import Task
 from groundrl.sim.vocab import opens_containers, split_plan, vocab_names
 from groundrl.sim.world import Env
@@ -134,8 +136,6 @@ class HouseholdEnv(gym.Env):
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode must be None or one of {self.metadata['render_modes']}")
         if tasks is None:
-            from groundrl.sim.generate import generate_tasks
-
             tasks = generate_tasks(60, seed=0)
         self.tasks = list(tasks)
         if not self.tasks:
@@ -246,8 +246,6 @@ class HouseholdEnv(gym.Env):
         return labels, feedback, vocab
 
     def _image(self) -> np.ndarray:
-        from groundrl.sim.render import render_scene
-
         assert self.sim is not None
         return np.asarray(render_scene(self.sim, IMAGE_SIZE), dtype=np.uint8)
 
@@ -301,8 +299,6 @@ class HouseholdVectorEnv(VectorEnv):
         if num_envs < 1:
             raise ValueError(f"num_envs must be ≥ 1, got {num_envs}")
         if tasks is None:
-            from groundrl.sim.generate import generate_tasks
-
             tasks = generate_tasks(60, seed=0)
         tasks = list(tasks)
         self.envs = [HouseholdEnv(tasks, **kwargs) for _ in range(num_envs)]

@@ -395,6 +395,7 @@ def make_model_policy(
             "or --judge-backend transformers --judge-model /path/to/checkpoint"
         )
     try:
+        # lazy: the judges and their optional backends load only for --policy model
         from groundrl.judges import SamplingParams, make_backend
     except ModuleNotFoundError as e:
         raise ValueError(

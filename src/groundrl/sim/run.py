@@ -15,16 +15,15 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from groundrl.sim.evaluate import EpisodeResult, evaluate, summarise
+from groundrl.sim.planner import expert_plan
 from groundrl.sim.tasks import Task
+from groundrl.sim.vocab import action_space, format_plan, get_vocab, render_plan, vocab_names
 
 
 def export_record(task: Task) -> dict[str, Any]:
     """A task's JSONL record: ``Task.to_json()`` plus ``gold_plans`` (the expert's plan in
     every vocabulary; ``None`` where it finds none or the vocabulary cannot express it)
     and ``action_map`` (id → EB-ALFRED action name for the scene)."""
-    from groundrl.sim.planner import expert_plan
-    from groundrl.sim.vocab import action_space, format_plan, get_vocab, render_plan, vocab_names
-
     rec = task.to_json()
     plans: dict[bool, Any] = {False: expert_plan(task), True: None}
     gold: dict[str, object] = {}

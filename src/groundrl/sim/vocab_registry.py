@@ -8,6 +8,7 @@ packages add theirs through the ``groundrl.vocabularies`` entry-point group.
 from __future__ import annotations
 
 import logging
+from importlib.metadata import entry_points
 from typing import Any
 
 from groundrl.registry import admit, check_removable
@@ -59,8 +60,6 @@ def _registry() -> dict[str, Vocabulary]:
     global _plugins_loaded
     if not _plugins_loaded:
         _plugins_loaded = True
-        from importlib.metadata import entry_points
-
         for ep in entry_points(group=ENTRY_POINT_GROUP):
             try:
                 obj = ep.load()
