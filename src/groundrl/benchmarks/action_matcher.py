@@ -26,7 +26,7 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from groundrl.judges.base import JudgeBackend, SamplingParams
+from groundrl.judges.base import Generation, JudgeBackend, SamplingParams
 
 Action = tuple[str, ...]
 
@@ -114,8 +114,6 @@ class LLMActionMatcher:
         try:
             gens = self.backend.generate([matcher_request(a, g) for a, g in todo], self.params)
         except Exception as e:  # never crash a benchmark on a backend bug
-            from groundrl.judges.base import Generation
-
             gens = [Generation(error=f"{type(e).__name__}: {e}") for _ in todo]
         for (a, g), gen in zip(todo, gens, strict=True):
             got = parse_matches(gen.text if gen.ok else None, len(g))

@@ -48,6 +48,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from groundrl.benchmarks.runner import read_items
 from groundrl.io import iter_lines
 
 PAIRWISE_FORMATS = ("jsonl", "vl-rewardbench", "multimodal-rewardbench", "mm-rlhf-rewardbench")
@@ -135,6 +136,7 @@ def detect_format(path: str | Path) -> str:
 
 def _check_image(ref: Any) -> str | None:
     """``None`` when ``ref`` opens as an image, else why not."""
+    # lazy: groundrl.judges (about 170 modules) loads only when an image is checked
     from groundrl.judges.images import to_pil
 
     try:
@@ -469,8 +471,6 @@ def load_pairwise(
     path: str | Path, fmt: str = "auto", image_root: str | Path | None = None
 ) -> tuple[str, list, list]:
     """``(format, items, bad)`` for any pairwise layout; ``fmt="auto"`` detects it."""
-    from groundrl.benchmarks.runner import read_items
-
     if fmt == "auto":
         fmt = detect_format(path)
     if fmt == "vl-rewardbench":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -37,6 +38,7 @@ def read_items(
 def _unreadable_image(item: dict[str, Any], base: Path) -> str | None:
     """The first image reference (``image``, ``images``, ``frames``) that cannot be opened;
     relative paths are resolved against the data file's folder (and rewritten so)."""
+    # lazy: groundrl.judges (about 170 modules) loads only when an image is checked
     from groundrl.judges.images import to_pil
 
     for key in ("image", "images", "frames"):
@@ -174,8 +176,6 @@ def _chance_lines(ax: Any, chance: Sequence[float] | float | None, n: int, label
 
 def _rate_axes(fig: Any, ax: Any, labels: Sequence[str], title: str, ylabel: str) -> None:
     """Wrapped tick labels and title, the 0–1 scale with head room, the legend below."""
-    import textwrap
-
     ticks = ["\n".join(textwrap.wrap(str(lab), 14)) or str(lab) for lab in labels]
     ax.set_xticks(list(range(len(labels))), ticks)
     tick_lines = max((t.count("\n") + 1 for t in ticks), default=1)

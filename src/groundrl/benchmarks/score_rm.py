@@ -35,6 +35,7 @@ from groundrl.benchmarks.stats import (
 from groundrl.judges.base import SamplingParams
 from groundrl.judges.papers import EQARMEvaluator
 from groundrl.judges.tts import DEFAULT_KS, TTS_PARAMS, aggregate_scores, tts_curve
+from groundrl.parse.scores import parse_score
 
 REQUIRED = ("question", "reasoning", "answer", "gt_score")
 
@@ -78,8 +79,6 @@ def sampling_params(k: int, seed: int | None) -> SamplingParams:
 
 def result_rows(items: list[dict[str, Any]], gens: list[Any], k: int, how: str) -> list[dict[str, Any]]:
     """One results.jsonl row per item: its K parsed samples and their ``how`` aggregate."""
-    from groundrl.parse.scores import parse_score
-
     results = []
     for it, g in zip(items, gens, strict=True):
         scores = [parse_score(t, 0, 10).value for t in g.texts]
