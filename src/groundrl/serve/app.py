@@ -43,6 +43,7 @@ import hmac
 import json
 import logging
 import math
+import re
 import time
 from collections.abc import Mapping
 from contextlib import asynccontextmanager
@@ -53,9 +54,12 @@ from urllib.parse import unquote_to_bytes
 from fastapi import FastAPI, Request
 from fastapi.responses import Response
 
+from groundrl.integrations.common import normalise, response_text
+from groundrl.integrations.openrlhf import _auto_range, label_to_sample
 from groundrl.io import json_text
 from groundrl.recipes import get_recipe, recipe_names
 from groundrl.recipes.base import Recipe
+from groundrl.results import TRAINER_NOT_APPLICABLE, part_columns
 from groundrl.rubric import Rubric
 from groundrl.scoring import score_records
 from groundrl.serve import openapi as oa
@@ -462,9 +466,6 @@ def _reward_fn(rec: Recipe, rub: Rubric, judged: tuple[str, ...] = (), metrics: 
     kept here for their reasons). A query whose label lacks a field the recipe requires
     (``labels: null`` for a recipe with a gold field) is an error entry with null reward,
     like ``/score``'s missing field, never a silent 0 (issue 29)."""
-    from groundrl.integrations.common import normalise, response_text
-    from groundrl.integrations.openrlhf import _auto_range, label_to_sample
-    from groundrl.results import TRAINER_NOT_APPLICABLE, part_columns
 
     def score(items: list) -> list:
         t0 = time.perf_counter()
@@ -604,8 +605,6 @@ def json_elements(raw: bytes) -> int:
     """
     global _JSON_STRING
     if _JSON_STRING is None:
-        import re
-
         _JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
     bare = _JSON_STRING.sub(b"", raw)
     return bare.count(b",") + bare.count(b"[") + bare.count(b"{") + 1

@@ -19,8 +19,12 @@ from __future__ import annotations
 
 import json
 import os
+import tempfile
 from collections.abc import Mapping
 from typing import Any
+
+from groundrl.judges.config import JudgeConfig
+from groundrl.recipes import get_recipe, recipe_names
 
 ENV = "GROUNDRL_SERVE_CONFIG"
 APP_KEYS = (
@@ -58,8 +62,6 @@ def check_config(config: Mapping[str, Any]) -> dict[str, Any]:
             raise ValueError('judge must be {"backend": ..., "model": ..., "url": ...}')
         if not config.get("recipe"):
             raise ValueError("a judge scores the model-based parts of the server's recipe: give recipe too")
-        from groundrl.judges.config import JudgeConfig
-
         JudgeConfig.from_mapping(judge)  # bad judge settings fail here, naming the setting
     return dict(config)
 
@@ -67,8 +69,6 @@ def check_config(config: Mapping[str, Any]) -> dict[str, Any]:
 def recipe_options(options: Mapping[str, Any], recipe: str | None, judge: Any = None) -> dict[str, dict]:
     """``{recipe: {option: value}}``: each option goes to every recipe declaring it, the
     judge to ``recipe``. An option no recipe declares is an error."""
-    from groundrl.recipes import get_recipe, recipe_names
-
     out: dict[str, dict[str, Any]] = {}
     declared = {n: {o.name for o in get_recipe(n).options} for n in recipe_names()} if options else {}
     for opt, value in options.items():
@@ -94,8 +94,6 @@ def build_app(config: Mapping[str, Any] | None = None):
     judge = None
     spec = config.get("judge")
     if spec is not None:
-        from groundrl.judges.config import JudgeConfig
-
         # a request must not make the server read files: no local image paths unless the
         # configuration names a root for them
         if "image_root" not in spec and "allow_local_images" not in spec:
@@ -112,8 +110,6 @@ def write_config_file(config: Mapping[str, Any]) -> str:
     """The configuration in a new file readable by its owner only (mode 0600), for worker
     processes: a token in an environment variable is visible to anyone who can read the
     process's environment (issue 26). Returns the path; the caller removes it."""
-    import tempfile
-
     fd, path = tempfile.mkstemp(prefix="groundrl-serve-", suffix=".json")  # created 0600
     with os.fdopen(fd, "w", encoding="utf-8") as f:
         json.dump(dict(config), f)
