@@ -11,6 +11,7 @@ import typer
 from groundrl.cli.recipe_options import judge_command, need_judge, open_judge
 from groundrl.io import JsonlError, iter_lines, write_jsonl
 from groundrl.judges.config import JudgeConfig
+from groundrl.run_params import ParamsChanged, guard
 
 app = typer.Typer(
     help=(
@@ -45,6 +46,7 @@ def _fail(message: str, code: int = 1) -> None:
 def _read(data: Path, required: tuple[str, ...], limit: int | None) -> tuple[list, list]:
     """Usable items and the bad ones (reported here, skipped, listed in metrics.json);
     exits 1 when no item is usable."""
+    # lazy: groundrl.benchmarks loads when the command runs; groundrl --help imports every command module
     from groundrl.benchmarks.runner import read_items
 
     items, bad = read_items(data, required)
@@ -141,6 +143,7 @@ def score_rm_cmd(
     with open_judge(judge) as backend:
         srm = None
         if scalar_rm is not None:
+            # lazy: groundrl.benchmarks loads when the command runs; groundrl --help imports every command module
             from groundrl.benchmarks.scalar_rm import ScalarRM
 
             srm = ScalarRM(str(scalar_rm), device=scalar_rm_device)
@@ -186,6 +189,7 @@ def _parse_list(parse: str) -> list[str]:
 def _load_pairwise(
     input: Path, fmt: str, image_root: Path | None, limit: int | None
 ) -> tuple[str, list, list]:
+    # lazy: groundrl.benchmarks loads when the command runs; groundrl --help imports every command module
     from groundrl.benchmarks.datasets import PAIRWISE_FORMATS, load_pairwise
 
     if fmt != "auto" and fmt not in PAIRWISE_FORMATS:
@@ -296,6 +300,7 @@ def pairwise_rm_cmd(
     fmt, items, bad = _load_pairwise(input, fmt, image_root, limit)
     with open_judge(judge, required=scalar_rm is None) as backend:
         if scalar_rm is not None:
+            # lazy: groundrl.benchmarks loads when the command runs; groundrl --help imports every command module
             from groundrl.benchmarks.scalar_rm import ScalarRM
 
             grm: Any = ScalarRM(str(scalar_rm), device=scalar_rm_device)
@@ -388,6 +393,7 @@ def planning_cmd(
     with open_judge(judge, required=False) as backend:
         matcher = None
         if backend is not None:
+            # lazy: groundrl.benchmarks loads when the command runs; groundrl --help imports every command module
             from groundrl.benchmarks.action_matcher import LLMActionMatcher
 
             matcher = LLMActionMatcher(backend, need_judge(judge).sampling())  # a backend comes from a judge
@@ -440,6 +446,7 @@ def openeqa_cmd(
     ),
     keyframes: int = typer.Option(5, "--keyframes", min=1, help="Frames per item, spread uniformly."),
 ) -> None:
+    # lazy: groundrl.benchmarks loads when the command runs; groundrl --help imports every command module
     from groundrl.benchmarks.loaders import openeqa_items
 
     items = openeqa_items(questions, predictions, gold_scores)
@@ -448,6 +455,7 @@ def openeqa_cmd(
             "no question has both a prediction and an LLM-match score; check the three files belong together"
         )
     if frames_root is not None:
+        # lazy: groundrl.benchmarks loads when the command runs; groundrl --help imports every command module
         from groundrl.benchmarks.datasets import load_openeqa
 
         with_frames, bad = load_openeqa(questions, frames_root, keyframes)
@@ -499,6 +507,7 @@ def judge_reliability_cmd(
     limit: int | None = LIMIT,
     judge: JudgeConfig | None = None,
 ) -> None:
+    # lazy: groundrl.benchmarks loads when the command runs; groundrl --help imports every command module
     from groundrl.benchmarks import reliability
     from groundrl.benchmarks.datasets import detect_format
 
@@ -509,6 +518,7 @@ def judge_reliability_cmd(
         kind = detect_format(input) if fmt == "auto" else "jsonl"
     score_items = False
     if kind == "jsonl":
+        # lazy: groundrl.benchmarks loads when the command runs; groundrl --help imports every command module
         from groundrl.benchmarks.runner import read_items
 
         probe, _ = read_items(input, ())
@@ -608,9 +618,9 @@ def build_eqa_cmd(
     ),
     judge: JudgeConfig | None = None,
 ) -> None:
+    # lazy: groundrl.benchmarks loads when the command runs; groundrl --help imports every command module
     from groundrl.benchmarks.datasets import load_openeqa
     from groundrl.benchmarks.eqa_build import build
-    from groundrl.run_params import ParamsChanged, guard
 
     items, bad = load_openeqa(questions, frames_root, keyframes)
     typer.echo(f"{len(items)} questions with frames, {len(bad)} without (listed in manifest.json)", err=True)

@@ -5,12 +5,19 @@ intervals. ``--score-examples`` instead scores the bundled example files with ev
 
 from __future__ import annotations
 
+import importlib.util
 import json
 from pathlib import Path
 
 import typer
+from rich.console import Console
+from rich.table import Table
 
 from groundrl.cli.main import app
+from groundrl.cli.monitor import named_demo
+from groundrl.recipes import get_recipe, recipe_names
+from groundrl.scoring import iter_jsonl_lines, score_records
+from groundrl.summary import part_means, print_summary
 
 DEMO_HELP = (
     "Train a small household planner from scratch and show environment RL lifting it past its teacher: "
@@ -65,8 +72,6 @@ def demo_cmd(
         _require_extras()
         return _rm_demo(output, quick, seed, steps, episodes)
     if what is not None:  # a named demo (groundrl demo monitor)
-        from groundrl.cli.monitor import named_demo
-
         return named_demo(what, output, quick)
     if score_examples:
         _score_examples(output)
@@ -75,9 +80,7 @@ def demo_cmd(
     if planner is not None:
         _evaluate_planner(planner, output, episodes)
         return
-    from rich.console import Console
-    from rich.table import Table
-
+    # lazy: train.demo brings numpy, the simulator and the trainer's modules; `groundrl --help` must not
     from groundrl.train.demo import DemoConfig, run_demo
 
     over: dict = {"seed": seed}
@@ -119,6 +122,7 @@ def demo_cmd(
 
 
 def _rm_demo(output: Path, quick: bool, seed: int, steps: int | None, episodes: int | None) -> None:
+    # lazy: the demo's training modules load only when the demo runs, not at `groundrl --help`
     from groundrl.train.rm_demo import RMDemoConfig, run_rm_demo
     from groundrl.train.rm_demo_report import headline
 
@@ -141,6 +145,7 @@ def _rm_demo(output: Path, quick: bool, seed: int, steps: int | None, episodes: 
 
 
 def _evaluate_planner(planner: Path, output: Path, episodes: int | None) -> None:
+    # lazy: train.demo brings numpy, the simulator and the trainer's modules; `groundrl --help` must not
     from groundrl.train.demo import evaluate_saved_planner
 
     try:
@@ -159,8 +164,6 @@ def _evaluate_planner(planner: Path, output: Path, episodes: int | None) -> None
 
 def _require_extras() -> None:
     """The demo needs the ``train`` and ``sim`` extras: say which is missing, not a traceback."""
-    import importlib.util
-
     missing = [
         m for m in ("torch", "transformers", "trl", "gymnasium") if importlib.util.find_spec(m) is None
     ]
@@ -175,10 +178,6 @@ def _require_extras() -> None:
 def _score_examples(output: Path) -> None:
     """Every registered recipe (plugins too) on the examples it carries (``Recipe.examples``);
     a recipe without examples is named and skipped."""
-    from groundrl.recipes import get_recipe, recipe_names
-    from groundrl.scoring import iter_jsonl_lines, score_records
-    from groundrl.summary import part_means, print_summary
-
     output.mkdir(parents=True, exist_ok=True)
     summary = {}
     for name in recipe_names():
