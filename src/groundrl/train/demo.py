@@ -27,11 +27,14 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import random
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
+
+import numpy as np
 
 from groundrl.rewards.planning import reinforced_accuracy, reinforced_format
 from groundrl.sim.execute import execute
@@ -48,6 +51,7 @@ from groundrl.sim.teacher import (
 )
 from groundrl.train.multiturn import EnvRollout, default_feedback_text, env_reward_funcs
 from groundrl.train.planning_data import global_action_map, plan_json, prompt, records
+from groundrl.train.progress import attach_progress
 
 DEMO_TASK_TYPES = (
     "pick_and_place_simple",
@@ -156,6 +160,7 @@ def teacher_episodes(tasks: list, amap: dict[int, str], cfg: DemoConfig) -> tupl
     target) and one result per episode (``success``, ``texts``, ``habits``: the episode's
     mistakes, drawn from ``random.Random(f"{seed}:{task id}")``; ``made``: those applied
     to each plan)."""
+    # lazy: sim.env brings gymnasium (about 100 modules); loaded only when episodes are played
     from groundrl.sim.env import HouseholdEnv
 
     recs: list[dict] = []
@@ -187,6 +192,7 @@ def teacher_episodes(tasks: list, amap: dict[int, str], cfg: DemoConfig) -> tupl
 
 
 def build_policy(texts: list[str], hidden: int, layers: int, seed: int):
+    # lazy: torch, tokenizers and transformers load only when a policy is built
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
@@ -244,6 +250,7 @@ class SftSettings(Protocol):
 def sft(model, tokenizer, recs: list[dict[str, Any]], cfg: SftSettings, log) -> list[float]:
     """Completion-only cross-entropy on (context, expert completion) pairs; a record's
     ``turns`` (earlier plans and the environment's feedback) are context."""
+    # lazy: torch loads only when a model is built or run; importing the demo stays light
     import torch
 
     rng = random.Random(cfg.seed)
@@ -303,6 +310,7 @@ def _length_batches(pairs: list, size: int, rng: random.Random) -> list[list]:
 
 def greedy(model, tokenizer, contexts: list[list[int]], max_new_tokens: int, trainer=None, batch: int = 300):
     """Greedy continuations of token-id contexts (left-padded batches), padding removed."""
+    # lazy: torch loads only when a model is built or run; importing the demo stays light
     import torch
 
     pad = tokenizer.pad_token_id
@@ -409,8 +417,6 @@ def bootstrap_ci(
     >>> bootstrap_ci([0, 0, 0, 0], [1, 1, 1, 1])
     (1.0, 1.0)
     """
-    import numpy as np
-
     a = np.asarray(xs, dtype=float)
     d = a if ys is None else np.asarray(ys, dtype=float) - a
     if d.size == 0:
@@ -427,8 +433,7 @@ def grpo(
     """GRPO with the environment in the loop: TRL's ``GRPOTrainer`` with
     :class:`~groundrl.train.multiturn.EnvRollout` as ``rollout_func`` (multi-turn
     episodes, re-planning on feedback) and the episode's environment reward."""
-    import os
-
+    # lazy: datasets and trl load only when GRPO runs
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
 
@@ -467,8 +472,6 @@ def grpo(
     emb = model.get_input_embeddings().weight
     emb.requires_grad_(not cfg.grpo_freeze_embeddings)
     model.train()
-    from groundrl.train.progress import attach_progress
-
     attach_progress(trainer, "grpo", log)  # live step/ETA/reward/success line instead of TRL's dicts
     try:
         trainer.train()
@@ -501,12 +504,11 @@ def plot_curve(curve: list[dict[str, Any]], sft_losses: list[float], path: Path,
     """SFT loss per step (left) and, per GRPO step (right), the mean episode reward with an
     approximate 95% CI band (mean ± 1.96·std/√n over the step's ``group`` episodes) and
     the episode success rate. Legends sit below the axes, off the data."""
-    import math
-
+    # lazy: matplotlib loads only when a figure is drawn
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # lazy: after the backend is chosen
 
     fig, axes = plt.subplots(1, 2, figsize=(10.5, 4.2))
     axes[0].plot(range(1, len(sft_losses) + 1), sft_losses, color="tab:gray", label="SFT loss")
@@ -584,10 +586,11 @@ def plot_headline(m: dict[str, Any], path: Path) -> None:
     """The result in one picture: held-out episode success per stage with 95 % CIs, on
     all tasks and on task types seen / never seen in RL; the paired GRPO − SFT difference
     with its CI; and how often each teacher mistake shows in held-out episodes."""
+    # lazy: matplotlib loads only when a figure is drawn
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # lazy: after the backend is chosen
 
     fig, axes = plt.subplots(1, 3, figsize=(15, 4.8), gridspec_kw={"width_ratios": [2.3, 1.1, 1.6]})
     ax = axes[0]
@@ -655,8 +658,7 @@ def plot_headline(m: dict[str, Any], path: Path) -> None:
 
 
 def run_demo(out: Path, quick: bool = False, log=print, cfg: DemoConfig | None = None) -> dict[str, Any]:
-    import os
-
+    # lazy: torch loads only when a model is built or run; importing the demo stays light
     import torch
 
     torch.set_num_threads(1)
@@ -780,6 +782,7 @@ def evaluate_saved_planner(path: Path, n_eval: int | None = None, log=print) -> 
     """Load a planner saved by :func:`run_demo` and play the held-out tasks of its run
     again (the first ``n_eval`` of them; all by default), greedy, in the same multi-turn
     loop: the same numbers as the run's GRPO row when nothing changed."""
+    # lazy: torch and transformers load only when a saved planner is loaded
     import torch
     from transformers import AutoModelForCausalLM, PreTrainedTokenizerFast
 
