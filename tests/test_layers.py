@@ -70,7 +70,7 @@ KNOWN_VIOLATIONS: frozenset[tuple[str, str]] = frozenset()
 # torch / transformers / the optional extras out of light imports, or breaking an import
 # cycle inside a unit). Units still to be cleaned are exempt; the tuple only shrinks
 # (issue 23 item 1; docs/architecture.md counts what is left).
-LAZY_REASONS_PENDING: tuple[str, ...] = ("train",)
+LAZY_REASONS_PENDING: tuple[str, ...] = ()
 
 # -- the graph ---------------------------------------------------------------------------
 

@@ -29,6 +29,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from groundrl.intervals import bootstrap_ci, wilson_ci
+from groundrl.models.tiny_vlm import TINY_MARKER
+from groundrl.parse.scores import parse_score
+from groundrl.rewards.scoring import eqa_format
 from groundrl.train import rm_demo_world as world
 
 EVAL_KINDS = ("none", "temporal", "spatial")
@@ -72,6 +76,7 @@ class RMDemoConfig:
         for k in ("teacher_blind", "teacher_misread"):
             if not 0 <= getattr(self, k) <= 1:
                 raise ValueError(f"demo rm {k} must be in [0, 1], got {getattr(self, k)}")
+        # lazy: train.cgrpo brings numpy and groundrl.judges (~230 modules); the config stays light
         from groundrl.train.cgrpo import CGRPOConfig
 
         CGRPOConfig(types=self.cgrpo_types)  # validates the perturbation names
@@ -89,6 +94,7 @@ class RMDemoConfig:
 def rft_data(episodes: list[world.Episode], cfg: RMDemoConfig) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Sample ``k`` auxiliary evaluations per episode and keep them by Eq. 1. Returns the kept
     (episode, target critique) rows and the filter's counts."""
+    # lazy: curate brings numpy and groundrl.judges (~220 modules); loaded only when RFT filters
     from groundrl.curate.rejective import rejective_filter
 
     rng = random.Random(f"rm-demo-teacher:{cfg.seed}")
@@ -134,6 +140,7 @@ def build_grader(corpus: list[str], cfg: RMDemoConfig) -> tuple[Any, Any]:
     instruction costs a few dozen tokens instead of ~200; colours, ``none`` and the score
     digits are added tokens, one token each, so that what a frame shows is one token to
     write [ours]."""
+    # lazy: torch, tokenizers and transformers load only when the grader is built
     import torch
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast, Qwen2_5_VLForConditionalGeneration
@@ -178,6 +185,7 @@ def build_grader(corpus: list[str], cfg: RMDemoConfig) -> tuple[Any, Any]:
 
 def demo_corpus(episodes: list[world.Episode]) -> list[str]:
     """The text the tokenizer is trained on: the instruction, questions and critiques."""
+    # lazy: groundrl.judges (~110 modules) loads only when the corpus is built
     from groundrl.judges.prompts import EQA_RM_SYSTEM
 
     rng = random.Random(0)
@@ -210,6 +218,7 @@ def sft(
     model: Any, processor: Any, rows: list[dict[str, Any]], targets: list[str], cfg: RMDemoConfig, log
 ) -> list[float]:
     """Completion-only cross-entropy on (EQA-RM row, kept critique) pairs."""
+    # lazy: torch loads only when a model runs; importing the demo's config stays light
     import torch
 
     encoded = [encode_pair(processor, row, target) for row, target in zip(rows, targets, strict=True)]
@@ -240,6 +249,7 @@ def sft(
 
 
 def sft_batch(items: list[tuple], pad: int) -> dict[str, Any]:
+    # lazy: torch loads only when a model runs; importing the demo's config stays light
     import torch
 
     width = max(len(p) + len(c) for p, c, *_ in items)
@@ -270,6 +280,7 @@ def eval_rows(episodes: list[world.Episode], cfg: RMDemoConfig) -> list[dict[str
     """Per held-out episode the original EQA-RM row and its shuffled-frame and masked-patch
     copies, made by C-GRPO's own :func:`~groundrl.train.cgrpo.perturb_row` (EQA-RM's 15 % of
     16×16 patches), seeded per episode: every grader sees the same perturbed inputs."""
+    # lazy: train.cgrpo brings numpy and groundrl.judges (~230 modules); loaded only when this runs
     from groundrl.train.cgrpo import perturb_row
 
     rows = []
@@ -283,6 +294,7 @@ def eval_rows(episodes: list[world.Episode], cfg: RMDemoConfig) -> list[dict[str
 
 def instance_row(ep: world.Episode) -> dict[str, Any]:
     """An episode as the EQA-RM training row every stage uses (prompt, keyframes, gold)."""
+    # lazy: train.rm_data brings groundrl.judges (~110 modules); loaded only when this runs
     from groundrl.train.rm_data import eqa_rm_messages
 
     images = world.frames(ep)
@@ -299,6 +311,7 @@ def instance_row(ep: world.Episode) -> dict[str, Any]:
 def greedy_outputs(
     model: Any, processor: Any, rows: list[dict[str, Any]], cfg: RMDemoConfig, batch: int = 64
 ) -> list[str]:
+    # lazy: torch loads only when a model runs; importing the demo's config stays light
     import torch
 
     tok = processor.tokenizer
@@ -334,9 +347,6 @@ def teacher_outputs(rows: list[dict[str, Any]], episodes: list[world.Episode]) -
 
 def score_table(outputs: list[str], rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per episode: the parsed score of each input kind, the gold, the kind of question."""
-    from groundrl.parse.scores import parse_score
-    from groundrl.rewards.scoring import eqa_format
-
     table: dict[str, dict[str, Any]] = {}
     for text, row in zip(outputs, rows, strict=True):
         rec = table.setdefault(row["id"], {"id": row["id"], "gold": row["gt_score"], "kind": row["kind"]})
@@ -358,6 +368,7 @@ def cgrpo(
     builder and :class:`~groundrl.train.cgrpo_trainer` (the ``cgrpo`` stage's trainer):
     rewards accuracy + format (the ``eqa_rm`` recipe) + the contrastive boost (Eq. 4, weight 1).
     Returns the trained model and the training log's figures."""
+    # lazy: the TRL integration, recipes and C-GRPO trainer (numpy, groundrl.judges, ~240 modules) load only for C-GRPO
     from groundrl.integrations.trl import reward_funcs
     from groundrl.recipes.resolve import resolve_rubric
     from groundrl.train.builders import grpo_trainer
@@ -437,8 +448,6 @@ def grader_metrics(table: list[dict[str, Any]], seed: int) -> dict[str, Any]:
     """Format rate and accuracy (``|Δ| ≤ 2``, a missing score counts wrong) with Wilson
     intervals; sensitivity (mean original − perturbed score) per perturbation with a
     bootstrap interval, on each of :func:`subsets`."""
-    from groundrl.intervals import bootstrap_ci, wilson_ci
-
     n = len(table)
     fmt = sum(bool(r.get("format")) for r in table)
     acc = sum(r.get("none") is not None and abs(r["none"] - r["gold"]) <= 2 for r in table)
@@ -464,8 +473,6 @@ def paired_sensitivity_gain(
 ) -> dict[str, Any]:
     """Mean over episodes of (b's drop − a's drop) on ``kind`` copies, episodes where both
     graders gave all scores, with a paired bootstrap interval."""
-    from groundrl.intervals import bootstrap_ci
-
     da, db = _drops(a, kind), _drops(b, kind)
     diffs = [db[i] - da[i] for i in da if i in db]
     return {
@@ -481,6 +488,7 @@ def paired_sensitivity_gain(
 def run_rm_demo(out: Path, cfg: RMDemoConfig | None = None, log=print) -> dict[str, Any]:
     """Every stage in order; writes ``metrics.json``, ``report.md``, ``sensitivity.png`` and
     the two graders (``sft/``, ``cgrpo-final/``) into ``out``. Returns the metrics."""
+    # lazy: torch and the trainer builders load only when the demo runs
     import torch
 
     from groundrl.train.builders import set_threads
@@ -566,8 +574,6 @@ def _summary(name: str, m: dict[str, Any]) -> str:
 
 
 def _save_grader(model: Any, processor: Any, path: Path) -> None:
-    from groundrl.models.tiny_vlm import TINY_MARKER
-
     model.save_pretrained(path)
     processor.save_pretrained(path)
     # the tiny-model mark: groundrl's builders give it CPU settings where a stage sets none

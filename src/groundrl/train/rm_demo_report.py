@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from groundrl.train.rm_demo_world import QUESTION_KINDS
+
 GRADERS = (
     ("teacher", "auxiliary evaluator, mistakes off (ceiling)"),
     ("sft", "RFT → SFT"),
@@ -146,8 +148,6 @@ def _reasons(r: dict[str, int]) -> str:
 
 
 def _by_kind(m: dict[str, Any]) -> list[str]:
-    from groundrl.train.rm_demo_world import QUESTION_KINDS
-
     lines = ["| grader | " + " | ".join(f"{q}: shuffled / masked" for q in QUESTION_KINDS) + " |"]
     lines.append("|---|" + "---|" * len(QUESTION_KINDS))
     for key, label in GRADERS:
@@ -165,10 +165,11 @@ def _by_kind(m: dict[str, Any]) -> list[str]:
 def plot_results(m: dict[str, Any], path: Path) -> None:
     """Three panels (accuracy, sensitivity to shuffled frames, to masked patches), one bar per
     grader with its 95 % interval."""
+    # lazy: matplotlib loads only when a figure is drawn
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    import matplotlib.pyplot as plt  # lazy: after the backend is chosen
 
     panels = (
         ("accuracy", "accuracy (|Δ| ≤ 2)", "share of held-out episodes"),

@@ -125,6 +125,7 @@ def make_episodes(n: int, seed: int, prefix: str = "ep") -> list[Episode]:
 def render_frame(colour: str) -> Any:
     """A 56×56 RGB frame: grey, with a 16×16 block of ``colour`` on the grid cell at row 2,
     column 2 (pixels 32–47 both ways); :data:`EMPTY` draws no block."""
+    # lazy: Pillow loads only when a frame is drawn
     from PIL import Image
 
     im = Image.new("RGB", (SIZE, SIZE), BACKGROUND)
@@ -141,6 +142,7 @@ def read_frame(image: Any) -> str:
     """What a frame shows, read back from its pixels: the block's colour when its cell is
     wholly that colour, else :data:`EMPTY` (a masked patch zeroes the whole cell). The
     ground truth of a perturbed input."""
+    # lazy: numpy loads only when a frame is read back; importing the world stays light
     import numpy as np
 
     cell = np.asarray(image.convert("RGB"))[BLOCK : BLOCK + CELL, BLOCK : BLOCK + CELL].reshape(-1, 3)
