@@ -4,7 +4,6 @@ commands close their judge on an error and on Ctrl-C."""
 
 import asyncio
 import json
-import os
 import signal
 import threading
 
@@ -73,7 +72,10 @@ def _curate(tmp_path, url: str, *extra: str):
 
 def test_ctrl_c_during_a_judge_call_closes_the_cli_judge(tmp_path, chat_server):
     def ctrl_c(msgs, body):  # the user presses Ctrl-C while the CLI waits for this answer
-        os.kill(os.getpid(), signal.SIGINT)
+        # to the main thread, where the CLI waits: os.kill(getpid) lets the kernel pick any
+        # thread, and once in a loaded 2-worker full run the CLI finished with exit 0
+        # instead of 130 (our reading: the signal landed on this server thread)
+        signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
         return "a"
 
     chat_server.responder = ctrl_c
