@@ -267,3 +267,38 @@ def test_make_policy_names_and_errors(tmp_path):
         make_policy("oracle")
     with pytest.raises(ValueError, match="--judge-url"):
         make_policy("model", PolicyOptions(judge_backend="openai", judge_model="m"))
+
+
+def test_model_policy_takes_a_registered_plugin_backend(tmp_path):
+    """--policy model builds its backend through JudgeConfig and the judge-backend registry,
+    so a plugin backend plans episodes too (it used to go through judges.factory, which
+    knew only openai and transformers)."""
+    from groundrl.judges.registry import register_judge_backend, unregister_judge_backend
+
+    tasks = generate_tasks(2, seed=0)
+    gold = {t.instruction: [f"find a {t.goal.obj}"] for t in tasks}
+    seen = []
+
+    class Scripted:
+        def __init__(self, config):
+            seen.append(config.model)
+
+        def generate(self, requests, params):
+            out = []
+            for msgs in requests:
+                text = _text_of(msgs)
+                instr = re.search(r"^Instruction: (.*)$", text, re.M).group(1)
+                plan = {"executable_plan": [{"action_name": a} for a in gold[instr]]}
+                out.append(Generation(texts=[json.dumps(plan)]))
+            return out
+
+    register_judge_backend("scripted-planner", Scripted)
+    try:
+        pol = make_model_policy("scripted-planner", "my-model", image=False)
+        res = evaluate(tasks, pol, batch_size=2)
+    finally:
+        unregister_judge_backend("scripted-planner")
+    assert seen == ["my-model"] and len(res) == 2
+    assert all(r.env_steps >= 1 and r.output_errors == 0 for r in res)  # each plan ran in the simulator
+    with pytest.raises(ValueError, match="not one of"):
+        make_model_policy("scripted-planner", "m")  # unregistered again

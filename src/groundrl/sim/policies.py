@@ -27,8 +27,9 @@ Optional hooks, looked up with ``getattr``:
 The model seam: :class:`ModelPolicy` wraps any object with the judge backends'
 ``generate(requests, params) -> [Generation]`` method (:mod:`groundrl.judges`:
 ``openai`` for vLLM / SGLang / any OpenAI-compatible server, ``transformers`` for a
-local checkpoint). :func:`make_model_policy` builds one from the CLI's
-``--judge-backend/--judge-model/--judge-url``; ``groundrl.judges`` is imported only then.
+local checkpoint, or a registered plugin backend). :func:`make_model_policy` builds one
+from the CLI's ``--judge-backend/--judge-model/--judge-url`` through
+:class:`~groundrl.judges.config.JudgeConfig`; ``groundrl.judges`` is imported only then.
 """
 
 from __future__ import annotations
@@ -387,7 +388,9 @@ def make_model_policy(
     temperature: float = 0.0,
     seed: int | None = None,
 ) -> ModelPolicy:
-    """``--policy model``: a :class:`ModelPolicy` on ``groundrl.judges.make_backend``."""
+    """``--policy model``: a :class:`ModelPolicy` on the judge backend registered under
+    ``backend`` (:class:`groundrl.judges.config.JudgeConfig`, the path every command's
+    ``--judge-*`` flags take, so a plugin backend works here too)."""
     if not backend:
         raise ValueError(
             "--policy model needs a backend: --judge-backend openai --judge-model NAME "
@@ -396,14 +399,21 @@ def make_model_policy(
         )
     try:
         # lazy: the judges and their optional backends load only for --policy model
-        from groundrl.judges import SamplingParams, make_backend
+        from groundrl.judges import SamplingParams
+        from groundrl.judges.config import JudgeConfig
     except ModuleNotFoundError as e:
         raise ValueError(
             f"--policy model needs groundrl.judges, which cannot be imported here ({e}); "
             "install groundrl with its judge backends (and the train extra for --judge-backend transformers)"
         ) from e
+    try:
+        config = JudgeConfig(backend=backend, model=model or "", url=url)
+    except ValueError as e:
+        raise ValueError(
+            f"--policy model: {e} (set it with --judge-backend / --judge-model / --judge-url)"
+        ) from None
     return ModelPolicy(
-        make_backend(backend, model, url),
+        config.make_backend(),
         image=image,
         sampling=SamplingParams(temperature=temperature, max_tokens=max_tokens, seed=seed),
     )
