@@ -70,12 +70,20 @@ def _curate(tmp_path, url: str, *extra: str):
     return CliRunner().invoke(app, [*args, *judge, *extra])
 
 
-def test_ctrl_c_during_a_judge_call_closes_the_cli_judge(tmp_path, chat_server):
+@pytest.fixture
+def python_sigint():
+    """Python's own SIGINT handler, which a real ``groundrl`` process starts with. In a
+    2-worker full run an earlier in-process test left SIGINT ignored (SIG_IGN, seen after
+    tests/benchmarks/test_bench_cli.py and a verl reward-loop test), so the Ctrl-C below was
+    dropped and the CLI exited 0."""
+    old = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, old)
+
+
+def test_ctrl_c_during_a_judge_call_closes_the_cli_judge(tmp_path, chat_server, python_sigint):
     def ctrl_c(msgs, body):  # the user presses Ctrl-C while the CLI waits for this answer
-        # to the main thread, where the CLI waits: os.kill(getpid) lets the kernel pick any
-        # thread, and once in a loaded 2-worker full run the CLI finished with exit 0
-        # instead of 130 (our reading: the signal landed on this server thread)
-        signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)
+        signal.pthread_kill(threading.main_thread().ident, signal.SIGINT)  # where the CLI waits
         return "a"
 
     chat_server.responder = ctrl_c
