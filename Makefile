@@ -48,8 +48,8 @@ demo: setup
 # Serial on purpose: with -n 2 (pytest-xdist, still installed; tests/conftest.py keeps the
 # cluster tests on one worker) two clean-clone CI runs each failed one test that passes
 # alone — SIGINT left ignored by an earlier in-process test, and a `score --workers` fork
-# that hung in a worker full of earlier tests' threads — and pytest took 9:14 against
-# 9:11 serial, so it bought no time in CI.
+# that hung in a worker full of earlier tests' threads — and its CI pytest time (9:14,
+# 2,651 tests) was no better than the last serial CI run's (9:11, 2,537 tests).
 test: setup cluster-env
 	OMP_NUM_THREADS=1 GROUNDRL_CLUSTER_PYTHON=$(CVENV)/bin/python $(PY) -m pytest -q -rs
 
