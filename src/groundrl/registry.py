@@ -14,6 +14,10 @@ False
 
 from __future__ import annotations
 
+import logging
+from collections.abc import Callable
+from importlib.metadata import entry_points
+
 
 def admit(kind: str, name: str, obj: object, current: object | None, *, builtin: bool, replace: bool) -> bool:
     """Whether ``obj`` should be stored under ``name``, where ``current`` is what the
@@ -37,4 +41,17 @@ def check_removable(kind: str, name: str, *, builtin: bool) -> None:
         raise ValueError(f"{name!r} is a built-in {kind}; it cannot be unregistered")
 
 
-__all__ = ["admit", "check_removable"]
+def load_entry_points(
+    group: str, kind: str, accept: Callable[[str, object], object], log: logging.Logger
+) -> None:
+    """Load every entry point of ``group`` and pass ``(name, loaded object)`` to ``accept``
+    (which registers what it recognises). A plugin that fails to import or to register is
+    logged as a warning naming it and skipped: a broken plugin never breaks the built-ins."""
+    for ep in entry_points(group=group):
+        try:
+            accept(ep.name, ep.load())
+        except Exception as e:
+            log.warning("%s plugin %s failed to load: %s", kind, ep.name, e)
+
+
+__all__ = ["admit", "check_removable", "load_entry_points"]

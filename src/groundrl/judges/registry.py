@@ -20,10 +20,9 @@ from __future__ import annotations
 import logging
 import os
 from collections.abc import Callable
-from importlib.metadata import entry_points
 from typing import Any
 
-from groundrl.registry import admit, check_removable
+from groundrl.registry import admit, check_removable, load_entry_points
 
 log = logging.getLogger("groundrl.judges")
 ENTRY_POINT_GROUP = "groundrl.judges"
@@ -59,13 +58,12 @@ def _load_plugins() -> None:
     if _plugins_loaded:
         return
     _plugins_loaded = True
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        try:
-            obj = ep.load()
-            if callable(obj) and ep.name not in _MAKERS:
-                register_judge_backend(ep.name, obj)
-        except Exception as e:  # a broken plugin must not break the built-in backends
-            log.warning("judge-backend plugin %s failed to load: %s", ep.name, e)
+
+    def accept(name: str, obj: object) -> None:
+        if callable(obj) and name not in _MAKERS:
+            register_judge_backend(name, obj)
+
+    load_entry_points(ENTRY_POINT_GROUP, "judge-backend", accept, log)
 
 
 def judge_backend_names() -> tuple[str, ...]:

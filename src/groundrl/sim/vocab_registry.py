@@ -8,10 +8,9 @@ packages add theirs through the ``groundrl.vocabularies`` entry-point group.
 from __future__ import annotations
 
 import logging
-from importlib.metadata import entry_points
 from typing import Any
 
-from groundrl.registry import admit, check_removable
+from groundrl.registry import admit, check_removable, load_entry_points
 from groundrl.sim.vocabularies import EbAlfred, EbAlfredJson, EmbodiedBrain, HighPddl, Reinforced, Vocabulary
 
 #: The built-in vocabularies' names (:func:`vocab_names` also lists registered ones).
@@ -60,15 +59,13 @@ def _registry() -> dict[str, Vocabulary]:
     global _plugins_loaded
     if not _plugins_loaded:
         _plugins_loaded = True
-        for ep in entry_points(group=ENTRY_POINT_GROUP):
-            try:
-                obj = ep.load()
-            except Exception as e:  # a broken plugin must not break the built-in vocabularies
-                log.warning("vocabulary plugin %s failed to load: %s", ep.name, e)
-                continue
-            if isinstance(obj, Vocabulary) and obj.name not in _REGISTRY:
-                register_vocabulary(obj)
+        load_entry_points(ENTRY_POINT_GROUP, "vocabulary", _accept_plugin, log)
     return _REGISTRY
+
+
+def _accept_plugin(_name: str, obj: object) -> None:
+    if isinstance(obj, Vocabulary) and obj.name not in _REGISTRY:
+        register_vocabulary(obj)
 
 
 def vocab_names() -> tuple[str, ...]:

@@ -25,10 +25,9 @@ import importlib
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from typing import Any
 
-from groundrl.registry import admit, check_removable
+from groundrl.registry import admit, check_removable, load_entry_points
 
 log = logging.getLogger("groundrl.train")
 
@@ -114,13 +113,12 @@ def _load_plugins() -> None:
         return
     _plugins_loaded = True
 
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        try:
-            obj = ep.load()  # a StageKind object, or a module that registers its own on import
-            if isinstance(obj, StageKind):
-                register_stage_kind(obj)
-        except Exception as e:  # a broken plugin must not break the built-in kinds
-            log.warning("stage-kind plugin %s failed to load: %s", ep.name, e)
+    def accept(_name: str, obj: object) -> None:
+        # a StageKind object, or a module that registered its own on import
+        if isinstance(obj, StageKind):
+            register_stage_kind(obj)
+
+    load_entry_points(ENTRY_POINT_GROUP, "stage-kind", accept, log)
 
 
 def stage_kinds() -> dict[str, StageKind]:
