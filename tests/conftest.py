@@ -26,7 +26,8 @@ EXTERNAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "external"
 
 @pytest.hookimpl(optionalhook=True)  # an xdist hook: unknown (and unused) without xdist
 def pytest_xdist_make_scheduler(config, log):
-    """Under pytest-xdist (``make test`` runs ``-n 2``): tests are dealt one by one, except
+    """Under pytest-xdist (a developer's ``pytest -n 2``; ``make test`` runs two plain
+    pytest processes instead, scripts/run_tests.sh): tests are dealt one by one, except
     the tests that drive the real cluster packages, which go to one worker as one unit.
     Their drivers each start a local Ray instance and take turns on a lock
     (integrations/cluster_support.py); dealt to both workers, one would sit waiting on it.

@@ -51,7 +51,7 @@ def drive(script: str, *args: str, timeout: int = 240) -> dict:
 
 @contextlib.contextmanager
 def _one_driver_at_a_time():
-    """Under pytest-xdist (``make test`` runs ``-n 2``) the workers of one run take turns:
+    """Under pytest-xdist (a developer's ``pytest -n 2``) the workers of one run take turns:
     each driver starts its own local Ray instance on ``num_cpus=2``, and two at once on a
     2-core machine starve each other (Ray Serve's proxy then misses its fixed 60 s start
     timeout). Without xdist there is one process and no lock."""
