@@ -63,6 +63,7 @@ def test_reward_ranges_hand_worked():
         "embodied_brain": (0.0, 1.0),  # metrics weigh 0
         "argos": (0.0, 1.0),  # gated mean of [0,1] parts
     }
+    assert set(want) == {case[0] for case in _cases()}
     for name, rng in want.items():
         rec = get_recipe(name)
         assert reward_range(rec, rec.rubric()) == rng, name
@@ -84,6 +85,14 @@ def _cases() -> list[tuple[str, dict, str, str]]:
         ),
         ("argos", {}, "apple", "The answer is apple"),
     ]
+
+
+def test_every_builtin_recipe_has_a_hand_worked_case():
+    # the cases above are written per recipe: a new built-in recipe must add its own here
+    # (and its range to test_reward_ranges_hand_worked) rather than be silently left out
+    from groundrl.recipes import _BUILTIN
+
+    assert {case[0] for case in _cases()} == set(_BUILTIN)
 
 
 @pytest.mark.parametrize(
