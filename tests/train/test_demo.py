@@ -105,6 +105,39 @@ def test_cli_flags_reach_the_config(tmp_path, monkeypatch):
     assert r.exit_code != 0 and "--episodes" in r.output
 
 
+def test_rm_demo_cli_flags_reach_its_config(tmp_path, monkeypatch):
+    """`groundrl demo rm`: --seed / --steps (C-GRPO steps) / --episodes / --quick become the
+    RMDemoConfig it runs with; a value the config refuses is a usage error naming it."""
+    from typer.testing import CliRunner
+
+    import groundrl.train.rm_demo as rm_demo
+    from groundrl.cli.main import app
+
+    seen = {}
+
+    def fake_run(out, cfg, log=print):
+        seen["cfg"], seen["out"] = cfg, out
+        raise SystemExit(0)
+
+    monkeypatch.setattr(rm_demo, "run_rm_demo", fake_run)
+    r = CliRunner().invoke(
+        app, ["demo", "rm", "--seed", "3", "--steps", "7", "--episodes", "50", "-o", str(tmp_path)]
+    )
+    assert r.exit_code == 0, r.output
+    cfg = seen["cfg"]
+    assert (cfg.seed, cfg.cgrpo_steps, cfg.n_eval, cfg.n_train) == (3, 7, 50, rm_demo.RMDemoConfig().n_train)
+    assert seen["out"] == tmp_path
+    CliRunner().invoke(app, ["demo", "rm", "--quick", "--seed", "2", "-o", str(tmp_path)])
+    quick = rm_demo.RMDemoConfig.quick()
+    assert (seen["cfg"].seed, seen["cfg"].n_eval, seen["cfg"].cgrpo_steps) == (
+        2,
+        quick.n_eval,
+        quick.cgrpo_steps,
+    )
+    r = CliRunner().invoke(app, ["demo", "rm", "--episodes", "0", "-o", str(tmp_path)])
+    assert r.exit_code != 0 and "--episodes" in r.output
+
+
 def test_config_errors_name_the_key():
     from groundrl.train.demo import DemoConfig
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.util
 import json
 from pathlib import Path
+from typing import Any
 
 import typer
 from rich.console import Console
@@ -83,15 +84,7 @@ def demo_cmd(
     # lazy: train.demo brings numpy, the simulator and the trainer's modules; `groundrl --help` must not
     from groundrl.train.demo import DemoConfig, run_demo
 
-    over: dict = {"seed": seed}
-    if steps is not None:
-        over["grpo_steps"] = steps
-    if episodes is not None:
-        over["n_eval"] = episodes
-    try:
-        cfg = DemoConfig.quick(**over) if quick else DemoConfig(**over)
-    except ValueError as e:
-        raise typer.BadParameter(str(e)) from None
+    cfg = _demo_config(DemoConfig, quick, seed, {"grpo_steps": steps, "n_eval": episodes})
     metrics = run_demo(output, log=typer.echo, cfg=cfg)
     table = Table(title=f"groundrl demo: {metrics['n_eval_tasks']} held-out tasks (seed {seed})")
     for col in (
@@ -121,20 +114,22 @@ def demo_cmd(
     typer.echo(f"wrote {', '.join(str(output / f) for f in files)} ({metrics['wall_seconds']} s)")
 
 
+def _demo_config(cls: Any, quick: bool, seed: int, flags: dict[str, int | None]) -> Any:
+    """A demo's config from its defaults (or ``cls.quick()``), the seed and the flags the
+    user gave (``None``: not given); a refused value is a usage error naming it."""
+    over = {"seed": seed, **{k: v for k, v in flags.items() if v is not None}}
+    try:
+        return cls.quick(**over) if quick else cls(**over)
+    except ValueError as e:
+        raise typer.BadParameter(str(e)) from None
+
+
 def _rm_demo(output: Path, quick: bool, seed: int, steps: int | None, episodes: int | None) -> None:
     # lazy: the demo's training modules load only when the demo runs, not at `groundrl --help`
     from groundrl.train.rm_demo import RMDemoConfig, run_rm_demo
     from groundrl.train.rm_demo_report import headline
 
-    over: dict = {"seed": seed}
-    if steps is not None:
-        over["cgrpo_steps"] = steps
-    if episodes is not None:
-        over["n_eval"] = episodes
-    try:
-        cfg = RMDemoConfig.quick(**over) if quick else RMDemoConfig(**over)
-    except ValueError as e:
-        raise typer.BadParameter(str(e)) from None
+    cfg = _demo_config(RMDemoConfig, quick, seed, {"cgrpo_steps": steps, "n_eval": episodes})
     out = Path("runs/demo_rm") if output == Path("runs/demo") else output
     m = run_rm_demo(out, cfg, log=typer.echo)
     typer.echo("\n".join(headline(m)))
