@@ -20,10 +20,28 @@ CLUSTER_TESTS=(tests/integrations/test_real_cluster_packages*.py)
 
 log=$(mktemp)
 base=$(mktemp -d)  # its own tmp_path root: the two halves never prune each other's folders
-trap 'rm -rf "$log" "$base"' EXIT
+cluster=
 
-# the cluster half: no cache writes (the other half keeps .pytest_cache)
-"$PY" -m pytest -q -rs -p no:cacheprovider --basetemp "$base/t" "${CLUSTER_TESTS[@]}" >"$log" 2>&1 &
+stop_cluster() {  # the cluster half and everything it started (its own process group)
+  if [ -n "$cluster" ] && kill -0 "$cluster" 2>/dev/null; then
+    kill -TERM -- "-$cluster" 2>/dev/null || kill -TERM "$cluster" 2>/dev/null
+    wait "$cluster" 2>/dev/null
+  fi
+}
+trap 'stop_cluster; rm -rf "$log" "$base"' EXIT
+# Ctrl-C reaches the first half (pytest stops and prints its summary), then this trap: the
+# cluster half, started in the background, ignores SIGINT (as every background command of a
+# script does) and would otherwise run on for minutes after the user stopped the suite.
+trap 'exit 130' INT
+trap 'exit 143' TERM HUP
+
+# the cluster half: its own process group (setsid, where there is one) so that stopping it
+# stops its driver subprocesses too; no cache writes (the other half keeps .pytest_cache)
+group=()
+if command -v setsid >/dev/null 2>&1; then
+  group=(setsid)
+fi
+${group[@]+"${group[@]}"} "$PY" -m pytest -q -rs -p no:cacheprovider --basetemp "$base/t" "${CLUSTER_TESTS[@]}" >"$log" 2>&1 &
 cluster=$!
 
 "$PY" -m pytest -q -rs --ignore-glob='tests/integrations/test_real_cluster_packages*.py'
@@ -31,6 +49,7 @@ rest=$?
 
 wait "$cluster"
 cluster_rc=$?
+cluster=
 echo
 echo "==================== the cluster-package tests (run alongside) ===================="
 cat "$log"
