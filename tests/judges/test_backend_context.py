@@ -72,10 +72,11 @@ def _curate(tmp_path, url: str, *extra: str):
 
 @pytest.fixture
 def python_sigint():
-    """Python's own SIGINT handler, which a real ``groundrl`` process starts with. In a
-    2-worker full run an earlier in-process test left SIGINT ignored (SIG_IGN, seen after
-    tests/benchmarks/test_bench_cli.py and a verl reward-loop test), so the Ctrl-C below was
-    dropped and the CLI exited 0."""
+    """Python's own SIGINT handler, which a ``groundrl`` started from a terminal has. A
+    pytest started as a background command of a script (``cmd &``) inherits SIGINT ignored
+    (SIG_IGN) and keeps it: so were two CI runs launched here, and there the Ctrl-C below was
+    dropped and the CLI exited 0. (Traced with a wrapped ``signal.signal`` over the serial
+    suite: no test sets SIG_IGN.)"""
     old = signal.signal(signal.SIGINT, signal.default_int_handler)
     yield
     signal.signal(signal.SIGINT, old)
