@@ -1,6 +1,7 @@
 """The rules every groundrl registry shares, so recipes, stage kinds, vocabularies, task
-types and judge backends behave alike (each registry keeps its own table; these two
-functions decide what may go in and out, with one wording for the errors):
+types and judge backends behave alike (each registry keeps its own table; ``admit`` and
+``check_removable`` decide what may go in and out, with one wording for the errors, and
+``load_entry_points`` reads a registry's plugin group the same way for all):
 
 - a built-in can never be replaced nor removed;
 - registering another object under a taken name raises unless ``replace=True``;
