@@ -124,21 +124,34 @@ def _corpus(seed: int, extra: Iterable[str] | None) -> list[str]:
     return lines + list(extra or [])
 
 
-def build_tokenizer(seed: int = 0, extra_corpus: Iterable[str] | None = None, vocab_size: int = 512) -> Any:
+def build_tokenizer(
+    seed: int = 0,
+    extra_corpus: Iterable[str] | None = None,
+    vocab_size: int = 512,
+    *,
+    corpus: Iterable[str] | None = None,
+    split_words: bool = True,
+    max_token_length: int | None = None,
+) -> Any:
+    """A byte-level BPE tokenizer with the chat template and special tokens of the tiny
+    model, trained on a seeded random word corpus plus ``extra_corpus`` — or on ``corpus``
+    alone when given. ``split_words=False`` lets merges span words (a fixed instruction then
+    costs a few dozen tokens); ``max_token_length`` caps a merged token's length."""
     # lazy: transformers loads only when the tiny model is built or loaded
     from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
     from transformers import PreTrainedTokenizerFast
 
     tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=split_words)
     tok.decoder = decoders.ByteLevel()
     trainer = trainers.BpeTrainer(
         vocab_size=vocab_size,
+        max_token_length=max_token_length,
         special_tokens=SPECIAL_TOKENS,
         initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
         show_progress=False,
     )
-    tok.train_from_iterator(_corpus(seed, extra_corpus), trainer)
+    tok.train_from_iterator(list(corpus) if corpus is not None else _corpus(seed, extra_corpus), trainer)
     fast = PreTrainedTokenizerFast(
         tokenizer_object=tok,
         eos_token="<|im_end|>",
@@ -208,14 +221,24 @@ def ensure_processor_registered() -> None:
     AutoProcessor.register(Qwen2_5_VLConfig, processor_class(), exist_ok=True)
 
 
-def build_processor(seed: int = 0, extra_corpus: Iterable[str] | None = None, vocab_size: int = 512) -> Any:
+def build_processor(
+    seed: int = 0,
+    extra_corpus: Iterable[str] | None = None,
+    vocab_size: int = 512,
+    *,
+    tokenizer: Any = None,
+    side: int = 56,
+) -> Any:
+    """The image-only Qwen2.5-VL processor for ``side``×``side`` frames (56: 4 image tokens
+    after the 2×2 merge), around ``tokenizer`` or a new :func:`build_tokenizer`."""
     # lazy: transformers loads only when the tiny model is built or loaded
     from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
 
     image_processor = Qwen2VLImageProcessorPil(
-        min_pixels=56 * 56, max_pixels=56 * 56, patch_size=14, merge_size=2
+        min_pixels=side * side, max_pixels=side * side, patch_size=14, merge_size=2
     )
-    tokenizer = build_tokenizer(seed, extra_corpus, vocab_size)
+    if tokenizer is None:
+        tokenizer = build_tokenizer(seed, extra_corpus, vocab_size)
     return processor_class()(
         image_processor=image_processor, tokenizer=tokenizer, chat_template=CHAT_TEMPLATE
     )

@@ -140,42 +140,15 @@ def build_grader(corpus: list[str], cfg: RMDemoConfig) -> tuple[Any, Any]:
     instruction costs a few dozen tokens instead of ~200; colours, ``none`` and the score
     digits are added tokens, one token each, so that what a frame shows is one token to
     write [ours]."""
-    # lazy: torch, tokenizers and transformers load only when the grader is built
+    # lazy: torch and transformers load only when the grader is built
     import torch
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast, Qwen2_5_VLForConditionalGeneration
-    from transformers.models.qwen2_vl.image_processing_pil_qwen2_vl import Qwen2VLImageProcessorPil
+    from transformers import Qwen2_5_VLForConditionalGeneration
 
     from groundrl.models import tiny_vlm
 
-    tok = Tokenizer(models.BPE())
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False, use_regex=False)
-    tok.decoder = decoders.ByteLevel()
-    tok.train_from_iterator(
-        corpus,
-        trainers.BpeTrainer(
-            vocab_size=1500,
-            max_token_length=24,
-            special_tokens=tiny_vlm.SPECIAL_TOKENS,
-            initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-            show_progress=False,
-        ),
-    )
-    fast = PreTrainedTokenizerFast(
-        tokenizer_object=tok,
-        eos_token="<|im_end|>",
-        pad_token="<|endoftext|>",
-        bos_token=None,
-        additional_special_tokens=tiny_vlm.SPECIAL_TOKENS[1:],
-    )
+    fast = tiny_vlm.build_tokenizer(vocab_size=1500, corpus=corpus, split_words=False, max_token_length=24)
     fast.add_tokens([*world.COLOURS, world.EMPTY, *(str(i) for i in range(11))])
-    fast.chat_template = tiny_vlm.CHAT_TEMPLATE
-    fast.padding_side = "left"
-    side = world.SIZE * world.SIZE
-    image_processor = Qwen2VLImageProcessorPil(min_pixels=side, max_pixels=side, patch_size=14, merge_size=2)
-    processor = tiny_vlm.processor_class()(
-        image_processor=image_processor, tokenizer=fast, chat_template=tiny_vlm.CHAT_TEMPLATE
-    )
+    processor = tiny_vlm.build_processor(tokenizer=fast, side=world.SIZE)
     torch.manual_seed(cfg.seed)
     model = Qwen2_5_VLForConditionalGeneration(tiny_vlm.tiny_config(fast, cfg.hidden, cfg.layers))
     model.generation_config.pad_token_id = fast.pad_token_id
