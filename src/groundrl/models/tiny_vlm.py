@@ -297,6 +297,29 @@ def tiny_config(tokenizer: Any, hidden: int = 64, layers: int = 2) -> Any:
 TINY_MARKER = "groundrl_tiny.json"
 
 
+def new_tiny_model(tokenizer: Any, hidden: int = 64, layers: int = 2, seed: int = 0) -> Any:
+    """A random Qwen2.5-VL of :func:`tiny_config`'s shape for ``tokenizer``, its weights
+    drawn under ``seed``, generating with the tokenizer's pad and end tokens."""
+    # lazy: torch and transformers load only when the model is built
+    import torch
+    from transformers import Qwen2_5_VLForConditionalGeneration
+
+    torch.manual_seed(seed)
+    model = Qwen2_5_VLForConditionalGeneration(tiny_config(tokenizer, hidden, layers))
+    model.generation_config.pad_token_id = tokenizer.pad_token_id
+    model.generation_config.eos_token_id = tokenizer.eos_token_id
+    return model
+
+
+def save_tiny_model(model: Any, processor: Any, out: Path, mark: dict[str, Any]) -> None:
+    """Save a tiny model with its processor and the mark ``groundrl.train.config.is_tiny_model``
+    reads (CPU smoke defaults apply to this model where a stage sets none); ``mark`` says how
+    it was built."""
+    model.save_pretrained(out)
+    processor.save_pretrained(out)
+    (out / TINY_MARKER).write_text(json.dumps(mark) + "\n")
+
+
 def build_tiny_vlm(
     out_dir: str | Path,
     seed: int = 0,
@@ -307,21 +330,11 @@ def build_tiny_vlm(
 ) -> Path:
     """Build, save and return the directory of a tiny random Qwen2.5-VL (deterministic
     under ``seed``); ``from_pretrained(out_dir)`` loads it offline."""
-    # lazy: torch and transformers load only when the model is built
-    import torch
-    from transformers import Qwen2_5_VLForConditionalGeneration
-
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     processor = build_processor(seed, extra_corpus, vocab_size)
-    torch.manual_seed(seed)
-    model = Qwen2_5_VLForConditionalGeneration(tiny_config(processor.tokenizer, hidden, layers))
-    model.generation_config.pad_token_id = processor.tokenizer.pad_token_id
-    model.generation_config.eos_token_id = processor.tokenizer.eos_token_id
-    model.save_pretrained(out)
-    processor.save_pretrained(out)
-    # the mark groundrl.train.config.is_tiny_model reads: CPU smoke defaults apply to this model
-    (out / TINY_MARKER).write_text(json.dumps({"seed": seed, "hidden": hidden, "layers": layers}) + "\n")
+    model = new_tiny_model(processor.tokenizer, hidden, layers, seed)
+    save_tiny_model(model, processor, out, {"seed": seed, "hidden": hidden, "layers": layers})
     return out
 
 

@@ -30,12 +30,15 @@ from pathlib import Path
 from typing import Any
 
 from groundrl.intervals import bootstrap_ci, wilson_ci
-from groundrl.models.tiny_vlm import TINY_MARKER
+from groundrl.models.tiny_vlm import save_tiny_model
 from groundrl.parse.scores import parse_score
 from groundrl.rewards.scoring import eqa_format
 from groundrl.train import rm_demo_world as world
 
 EVAL_KINDS = ("none", "temporal", "spatial")
+
+
+_GRADER_MARK = {"built_by": "groundrl demo rm"}  # what the saved graders' tiny-model mark says
 
 
 @dataclass
@@ -140,20 +143,13 @@ def build_grader(corpus: list[str], cfg: RMDemoConfig) -> tuple[Any, Any]:
     instruction costs a few dozen tokens instead of ~200; colours, ``none`` and the score
     digits are added tokens, one token each, so that what a frame shows is one token to
     write [ours]."""
-    # lazy: torch and transformers load only when the grader is built
-    import torch
-    from transformers import Qwen2_5_VLForConditionalGeneration
-
+    # lazy: transformers loads only when the grader is built
     from groundrl.models import tiny_vlm
 
     fast = tiny_vlm.build_tokenizer(vocab_size=1500, corpus=corpus, split_words=False, max_token_length=24)
     fast.add_tokens([*world.COLOURS, world.EMPTY, *(str(i) for i in range(11))])
     processor = tiny_vlm.build_processor(tokenizer=fast, side=world.SIZE)
-    torch.manual_seed(cfg.seed)
-    model = Qwen2_5_VLForConditionalGeneration(tiny_vlm.tiny_config(fast, cfg.hidden, cfg.layers))
-    model.generation_config.pad_token_id = fast.pad_token_id
-    model.generation_config.eos_token_id = fast.eos_token_id
-    return model, processor
+    return tiny_vlm.new_tiny_model(fast, cfg.hidden, cfg.layers, cfg.seed), processor
 
 
 def demo_corpus(episodes: list[world.Episode]) -> list[str]:
@@ -485,7 +481,7 @@ def run_rm_demo(out: Path, cfg: RMDemoConfig | None = None, log=print) -> dict[s
     laps["rft"] = time.time() - t0
     losses = sft(model, processor, sft_rows, [k["target"] for k in kept], cfg, log)
     laps["sft"] = time.time() - t0 - sum(laps.values())
-    _save_grader(model, processor, out / "sft")
+    save_tiny_model(model, processor, out / "sft", _GRADER_MARK)
 
     rows = eval_rows(eval_eps, cfg)
     tables = {"teacher": score_table(teacher_outputs(rows, eval_eps), rows)}
@@ -504,7 +500,7 @@ def run_rm_demo(out: Path, cfg: RMDemoConfig | None = None, log=print) -> dict[s
         model, info = cgrpo(out / "sft", train_eps, cfg, out, log)
         curve = info["curve"]
         laps["cgrpo"] = time.time() - t0 - sum(laps.values())
-        _save_grader(model, processor, out / "cgrpo-final")
+        save_tiny_model(model, processor, out / "cgrpo-final", _GRADER_MARK)
         tables["cgrpo"] = score_table(greedy_outputs(model, processor, rows, cfg), rows)
         log(_summary("C-GRPO grader", grader_metrics(tables["cgrpo"], cfg.seed)))
         laps["eval_cgrpo"] = time.time() - t0 - sum(laps.values())
@@ -544,10 +540,3 @@ def _summary(name: str, m: dict[str, Any]) -> str:
         f"{name}: format {m['format_rate']:.2f}, accuracy {m['accuracy']:.2f}; "
         f"score drop on right answers {drops or '–'}"
     )
-
-
-def _save_grader(model: Any, processor: Any, path: Path) -> None:
-    model.save_pretrained(path)
-    processor.save_pretrained(path)
-    # the tiny-model mark: groundrl's builders give it CPU settings where a stage sets none
-    (path / TINY_MARKER).write_text(json.dumps({"built_by": "groundrl demo rm"}) + "\n")
