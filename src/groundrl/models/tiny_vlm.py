@@ -17,9 +17,14 @@ model as text-only.
 
 from __future__ import annotations
 
+import fcntl
+import hashlib
 import json
+import os
 import random
-from collections.abc import Iterable
+import shutil
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -329,13 +334,93 @@ def build_tiny_vlm(
     layers: int = 2,
 ) -> Path:
     """Build, save and return the directory of a tiny random Qwen2.5-VL (deterministic
-    under ``seed``); ``from_pretrained(out_dir)`` loads it offline."""
+    under ``seed``); ``from_pretrained(out_dir)`` loads it offline.
+
+    Safe when several processes ask for the same folder at once. In one multi-process
+    launch (``torchrun`` / ``accelerate launch``, torch.distributed initialised) rank 0
+    builds it while the others wait at a barrier (transformers' ``save_pretrained`` writes
+    weights on rank 0 only); otherwise a file lock orders the builders. A folder already
+    built with the same key (every argument, the corpus and this module's source) is
+    reused, so no process ever reads a half-written folder; one with another key is
+    rebuilt into a temporary sibling and renamed into place."""
     out = Path(out_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    processor = build_processor(seed, extra_corpus, vocab_size)
-    model = new_tiny_model(processor.tokenizer, hidden, layers, seed)
-    save_tiny_model(model, processor, out, {"seed": seed, "hidden": hidden, "layers": layers})
+    corpus = list(extra_corpus) if extra_corpus is not None else None
+    key = _build_key(seed, corpus, vocab_size, hidden, layers)
+    rank = _distributed_rank()
+    if rank is None:
+        _build_locked(out, key, seed, corpus, vocab_size, hidden, layers)
+        return out
+    # lazy: torch loads only when the model is built
+    import torch.distributed as dist
+
+    try:
+        if rank == 0:
+            _build_locked(out, key, seed, corpus, vocab_size, hidden, layers)
+    finally:
+        dist.barrier()
+    if _built_with(out) != key:
+        raise RuntimeError(
+            f"{out}: the tiny model rank 0 built is not visible here; every rank needs output_dir on "
+            "a file system they share"
+        )
     return out
+
+
+def _distributed_rank() -> int | None:
+    """This process's rank in an initialised torch.distributed group of 2+, else None."""
+    try:
+        # lazy: torch loads only when the model is built
+        import torch.distributed as dist
+
+        if dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1:
+            return int(dist.get_rank())
+    except (ImportError, RuntimeError):
+        pass
+    return None
+
+
+def _build_locked(
+    out: Path, key: str, seed: int, corpus: list[str] | None, vocab_size: int, hidden: int, layers: int
+) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with _folder_lock(out):
+        if _built_with(out) == key:
+            return
+        tmp = out.with_name(f".{out.name}.building-{os.getpid()}")
+        shutil.rmtree(tmp, ignore_errors=True)
+        tmp.mkdir()
+        processor = build_processor(seed, corpus, vocab_size)
+        model = new_tiny_model(processor.tokenizer, hidden, layers, seed)
+        mark = {"seed": seed, "hidden": hidden, "layers": layers, "build_key": key}
+        save_tiny_model(model, processor, tmp, mark)
+        if out.exists():
+            shutil.rmtree(out)
+        tmp.rename(out)
+
+
+def _build_key(seed: int, corpus: list[str] | None, vocab_size: int, hidden: int, layers: int) -> str:
+    h = hashlib.sha256(Path(__file__).read_bytes())
+    h.update(json.dumps([seed, corpus, vocab_size, hidden, layers]).encode())
+    return h.hexdigest()
+
+
+def _built_with(out: Path) -> str | None:
+    """The build key of a complete tiny-model folder (the mark is written last), else None."""
+    try:
+        return json.loads((out / TINY_MARKER).read_text()).get("build_key")
+    except (OSError, ValueError, AttributeError):
+        return None
+
+
+@contextmanager
+def _folder_lock(out: Path) -> Iterator[None]:
+    # an advisory lock beside the folder: every process of one machine takes it in turn
+    with open(out.with_name(f".{out.name}.lock"), "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
 
 
 def load_tiny_vlm(path: str | Path) -> tuple[Any, Any]:

@@ -23,7 +23,7 @@ import random
 from typing import Any
 
 from groundrl.train.cgrpo import CGRPOConfig, perturb_row
-from groundrl.train.online_filter import select_rows
+from groundrl.train.online_filter import check_group_layout, select_rows
 from groundrl.train.trainer import ground_grpo_trainer_class
 
 _CLASS: type | None = None
@@ -41,6 +41,14 @@ def cgrpo_trainer_class() -> type:
     class CGRPOTrainer(base):  # type: ignore[misc, valid-type]
         def __init__(self, *args: Any, cgrpo: CGRPOConfig | None = None, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
+            # each rank perturbs and contrasts its own groups: refuse split groups before any
+            # generation (on 8 processes the paper preset's batch split them: issue 35)
+            check_group_layout(
+                int(self.args.per_device_train_batch_size),
+                int(self.args.steps_per_generation or self.args.gradient_accumulation_steps),
+                int(self.num_generations),
+                who="C-GRPO",
+            )
             self.cgrpo = cgrpo or CGRPOConfig()
             self.last_expanded: list[dict[str, Any]] = []
 

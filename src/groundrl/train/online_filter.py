@@ -178,13 +178,17 @@ def steps_per_buffer(
     return n
 
 
-def check_group_layout(per_device_batch: int, steps_per_generation: int, num_generations: int) -> None:
-    """The filter judges whole groups on each process: a process's generation batch must
-    hold whole groups. Raises ``ValueError`` naming the settings to change otherwise."""
+def check_group_layout(
+    per_device_batch: int, steps_per_generation: int, num_generations: int, who: str = "online_filter"
+) -> None:
+    """``who`` (the online filter, C-GRPO) works on whole groups on each process: a
+    process's generation batch must hold whole groups (TRL checks only the global batch, so
+    on N processes a group can be split across ranks). Raises ``ValueError`` naming the
+    settings to change otherwise."""
     local = per_device_batch * steps_per_generation
     if local % num_generations:
         raise ValueError(
-            f"online_filter needs whole prompt groups on each device: per_device_train_batch_size × "
+            f"{who} needs whole prompt groups on each device: per_device_train_batch_size × "
             f"steps_per_generation = {per_device_batch} × {steps_per_generation} = {local} is not a multiple of "
             f"num_generations = {num_generations}; change per_device_train_batch_size, gradient_accumulation_steps "
             "(or steps_per_generation) or num_generations so that it is"

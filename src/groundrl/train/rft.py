@@ -47,6 +47,7 @@ from groundrl.judges.base import SamplingParams
 from groundrl.judges.config import JudgeConfig
 from groundrl.judges.transformers_backend import TransformersBackend
 from groundrl.train.builders import resolve_model, sft_trainer
+from groundrl.train.ranks import run_once
 from groundrl.train.rm_data import eqa_rm_messages, load_keyframes, read_instances, stage_inputs
 from groundrl.train.runlog import LOG_FILE
 
@@ -190,6 +191,31 @@ def build_sft_on_rows(
     return sft_trainer(model, rows, out, hw, **config)
 
 
+def _sample_and_keep(
+    instances: list[dict[str, Any]], keyframes: list[list[Any]], cfg: RFTConfig, model: str, out: Path
+) -> dict[str, Any]:
+    """Sample R^aux, keep by Eq. 1, write ``sampled.jsonl`` / ``rft.jsonl`` and the log row:
+    done once, on the main process of a multi-process launch (:func:`run_once`); returns
+    the texts, the kept pairs and the counts for every rank to train on the same rows."""
+    texts = sample_evaluations(instances, keyframes, cfg, model)
+    for r, t in zip(instances, texts, strict=True):
+        r["evaluations"] = t
+    kept, tally = select_rft(instances, cfg.tau)
+    counts: dict[str, float] = dict(tally)  # the int tallies and the float kept rate
+    counts["kept_rate"] = counts["kept"] / counts["sampled"] if counts["sampled"] else 0.0
+    sampled = ({k: r[k] for k in ("id", "gt_score", "evaluations")} for r in instances)
+    write_jsonl(out / "sampled.jsonl", sampled, ensure_ascii=True)
+    fields = ("id", "question", "reasoning", "answer", "gt_score", "frames")
+    targets = (
+        {**{k: instances[j][k] for k in fields}, "target": instances[j]["evaluations"][i]} for j, i in kept
+    )
+    write_jsonl(out / "rft.jsonl", targets, ensure_ascii=True)
+    row = {"stage": out.name, "step": 0, **{f"rft/{k}": v for k, v in counts.items()}}
+    with (out.parent / LOG_FILE).open("a", encoding="utf-8") as f:
+        f.write(json.dumps(row) + "\n")
+    return {"texts": texts, "kept": kept, "counts": counts}
+
+
 def run_rft(recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, **_: Any) -> dict[str, Any]:
     """The ``rft`` stage runner (see the module doc)."""
     if recipe != "eqa_rm":
@@ -204,23 +230,11 @@ def run_rft(recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, *
     base = Path(data).parent
     keyframes = [load_keyframes(r["frames"], base, inputs) for r in instances]
     model = resolve_model(st, out)
-    texts = sample_evaluations(instances, keyframes, cfg, model)
-    for r, t in zip(instances, texts, strict=True):
+    res = run_once(lambda: _sample_and_keep(instances, keyframes, cfg, model, out))
+    for r, t in zip(instances, res["texts"], strict=True):
         r["evaluations"] = t
-    kept, tally = select_rft(instances, cfg.tau)
-    counts: dict[str, float] = dict(tally)  # the int tallies and the float kept rate
-    counts["kept_rate"] = counts["kept"] / counts["sampled"] if counts["sampled"] else 0.0
-    sampled = ({k: r[k] for k in ("id", "gt_score", "evaluations")} for r in instances)
-    write_jsonl(out / "sampled.jsonl", sampled, ensure_ascii=True)
-    path = out / "rft.jsonl"
-    fields = ("id", "question", "reasoning", "answer", "gt_score", "frames")
-    targets = (
-        {**{k: instances[j][k] for k in fields}, "target": instances[j]["evaluations"][i]} for j, i in kept
-    )
-    write_jsonl(path, targets, ensure_ascii=True)
-    row = {"stage": out.name, "step": 0, **{f"rft/{k}": v for k, v in counts.items()}}
-    with (out.parent / LOG_FILE).open("a", encoding="utf-8") as f:
-        f.write(json.dumps(row) + "\n")
+    kept = [(int(j), int(i)) for j, i in res["kept"]]
+    counts = res["counts"]
     notes: dict[str, Any] = {
         "sampled": f"{counts['sampled']} evaluations ({cfg.k} per instance, tau {cfg.tau:g})",
         "kept": f"{counts['kept']} evaluations from {counts['kept_instances']} instances "

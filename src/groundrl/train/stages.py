@@ -37,6 +37,7 @@ from groundrl.monitor.callback import monitor_callback
 from groundrl.train import runlog
 from groundrl.train.config import TrainConfig, build_train_config, check_paths
 from groundrl.train.progress import attach_progress
+from groundrl.train.ranks import is_main_process, run_once, wait_for_everyone
 
 log = logging.getLogger("groundrl.train")
 
@@ -66,7 +67,8 @@ def run_sft_stage(
 def run_verifier_filter_stage(
     recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, **_: Any
 ) -> dict[str, Any]:
-    path, counts = run_verifier_filter(recipe, st, out)
+    # once, on the main process: N ranks would make N× the verifier's judge calls (issue 35)
+    path, counts = run_once(lambda: run_verifier_filter(recipe, st, out))
     return {
         "data": str(path),
         "notes": counts,
@@ -76,14 +78,8 @@ def run_verifier_filter_stage(
 
 def _is_main_process() -> bool:
     """True on the process that writes the run folder's files (rank 0 under
-    ``accelerate launch``; always in a single process)."""
-    try:
-        # lazy: accelerate loads only when a run starts
-        from accelerate import PartialState
-
-        return bool(PartialState().is_main_process)
-    except Exception:  # accelerate missing or no distributed state: one process
-        return True
+    ``accelerate launch`` / ``torchrun``; always in a single process)."""
+    return is_main_process()
 
 
 def _save(trainer: Any, path: Path) -> None:
@@ -91,6 +87,7 @@ def _save(trainer: Any, path: Path) -> None:
     proc = getattr(trainer, "processing_class", None)
     if proc is not None and hasattr(proc, "save_pretrained") and _is_main_process():
         proc.save_pretrained(str(path))
+    wait_for_everyone()  # the next stage loads it on every rank: not before rank 0 wrote it all
 
 
 def _attach_callbacks(
