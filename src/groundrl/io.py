@@ -10,11 +10,21 @@ raw U+2028 that ``json.dumps(ensure_ascii=False)`` writes), blank lines are skip
 and the file is read as it goes, so memory does not grow with it (issue 26). A line
 that is not UTF-8 is a bad line like one that is not JSON. The repo writes no
 compressed JSONL anywhere, so ``.gz`` is not read specially [ours: brief of issue 23].
+
+Outputs (issue 42): :func:`check_output` refuses an ``-o`` that is one of the command's
+inputs (the same path, a symlink or a hard link to it) before anything is written;
+:func:`atomic_output` writes a file under a temporary name and renames it into place, so
+a run cut short (disk full, an exception, Ctrl-C) leaves the old file or none, never a
+partial one that looks complete; :func:`disk_full_message` is the one line the CLI
+prints for ENOSPC. :func:`load_yaml` parses YAML safely with aliases bounded.
 """
 
 from __future__ import annotations
 
+import contextlib
+import errno
 import json
+import os
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any, NamedTuple
@@ -149,3 +159,129 @@ def write_jsonl(path: str | Path, rows: Iterable[Any], *, append: bool = False, 
     p.parent.mkdir(parents=True, exist_ok=True)
     with p.open("a" if append else "w", encoding="utf-8") as f:
         return write_rows(f, rows, **kw)
+
+
+# -- outputs that never destroy their input -------------------------------------------------
+
+
+class SameFileError(ValueError):
+    """An output path that is one of the command's inputs."""
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return a.samefile(b)  # same inode: the path itself, a symlink or a hard link
+    except OSError:  # one of them does not exist (yet): compare where the names lead
+        return a.resolve() == b.resolve()
+
+
+def check_output(output: str | Path | None, *inputs: str | Path | None, flag: str = "-o") -> None:
+    """Raise :class:`SameFileError` when ``output`` is one of ``inputs`` (the same path, a
+    symlink or a hard link to it): opening it for writing would empty the input before it
+    is read. ``None`` (standard output / input) and ``-`` are never the same file.
+
+    >>> check_output("a.jsonl", "b.jsonl")
+    >>> check_output("x/../a.jsonl", "a.jsonl")
+    Traceback (most recent call last):
+    ...
+    groundrl.io.SameFileError: -o x/../a.jsonl is the input a.jsonl (or a link to it): writing it would destroy the input; give another file
+    """
+    if output is None or str(output) == "-":
+        return
+    for src in inputs:
+        if src is None or str(src) == "-":
+            continue
+        if _same_file(Path(output), Path(src)):
+            raise SameFileError(
+                f"{flag} {output} is the input {src} (or a link to it): writing it would destroy "
+                "the input; give another file"
+            )
+
+
+@contextlib.contextmanager
+def atomic_output(path: str | Path, mode: str = "w") -> Iterator[IO[Any]]:
+    """An open file that becomes ``path`` only when the ``with`` block ends without an
+    exception: it is written as ``.<name>.<pid>.tmp`` beside ``path`` (same file system,
+    so the rename is atomic) and removed on failure, leaving ``path`` as it was."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
+    try:
+        with tmp.open(mode, encoding=None if "b" in mode else "utf-8") as f:
+            yield f
+        os.replace(tmp, p)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+
+
+def disk_full_message(e: BaseException) -> str | None:
+    """The one-line message for a write that failed because the disk or quota is full;
+    ``None`` for any other error."""
+    if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT):
+        where = f" writing {e.filename}" if e.filename else ""
+        return f"no space left on the device{where}; free some space or write elsewhere (nothing partial was kept)"
+    return None
+
+
+# -- YAML with aliases bounded ----------------------------------------------------------------
+
+MAX_YAML_NODES = 100_000  # [ours]: configs here have < 1,000 nodes; a billion-laughs file has 10⁹
+
+
+class YamlTooLarge(ValueError):
+    """A YAML document whose aliases expand past :data:`MAX_YAML_NODES` nodes, or refer to themselves."""
+
+
+def _children(node: Any) -> list[Any]:
+    value = node.value
+    if not isinstance(value, list):  # a scalar
+        return []
+    return [c for item in value for c in (item if isinstance(item, tuple) else (item,))]
+
+
+def _expanded_nodes(root: Any, limit: int) -> int:
+    """How many nodes the document has with every alias expanded (a node reached through k
+    aliases counts k times, capped at ``limit + 1``), in time linear in the composed graph:
+    a shared node is visited once. A node met again while its own subtree is open is an
+    alias to an ancestor: a recursive document, refused."""
+    sizes: dict[int, int] = {}  # id → expanded size; -1 while its subtree is open
+    stack: list[tuple[Any, bool]] = [(root, False)]
+    while stack:
+        node, leaving = stack.pop()
+        key = id(node)
+        if leaving:
+            sizes[key] = min(limit + 1, 1 + sum(sizes[id(c)] for c in _children(node)))
+            continue
+        if sizes.get(key) == -1:
+            raise YamlTooLarge("an alias refers to a node that contains it (a recursive document)")
+        if key in sizes:
+            continue
+        sizes[key] = -1
+        stack.append((node, True))
+        stack.extend((c, False) for c in _children(node))
+    return sizes[id(root)]
+
+
+def load_yaml(text: str, *, max_nodes: int = MAX_YAML_NODES) -> Any:
+    """``yaml.safe_load(text)`` (no Python tags), refusing with :class:`YamlTooLarge` a
+    document whose aliases would expand past ``max_nodes`` nodes (billion laughs: a few
+    hundred bytes naming 10⁹ strings) or that refers to itself, before any value is built.
+    ``yaml.YAMLError`` still means invalid YAML."""
+    # lazy: PyYAML loads only when a YAML file is read
+    import yaml
+
+    loader = yaml.SafeLoader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None
+        n = _expanded_nodes(node, max_nodes)
+        if n > max_nodes:
+            raise YamlTooLarge(
+                f"its aliases expand to more than {max_nodes:,} values; write the repeated parts out "
+                "or use fewer aliases"
+            )
+        return loader.construct_document(node)
+    finally:
+        loader.dispose()

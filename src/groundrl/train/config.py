@@ -26,12 +26,14 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
+import re
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from groundrl.io import YamlTooLarge, load_yaml
 from groundrl.judges.config import JudgeConfig
 from groundrl.monitor.config import MonitorConfig
 from groundrl.recipes import get_recipe
@@ -97,14 +99,15 @@ STAGE_COMMON = (
 _RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "max_steps": (lambda v: v == -1 or v >= 1, "-1 (train num_train_epochs) or an integer ≥ 1"),
     "num_train_epochs": (lambda v: v > 0, "a number > 0"),
-    "learning_rate": (lambda v: v > 0 and math.isfinite(v), "a finite number > 0"),
+    # above 1 an AdamW step moves every weight by about its own scale: the run diverges [ours]
+    "learning_rate": (lambda v: 0 < v <= 1, "a number > 0 and ≤ 1 (1e-6 … 1e-4 is usual)"),
     "per_device_train_batch_size": (lambda v: v >= 1, "an integer ≥ 1"),
     "gradient_accumulation_steps": (lambda v: v >= 1, "an integer ≥ 1"),
     "num_generations": (lambda v: v >= 2, "an integer ≥ 2 (GRPO compares completions of one prompt)"),
     "max_completion_length": (lambda v: v >= 1, "an integer ≥ 1"),
     "max_prompt_length": (lambda v: v >= 1, "an integer ≥ 1 or null"),
     "max_length": (lambda v: v >= 1, "an integer ≥ 1 or null"),
-    "beta": (lambda v: v >= 0, "a number ≥ 0"),
+    "beta": (lambda v: 0 <= v <= 1e3, "a number in [0, 1000] (the KL coefficient; 0 … 0.1 is usual)"),
     "weight_decay": (lambda v: v >= 0, "a number ≥ 0"),
     "max_grad_norm": (lambda v: v >= 0, "a number ≥ 0"),
     "warmup_steps": (lambda v: v >= 0, "≥ 0 (a count, or a ratio of the steps when < 1)"),
@@ -114,6 +117,34 @@ _RANGES: dict[str, tuple[Callable[[Any], bool], str]] = {
     "epsilon": (lambda v: v > 0, "a number > 0"),
     "epsilon_high": (lambda v: v > 0, "a number > 0"),
 }
+
+
+# a stage's folder under output_dir: one plain name, never a path [ours]
+_STAGE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+def check_finite(raw: Any, where: str = "") -> None:
+    """Every number of a parsed config finite: no groundrl or TRL setting means infinity,
+    and ``beta: .inf`` trains a NaN model. Raises :class:`ConfigError` naming the key."""
+    stack: list[tuple[Any, str]] = [(raw, where)]
+    while stack:
+        value, at = stack.pop()
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(f"{at or 'config'} must be a finite number, got {value!r}")
+        if isinstance(value, Mapping):
+            stack.extend((v, f"{at}.{k}" if at else str(k)) for k, v in value.items())
+        elif isinstance(value, list):
+            stack.extend((v, f"{at}[{i}]") for i, v in enumerate(value))
+
+
+def check_stage_name(i: int, name: Any) -> None:
+    """A stage name is a folder of ``output_dir``: letters, digits, ``_ . -``, not starting
+    with a dot, so ``../x`` or ``/tmp/x`` cannot put a run folder elsewhere."""
+    if not isinstance(name, str) or not _STAGE_NAME.fullmatch(name):
+        raise ConfigError(
+            f"stage {i}: name {name!r} must be a plain folder name (letters, digits, _ . -, up to 64, "
+            "not starting with . or -): each stage writes OUTPUT_DIR/<name>/"
+        )
 
 
 def _unknown(where: str, key: str, allowed: list[str]) -> ConfigError:
@@ -145,6 +176,8 @@ def check_trainer_block(kind: str, raw: Any) -> dict[str, Any]:
         problem = trl_fields.check_field(kind, key, value)
         if problem:
             raise ConfigError(problem)
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ConfigError(f"{kind}.{key} must be a finite number, got {value!r}")
         rule = _RANGES.get(key)
         if rule and value is not None and not isinstance(value, bool) and not rule[0](value):
             raise ConfigError(f"{kind}.{key} must be {rule[1]}, got {value!r}")
@@ -369,6 +402,7 @@ def _build_stage(i: int, st: Mapping[str, Any], top: Mapping[str, Any], tiny: bo
     except ValueError as e:
         raise ConfigError(f"stage {i}: {e}") from None
     name = st.get("name") or kind.name
+    check_stage_name(i, name)
     where = f"stage {name}"
     _check_keys(where, st, [*STAGE_COMMON, *kind.blocks], other_kinds=True)
     for key in ("grpo", "sft"):
@@ -402,6 +436,7 @@ def build_train_config(raw: Any, recipe: str | None = None, source: str = "") ->
             f"the config must be a YAML mapping of {', '.join(TOP_KEYS)}, got {type(raw).__name__}"
         )
     _check_keys("config", raw, list(TOP_KEYS), other_kinds=True)
+    check_finite(raw)
     name = _recipe_name(raw, recipe)
     top = {k: _parse_block("", k, v, None) for k, v in raw.items() if k not in ("stages", "recipe")}
     _check_recipe_options(name, top.get("recipe_options") or {}, top.get("judge"))
@@ -435,7 +470,11 @@ def read_yaml(path: str | Path) -> Any:
     if not p.is_file():
         raise ConfigError(f"config not found: {p}" + (" (it is a folder)" if p.is_dir() else ""))
     try:
-        return yaml.safe_load(p.read_text(encoding="utf-8")) or {}
+        return load_yaml(p.read_text(encoding="utf-8")) or {}
+    except YamlTooLarge as e:
+        raise ConfigError(f"{p}: refused: {e}") from None
+    except RecursionError:
+        raise ConfigError(f"{p}: refused: nested too deeply to read") from None
     except yaml.YAMLError as e:
         mark = getattr(e, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
