@@ -71,6 +71,19 @@ def command(
         "--dry-run",
         help="Check everything a run needs (config, TRL's own checks, data files, the model folder) and exit.",
     ),
+    num_processes: int | None = typer.Option(
+        None,
+        "--num-processes",
+        min=1,
+        help="With --dry-run: check the batch geometry for this many processes (default: the "
+        "--launch-config's num_processes, else 1). A run reads it from its launch (WORLD_SIZE).",
+    ),
+    launch_config: Path | None = typer.Option(
+        None,
+        "--launch-config",
+        help="With --dry-run: the accelerate config the run will be launched with (its process count "
+        "and DeepSpeed need are checked).",
+    ),
     verbose: bool = typer.Option(False, "--verbose", help="Also print TRL's raw log dicts."),
     recipe_args: RecipeArgs = None,  # type: ignore[assignment]
 ) -> None:
@@ -84,7 +97,6 @@ def command(
     from groundrl.train.config import (
         ConfigError,
         build_train_config,
-        check_paths,
         dump_yaml,
         effective_config,
         read_yaml,
@@ -98,14 +110,55 @@ def command(
         )
         if print_config or dry_run:
             if dry_run:
-                check_paths(cfg)
+                _dry_run_checks(cfg, num_processes, launch_config)
             typer.echo(dump_yaml(effective_config(cfg)), nl=False)
             if dry_run:
                 typer.echo(f"# dry run: {len(cfg.stages)} stage(s) would run; nothing was trained", err=True)
             return
     except ConfigError as e:
         _fail(f"{config}: {e}")
+    _preflight(cfg, None, None)  # this launch's process count, before any stage runs
     _run(cfg, verbose)
+
+
+def _problems(cfg: Any, num_processes: int | None, launch_config: Path | None) -> tuple[list[str], int]:
+    """What the run will import and its batch geometry, stage by stage, and the process
+    count checked; without a launch file or a count it is this launch's WORLD_SIZE."""
+    # lazy: loads when the command runs; groundrl --help imports every command module
+    import os
+
+    from groundrl.train.preflight import Launch, preflight
+
+    if num_processes is None and launch_config is None:
+        num_processes = int(os.environ.get("WORLD_SIZE") or 1)
+    try:
+        launch = Launch.read(launch_config, num_processes)
+    except (OSError, ValueError) as e:
+        _fail(f"--launch-config: {e}")
+    return [str(f) for f in preflight(cfg, launch)], launch.num_processes
+
+
+def _report(found: list[str], processes: int) -> None:
+    if found:
+        lines = "\n".join(f"  {f}" for f in found)
+        _fail(f"{len(found)} problem(s) before anything runs (on {processes} process(es)):\n{lines}")
+
+
+def _preflight(cfg: Any, num_processes: int | None, launch_config: Path | None) -> None:
+    _report(*_problems(cfg, num_processes, launch_config))
+
+
+def _dry_run_checks(cfg: Any, num_processes: int | None, launch_config: Path | None) -> None:
+    """Every problem the dry run finds, together: the paths, then the preflight's."""
+    # lazy: loads when the command runs; groundrl --help imports every command module
+    from groundrl.train.config import ConfigError, check_paths
+
+    found, processes = _problems(cfg, num_processes, launch_config)
+    try:
+        check_paths(cfg)
+    except ConfigError as e:
+        found.insert(0, str(e))
+    _report(found, processes)
 
 
 def _run(cfg: Any, verbose: bool) -> None:
