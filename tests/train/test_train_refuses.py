@@ -119,3 +119,101 @@ def test_a_few_aliases_still_load(tmp_path):
     )
     cfg = load_train_config(f)
     assert [s.args["max_steps"] for s in cfg.stages] == [3, 3]
+
+
+# -- the run: non-finite values stop it, final/ is whole or absent, the log is kept -----------
+
+
+class _Trainer:
+    """What stages._save calls: save_model writes config.json, then (cut) raises."""
+
+    def __init__(self, cut: bool):
+        self.cut, self.processing_class = cut, None
+
+    def save_model(self, path):
+        Path(path).mkdir(parents=True, exist_ok=True)
+        (Path(path) / "config.json").write_text("{}")
+        if self.cut:
+            raise KeyboardInterrupt  # killed half-way through the weights
+
+
+def test_an_interrupted_save_leaves_no_final_and_the_old_one_whole(tmp_path):
+    from groundrl.train.stages import _save
+
+    final = tmp_path / "final"
+    with pytest.raises(KeyboardInterrupt):
+        _save(_Trainer(cut=True), final)
+    assert not final.exists()  # old code: final/ with config.json and no weights
+    _save(_Trainer(cut=False), final)
+    assert (final / "config.json").is_file()
+    (final / "weights").write_text("old")
+    with pytest.raises(KeyboardInterrupt):
+        _save(_Trainer(cut=True), final)
+    assert (final / "weights").read_text() == "old"  # the earlier model, untouched
+    _save(_Trainer(cut=False), final)  # the leftover .final.partial is cleaned, then replaced
+    assert not (final / "weights").exists() and (final / "config.json").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["final"]
+
+
+def test_a_new_run_keeps_the_old_log(tmp_path):
+    from groundrl.train import runlog
+
+    (tmp_path / "log.jsonl").write_text('{"step": 1}\n')
+    assert runlog.keep_old_log(tmp_path) == tmp_path / "log.1.jsonl"
+    (tmp_path / "log.jsonl").write_text('{"step": 2}\n')
+    assert runlog.keep_old_log(tmp_path) == tmp_path / "log.2.jsonl"
+    assert (tmp_path / "log.1.jsonl").read_text() == '{"step": 1}\n' and not (tmp_path / "log.jsonl").exists()
+    assert runlog.keep_old_log(tmp_path) is None
+
+
+def test_guard_stops_on_a_non_finite_loss_or_weight():
+    import torch
+
+    from groundrl.train.finite import NonFiniteTraining, finite_guard_callback
+
+    guard = finite_guard_callback("grpo")
+    state = type("S", (), {"global_step": 3})()
+    model = torch.nn.Sequential(torch.nn.Linear(2, 2), torch.nn.Linear(2, 1))
+    guard.on_log(None, state, None, logs={"loss": 0.5, "grad_norm": 1.0, "reward": float("nan")}, model=model)
+    with pytest.raises(NonFiniteTraining, match="stage grpo: loss is nan at step 3"):
+        guard.on_log(None, state, None, logs={"loss": float("nan")}, model=model)
+    with pytest.raises(NonFiniteTraining, match="grad_norm is inf"):
+        guard.on_log(None, state, None, logs={"grad_norm": float("inf")}, model=model)
+    with torch.no_grad():
+        model[1].bias[0] = float("-inf")
+    with pytest.raises(NonFiniteTraining, match=r"weight 1\.bias is not finite"):
+        guard.on_log(None, state, None, logs={"loss": 0.5}, model=model)
+    with pytest.raises(NonFiniteTraining, match="1.bias"):
+        guard.on_train_end(None, state, None, model=model)
+
+
+@pytest.mark.slow
+def test_a_run_whose_weights_turn_nan_exits_non_zero_without_final(tmp_path, monkeypatch):
+    """A real tiny GRPO run through the CLI; after its first optimiser step a callback sets one
+    weight to NaN (standing for a divergence the validator cannot foresee). The run stops
+    with a message, exit non-zero, no final/, and the earlier run's log.jsonl is kept."""
+    from transformers import TrainerCallback
+
+    from groundrl.train import stages
+
+    class Poison(TrainerCallback):
+        def on_step_end(self, args, state, control, model=None, **kw):
+            with __import__("torch").no_grad():
+                next(model.parameters()).view(-1)[0] = float("nan")
+
+    real = stages._attach_callbacks
+
+    def attach(trainer, *a, **kw):
+        trainer.add_callback(Poison())
+        return real(trainer, *a, **kw)
+
+    monkeypatch.setattr(stages, "_attach_callbacks", attach)
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "log.jsonl").write_text('{"stage": "grpo", "step": 1, "loss": 0.1}\n')
+    cfg = _base(tmp_path, grpo={"max_steps": 2, "num_generations": 2, "per_device_train_batch_size": 2})
+    r = _train_file(tmp_path, yaml.safe_dump(cfg))
+    assert r.exit_code != 0, r.output
+    assert "not finite at step 1" in r.output and "was not saved" in r.output, r.output
+    assert not (out / "final").exists() and not (out / ".final.partial").exists()
+    assert (out / "log.1.jsonl").read_text() == '{"stage": "grpo", "step": 1, "loss": 0.1}\n'

@@ -5,13 +5,15 @@
 * ``config.yaml`` — the config as run (after ``-O``/``--judge-*`` overrides), written
   before training;
 * ``log.jsonl`` — one JSON object per logged step, appended as training goes (a crash
-  keeps what was logged): ``{"stage": name, "step": global step, "epoch": …, <metric>:
+  keeps what was logged; a new run into the folder first renames it ``log.<n>.jsonl``): ``{"stage": name, "step": global step, "epoch": …, <metric>:
   value, …}`` with TRL's metric names (``reward``, ``rewards/<part>/mean``, ``loss``, …)
   and ours (``online_filter/…``, ``step_grpo/…``); a value that is not a finite number
   (``None``, NaN: a part that applied to no completion) is written as ``null``;
 * ``final/`` — the trained model (+ processor) of a one-stage run; a staged run writes
   ``<stage>/final/`` per stage and the last one again as ``final/``. Saved **before**
-  any report is written;
+  any report is written, as ``.final.partial/`` renamed when complete (a save cut short
+  leaves no ``final/``), and never when the loss or a weight is not finite
+  (:mod:`groundrl.train.finite`);
 * ``report.md`` — per stage: steps, the first, last and mean value of each logged
   metric (``n/a`` when it never had a number), where the model is;
 * ``curves.png`` — a few labelled panels (reward, its parts, the method's mechanism,
@@ -28,6 +30,7 @@ import dataclasses
 import json
 import logging
 import math
+import shutil
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -71,6 +74,42 @@ def log_callback(path: Path, stage: str) -> Any:
                 f.write(json.dumps(row) + "\n")
 
     return JsonlLogger()
+
+
+def partial_dir(final: Path, clean: bool = True) -> Path:
+    """Where a model bound for ``final`` is written first: ``.<name>.partial`` beside it
+    (same file system, so :func:`publish_dir` is a rename). With ``clean`` (on the process
+    that writes files) a leftover of a save that was cut short is removed."""
+    tmp = final.with_name(f".{final.name}.partial")
+    if clean and tmp.exists():
+        shutil.rmtree(tmp)
+    return tmp
+
+
+def publish_dir(tmp: Path, final: Path) -> None:
+    """Move a completely written ``tmp`` to ``final``. An earlier ``final`` is renamed
+    aside first and removed after, so at every instant ``final`` is absent or whole."""
+    old = final.with_name(f".{final.name}.old")
+    if old.exists():
+        shutil.rmtree(old)
+    if final.exists():
+        final.rename(old)
+    tmp.rename(final)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def keep_old_log(out: Path) -> Path | None:
+    """A new run into ``out`` starts a fresh ``log.jsonl``; the one already there (an
+    earlier or interrupted run's) is kept as ``log.<n>.jsonl``, n the first free number."""
+    log_path = out / LOG_FILE
+    if not log_path.is_file():
+        return None
+    n = 1
+    while (out / f"log.{n}.jsonl").exists():
+        n += 1
+    kept = out / f"log.{n}.jsonl"
+    log_path.rename(kept)
+    return kept
 
 
 def read_log(path: Path) -> list[dict[str, Any]]:

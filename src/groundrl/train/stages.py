@@ -36,6 +36,7 @@ from groundrl.models.tiny_vlm import build_tiny_vlm
 from groundrl.monitor.callback import monitor_callback
 from groundrl.train import runlog
 from groundrl.train.config import TrainConfig, build_train_config, check_paths
+from groundrl.train.finite import finite_guard_callback
 from groundrl.train.progress import attach_progress
 from groundrl.train.ranks import is_main_process, run_once, wait_for_everyone
 
@@ -83,11 +84,16 @@ def _is_main_process() -> bool:
 
 
 def _save(trainer: Any, path: Path) -> None:
-    trainer.save_model(str(path))  # every rank calls it (ZeRO-3 gathers the shards); rank 0 writes
+    main = _is_main_process()
+    tmp = runlog.partial_dir(path, clean=main)  # written whole, then renamed: a cut save leaves no final/
+    trainer.save_model(str(tmp))  # every rank calls it (ZeRO-3 gathers the shards); rank 0 writes
     proc = getattr(trainer, "processing_class", None)
-    if proc is not None and hasattr(proc, "save_pretrained") and _is_main_process():
-        proc.save_pretrained(str(path))
-    wait_for_everyone()  # the next stage loads it on every rank: not before rank 0 wrote it all
+    if proc is not None and hasattr(proc, "save_pretrained") and main:
+        proc.save_pretrained(str(tmp))
+    wait_for_everyone()  # rank 0 wrote it all
+    if main:
+        runlog.publish_dir(tmp, path)
+    wait_for_everyone()  # the next stage loads it on every rank: not before it is in place
 
 
 def _attach_callbacks(
@@ -96,6 +102,7 @@ def _attach_callbacks(
     """The run's log.jsonl writer, the live progress line and the no-signal watch (and
     the monitor when the config has one); TRL's own dict printer only with ``verbose``."""
     trainer.add_callback(runlog.log_callback(out / runlog.LOG_FILE, stage.name))
+    trainer.add_callback(finite_guard_callback(stage.name))  # a NaN loss or weight stops the run unsaved
     watch = attach_progress(trainer, stage.name, echo, tiny=cfg.tiny, verbose=verbose)
     monitor = stage.blocks.get("monitor")
     if monitor is not None:
@@ -120,7 +127,7 @@ def run_config(
     out.mkdir(parents=True, exist_ok=True)
     main = _is_main_process()
     if main:
-        (out / runlog.LOG_FILE).unlink(missing_ok=True)
+        runlog.keep_old_log(out)  # an earlier (perhaps interrupted) run's log is kept, not deleted
         runlog.write_config(out, tc.raw)
     model = tc.model
     prev_data: str | None = None
