@@ -43,7 +43,6 @@ import hmac
 import json
 import logging
 import math
-import re
 import time
 from collections.abc import Mapping
 from contextlib import asynccontextmanager
@@ -64,6 +63,8 @@ from groundrl.rubric import Rubric
 from groundrl.scoring import score_records
 from groundrl.serve import openapi as oa
 from groundrl.serve.batching import Admission, MicroBatcher, Overloaded
+from groundrl.serve.body import json_elements as json_elements  # re-exported (tests, users)
+from groundrl.serve.body import too_many_values
 from groundrl.serve.judge_health import DEGRADED_RATE, count_failures
 from groundrl.serve.metrics import Metrics
 from groundrl.serve.schemas import check, reward_body, score_body
@@ -590,40 +591,13 @@ class _Scorers:
                 rub.close()
 
 
-_JSON_STRING = None
+OFF_LOOP_BYTES = 256 * 1024  # [ours] bodies past this are counted and parsed in a thread
 
 
-def json_elements(raw: bytes) -> int:
-    """Values in a JSON text (containers and scalars; one more per empty container):
-    commas plus opening brackets plus one, outside strings. The count of
-    the raw bytes bounds it from above and is tried first (C speed); only a body that
-    passes the limit that way has its strings removed (one regex pass) and is counted
-    exactly, so text full of commas in strings is not refused for them.
-
-    >>> json_elements(b'{"a": [1, 2, {}], "b": "x,[{"}')
-    7
-    """
-    global _JSON_STRING
-    if _JSON_STRING is None:
-        _JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
-    bare = _JSON_STRING.sub(b"", raw)
-    return bare.count(b",") + bare.count(b"[") + bare.count(b"{") + 1
-
-
-def _too_many_elements(raw: bytes, limit: int) -> int | None:
-    """The exact element count when it is over ``limit``, else None (cheap when under)."""
-    if raw.count(b",") + raw.count(b"[") + raw.count(b"{") + 1 <= limit:
-        return None
-    n = json_elements(raw)
-    return n if n > limit else None
-
-
-async def _body_object(
-    request: Request, fields: str, max_elements: int = MAX_BODY_ELEMENTS
-) -> dict[str, Any]:
-    raw = await request.body()
-    # [issue 26: 15 MiB of `{},` took 1.6 GB once parsed] bound the parsed size, not only bytes
-    n = _too_many_elements(raw, max_elements)
+def _parse_body(raw: bytes, fields: str, max_elements: int) -> dict[str, Any]:
+    # [issue 26: 15 MiB of `{},` took 1.6 GB once parsed] bound the parsed size, not only
+    # bytes; [issue 42 N1] the count is linear whatever the body's shape (serve/body.py)
+    n = too_many_values(raw, max_elements)
     if n is not None:
         raise _Bad(413, f"the body holds {n} JSON values; at most {max_elements} per request")
     try:
@@ -633,6 +607,16 @@ async def _body_object(
     if not isinstance(body, dict):
         raise _Bad(422, f"the body must be a JSON object with {fields}, got a JSON {_type(body)}")
     return body
+
+
+async def _body_object(
+    request: Request, fields: str, max_elements: int = MAX_BODY_ELEMENTS
+) -> dict[str, Any]:
+    raw = await request.body()
+    if len(raw) <= OFF_LOOP_BYTES:
+        return _parse_body(raw, fields, max_elements)
+    # a large body is scanned off the event loop: /health and small requests go on meanwhile
+    return await asyncio.to_thread(_parse_body, raw, fields, max_elements)
 
 
 def _score_request(body: dict[str, Any], schema: dict[str, Any], default: str | None):
