@@ -17,6 +17,7 @@ from groundrl.sim.vocab import VOCABS
 from groundrl.sim.world import Obj, Scene
 
 runner = CliRunner()
+WIDE = 4096  # PATH_MAX: no path in an error message wraps [ours]
 KEYS = {"n_tasks", "success_rate", "progress_rate", "env_steps"}
 FRIDGE_PLAN = [
     "find a Apple",
@@ -28,8 +29,9 @@ FRIDGE_PLAN = [
 
 
 def run(*args: str):
-    r = runner.invoke(app, [str(a) for a in args])
-    return r
+    """The CLI on a terminal wider than any test path: error boxes hold whole lines, so
+    a check on a message does not depend on where the checkout or tmp dir lies."""
+    return runner.invoke(app, [str(a) for a in args], env={"COLUMNS": str(WIDE)})
 
 
 @pytest.fixture(scope="module")

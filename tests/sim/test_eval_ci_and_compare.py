@@ -14,6 +14,7 @@ from groundrl.sim.tasks import Task
 from groundrl.sim.world import Obj, Scene
 
 runner = CliRunner()
+WIDE = 4096  # PATH_MAX: no path in an error message wraps [ours]
 PLAN = [
     "find a Apple",
     "pick up the Apple",
@@ -24,7 +25,9 @@ PLAN = [
 
 
 def run(*args):
-    return runner.invoke(app, [str(a) for a in args])
+    """The CLI on a terminal wider than any test path: error boxes hold whole lines, so
+    a check on a message does not depend on where the checkout or tmp dir lies."""
+    return runner.invoke(app, [str(a) for a in args], env={"COLUMNS": str(WIDE)})
 
 
 @pytest.fixture
