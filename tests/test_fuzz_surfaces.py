@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from groundrl.integrations import openrlhf, trl, verl
-from groundrl.recipes import get_recipe, recipe_names
+from groundrl.recipes import builtin_recipe_names, get_recipe
 
 FRAGMENTS = [
     "<", ">", "<score>", "</score>", "<answer>", "</answer>", "<rubric>", "<eval>", "<critique>",
@@ -19,8 +19,9 @@ FRAGMENTS = [
     "frame 1 ", "from 4.47 to 16.11 seconds ", "<points x1=", '"10" y1="20" alt="cup">', "1.[Navigate] ",
     "9" * 50, "1e999", "NaN", "\ud800", "é", "\x00", " ", "\n", "```json\n",
 ]  # fmt: skip
-# valid fields for each recipe, from its own examples (Recipe.examples): a new recipe is covered
-SAMPLE_FIELDS = {name: get_recipe(name).example_fields() for name in recipe_names()}
+# valid fields for each built-in recipe, from its own examples (Recipe.examples): a new built-in
+# is covered; an installed plugin is not ours to fuzz (issue 39 item 8)
+SAMPLE_FIELDS = {name: get_recipe(name).example_fields() for name in builtin_recipe_names()}
 
 long_text = st.lists(st.sampled_from(FRAGMENTS), min_size=1, max_size=30).flatmap(
     lambda parts: st.integers(1, 3).map(

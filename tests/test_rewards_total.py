@@ -9,9 +9,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from groundrl.recipes import get_recipe, recipe_names
+from groundrl.recipes import builtin_recipe_names, get_recipe
 
-RECIPE_NAMES = recipe_names()  # built-ins, registered and installed ones: a new recipe is covered
+# ours: a new built-in is covered; an installed plugin is check_recipe's to vet (issue 39 item 8)
+RECIPE_NAMES = builtin_recipe_names()
 # Valid fields for each recipe, from its own examples; the completion is what varies.
 FIELDS = {name: get_recipe(name).example_fields() for name in RECIPE_NAMES}
 

@@ -10,10 +10,11 @@ pytest.importorskip("trl")
 
 from PIL import Image  # noqa: E402
 
-from groundrl.recipes import get_recipe, recipe_names  # noqa: E402
+from groundrl.recipes import builtin_recipe_names, get_recipe  # noqa: E402
 
-# valid fields for each recipe, from its own examples (Recipe.examples): a new recipe is covered
-FIELDS = {name: get_recipe(name).example_fields() for name in recipe_names()}
+# valid fields for each built-in recipe, from its own examples (Recipe.examples): a new built-in
+# is covered; an installed plugin is not (issue 39 item 8)
+FIELDS = {name: get_recipe(name).example_fields() for name in builtin_recipe_names()}
 
 
 class Probe:

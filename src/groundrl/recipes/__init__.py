@@ -107,6 +107,12 @@ def recipe_names() -> list[str]:
     return [*_BUILTIN, *(n for n in extra if n not in _BUILTIN)]
 
 
+def builtin_recipe_names() -> list[str]:
+    """The five recipes groundrl ships (the papers'), in :func:`recipe_names`' order:
+    what a check of *our* recipes iterates, so an installed plugin cannot make it fail."""
+    return list(_BUILTIN)
+
+
 def get_recipe(name: str) -> Recipe:
     """The recipe called ``name``; an unknown name raises :class:`UnknownRecipeError`
     listing the names there are."""
@@ -137,6 +143,7 @@ __all__ = [
     "OptionError",
     "Recipe",
     "UnknownRecipeError",
+    "builtin_recipe_names",
     "get_recipe",
     "recipe_names",
     "register",
