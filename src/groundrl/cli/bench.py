@@ -9,7 +9,7 @@ from typing import Any
 import typer
 
 from groundrl.cli.recipe_options import judge_command, need_judge, open_judge
-from groundrl.io import JsonlError, iter_lines, write_jsonl
+from groundrl.io import JsonlError, SameFileError, atomic_output, check_output, iter_lines, write_rows
 from groundrl.judges.config import JudgeConfig
 from groundrl.run_params import ParamsChanged, guard
 
@@ -449,6 +449,10 @@ def openeqa_cmd(
     # lazy: groundrl.benchmarks loads when the command runs; groundrl --help imports every command module
     from groundrl.benchmarks.loaders import openeqa_items
 
+    try:
+        check_output(output, questions, predictions, gold_scores)  # before anything is written
+    except SameFileError as e:
+        raise typer.BadParameter(str(e), param_hint="-o/--output") from None
     items = openeqa_items(questions, predictions, gold_scores)
     if not items:
         _fail(
@@ -468,7 +472,8 @@ def openeqa_cmd(
             typer.echo(f"{len(missing)} items have no frames under {frames_root}: {_ids(missing)}", err=True)
         if not items:
             _fail(f"no item has frames under {frames_root} (expected <root>/<episode_history>/*-rgb.png)")
-    write_jsonl(output, items)
+    with atomic_output(output) as f:  # whole or not at all
+        write_rows(f, items)
     typer.echo(f"{len(items)} score-rm items\nwrote {output}")
 
 

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 import typer
 
 from groundrl.cli.recipe_options import judge_command, need_judge, open_judge
-from groundrl.io import write_jsonl
+from groundrl.io import SameFileError, check_output, write_jsonl
 from groundrl.judges.config import JudgeConfig
 
 app = typer.Typer(
@@ -32,13 +32,22 @@ app = typer.Typer(
 )
 
 
-def _stdin_to_file(path: Path) -> Path:
+def _not_an_input(output: Path | None, *inputs: Path | None, flag: str = "-o/--output") -> None:
+    """Refuse an output that is one of the inputs (or a link to one) before anything is written."""
+    try:
+        check_output(output, *inputs, flag=flag.split("/")[0])
+    except SameFileError as e:
+        raise typer.BadParameter(str(e), param_hint=flag) from None
+
+
+def _stdin_to_file(ctx: typer.Context, path: Path) -> Path:
     """``-`` as INPUT: standard input saved to a temporary file (deleted at exit), so that
     the resumable pipelines read it like any file."""
     if str(path) != "-":
         if not path.is_file():
             what = "is a folder" if path.is_dir() else "does not exist"
             raise typer.BadParameter(f"{path} {what}: give a JSONL file (or - for standard input)")
+        _not_an_input(ctx.params.get("output"), path)  # -o given before INPUT
         return path
 
     with tempfile.NamedTemporaryFile("wb", prefix="groundrl-stdin-", suffix=".jsonl", delete=False) as f:
@@ -47,12 +56,13 @@ def _stdin_to_file(path: Path) -> Path:
     return Path(f.name)
 
 
-def _output_file(path: Path) -> Path:
+def _output_file(ctx: typer.Context, path: Path) -> Path:
     if str(path) == "-":
         raise typer.BadParameter(
             "curate appends to a file it can resume from: give a file, not - (stdout)",
             param_hint="-o/--output",
         )
+    _not_an_input(path, ctx.params.get("input"))  # INPUT given before -o
     return path
 
 
@@ -487,6 +497,7 @@ def reject_pass_rate_cmd(
 
     if max_rate is not None and min_rate >= max_rate:
         raise typer.BadParameter("--min-rate must be < --max-rate", param_hint="--min-rate")
+    _not_an_input(kept, input, output, flag="--kept")
 
     def record_fn(backend: Any) -> Callable[[dict[str, Any]], Any]:
         check = exact_judge if backend is None else semantic_judge(backend)
@@ -526,6 +537,8 @@ def reject_label_cmd(
     from groundrl.curate.rejection import label_check, semantic_judge
     from groundrl.judges import SamplingParams
     from groundrl.parse.answers import extract_answer
+
+    _not_an_input(kept, input, output, flag="--kept")
 
     def record_fn(backend: Any) -> Callable[[dict[str, Any]], Any]:
         def ask(rec: dict[str, Any]) -> Any:
@@ -590,6 +603,7 @@ def rr_sft_cmd(
     from groundrl.train.rr_sft_data import rr_sft_records
 
     tasks_file = input_path or tasks_file
+    _not_an_input(output, tasks_file)
     tasks = load_tasks(tasks_file) if tasks_file is not None else generate_tasks(n, seed=seed)
     with open_judge(judge, required=False) as backend:
         records, amap, counts = rr_sft_records(
@@ -641,6 +655,9 @@ def proxy_cold_start_cmd(
     # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.curate.cold_start import rl_record, sft_record, split_record, teacher_outputs
     from groundrl.judges.base import SamplingParams
+
+    _not_an_input(sft, input, output, flag="--sft")
+    _not_an_input(rl, input, output, sft, flag="--rl")
 
     def record_fn(backend: Any) -> Callable[[dict[str, Any]], Any]:
         if backend is None:

@@ -6,12 +6,14 @@ one ``<image>`` placeholder each in the prompt, the form verl's ``RLHFDataset`` 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import typer
 
-from groundrl.io import iter_lines
-from groundrl.recipes import recipe_names
+from groundrl.io import SameFileError, check_output, iter_lines
+from groundrl.recipes import get_recipe, recipe_names
 
 app = typer.Typer(help="Write groundrl datasets in a trainer's own layout.", no_args_is_help=True)
 
@@ -37,38 +39,68 @@ def verl_cmd(
 ) -> None:
     # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.integrations.verl import write_dataset
-    from groundrl.recipes import get_recipe
 
-    rows, bad = [], []
-    for line in iter_lines(input):
-        k, row = line.number, line.value
-        if line.problem:
-            bad.append(line.message)
-            continue
-        name = row.get("recipe") or recipe
-        try:
-            get_recipe(name) if name else None
-        except ValueError as e:
-            bad.append(f"line {k}: {e}")
-            continue
-        if name is None:
-            bad.append(f"line {k}: names no recipe (give --recipe)")
-            continue
-        rows.append(row)
-        if limit is not None and len(rows) >= limit:
-            break
-    if bad:
-        for msg in bad[:20]:
+    try:
+        check_output(output, input)  # before anything is written
+    except SameFileError as e:
+        raise typer.BadParameter(str(e), param_hint="-o/--output") from None
+    samples = _Samples(input, recipe, limit)
+    bad, n_bad = samples.problems()
+    if n_bad:
+        for msg in bad:
             typer.echo(msg, err=True)
-        typer.echo(f"error: {len(bad)} line(s) cannot be exported; nothing written", err=True)
+        typer.echo(f"error: {n_bad} line(s) cannot be exported; nothing written", err=True)
         raise typer.Exit(1)
-    if not rows:
+    if not any(True for _ in samples):
         typer.echo("error: no samples in the input", err=True)
         raise typer.Exit(1)
-    output.parent.mkdir(parents=True, exist_ok=True)
     try:
-        n = write_dataset(rows, str(output), recipe=recipe, image_root=input.parent)
+        n = write_dataset(samples, str(output), recipe=recipe, image_root=input.parent)
     except ValueError as e:  # an image that cannot be read, placeholders that do not match
         typer.echo(f"error: {e}; nothing written", err=True)
         raise typer.Exit(1) from None
     typer.echo(f"wrote {n} rows to {output}")
+
+
+class _Samples:
+    """INPUT's samples, read again from the file each time it is iterated (up to
+    ``limit``), so ``write_dataset`` streams a file of any size (issue 42: a 1.5 GB input
+    was read whole)."""
+
+    def __init__(self, path: Path, recipe: str | None, limit: int | None) -> None:
+        self.path, self.recipe, self.limit = path, recipe, limit
+
+    def _checked(self) -> Iterator[tuple[Any, str]]:
+        """``(row, "")`` for a good line, ``(None, message)`` for a bad one, until ``limit`` rows."""
+        n = 0
+        for line in iter_lines(self.path):
+            if line.problem:
+                yield None, line.message
+                continue
+            name = line.value.get("recipe") or self.recipe
+            try:
+                get_recipe(name) if name else None
+            except ValueError as e:
+                yield None, f"line {line.number}: {e}"
+                continue
+            if name is None:
+                yield None, f"line {line.number}: names no recipe (give --recipe)"
+                continue
+            yield line.value, ""
+            n += 1
+            if self.limit is not None and n >= self.limit:
+                return
+
+    def problems(self, show: int = 20) -> tuple[list[str], int]:
+        """The first ``show`` bad lines' messages and how many there are (one pass)."""
+        shown: list[str] = []
+        n = 0
+        for _, msg in self._checked():
+            if msg:
+                n += 1
+                if len(shown) < show:
+                    shown.append(msg)
+        return shown, n
+
+    def __iter__(self) -> Iterator[Any]:
+        return (row for row, msg in self._checked() if not msg)

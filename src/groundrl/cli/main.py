@@ -13,6 +13,7 @@ import warnings
 import typer
 
 from groundrl import __version__
+from groundrl.io import disk_full_message
 
 app = typer.Typer(
     name="groundrl",
@@ -73,7 +74,14 @@ def _quiet_library_warnings() -> None:
 
 def main() -> None:
     _quiet_library_warnings()
-    app()
+    try:
+        app()
+    except OSError as e:  # a full disk is the user's to fix: one line, not a traceback (issue 42)
+        msg = disk_full_message(e)
+        if msg is None:
+            raise
+        print(f"Error: {msg}", file=sys.stderr)
+        sys.exit(1)
 
 
 if __name__ == "__main__":

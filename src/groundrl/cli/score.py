@@ -16,6 +16,7 @@ import typer
 from groundrl.cli.main import app
 from groundrl.cli.recipe_options import RecipeArgs, recipe_by_name, recipe_command
 from groundrl.floats import DIGITS, tidy
+from groundrl.io import SameFileError, atomic_output, check_output
 from groundrl.recipes import recipe_names
 from groundrl.rubric import ENV_PART_TIMEOUT
 from groundrl.scoring import iter_jsonl_lines, json_text, score_records
@@ -80,6 +81,10 @@ def score_cmd(
     rec = recipe_by_name(recipe)
     output = None if output is not None and str(output) == "-" else output
     input = _check_input(input, workers > 1 or ray)
+    try:
+        check_output(output, input)  # before anything is written: opening it would empty the input
+    except SameFileError as e:
+        raise typer.BadParameter(str(e), param_hint="-o/--output") from None
     digits = None if raw_floats else DIGITS
     aliases = {"action_map": str(action_map) if action_map else None, "lenient": lenient, "tau": tau}
     if ray and workers > 1:
@@ -141,14 +146,9 @@ def _score_on_ray(
     except ModuleNotFoundError as e:
         raise typer.BadParameter("--ray needs Ray Data: pip install 'ray[data]'", param_hint="--ray") from e
     lines = input.read_bytes().decode("utf-8", errors="replace").split("\n")[:limit]
-    if output:
-        output.parent.mkdir(parents=True, exist_ok=True)
-    out = output.open("w", encoding="utf-8") if output else sys.stdout
-    try:
+    with contextlib.ExitStack() as stack:  # a file output appears whole when done, or not at all
+        out = stack.enter_context(atomic_output(output)) if output else sys.stdout
         n, n_bad = score_lines(recipe, options, lines, out, address=address)
-    finally:
-        if output:
-            out.close()
     typer.echo(f"scored {n} lines on Ray", err=True)
     if n_bad:
         typer.echo(f"{n_bad} of {n} lines could not be scored (see their `error`).", err=True)
@@ -204,13 +204,11 @@ def _score_file(
 ) -> None:
     """Score INPUT into ``output`` (standard output when ``None``). ``parallel`` is
     ``(workers, recipe options, digits)``: more than one worker scores on a process pool."""
-    if output:
-        output.parent.mkdir(parents=True, exist_ok=True)
-    out = output.open("w", encoding="utf-8") if output else sys.stdout
     workers, options, digits = parallel
     n_bad, n = 0, 0
     results: list[dict[str, Any]] | RunningMeans = []
-    try:
+    with contextlib.ExitStack() as stack:  # a file output appears whole when done, or not at all
+        out = stack.enter_context(atomic_output(output)) if output else sys.stdout
         if workers > 1:
             # lazy: loads when the command runs; groundrl --help imports every command module
             from groundrl.scoring_parallel import score_file_parallel
@@ -230,9 +228,6 @@ def _score_file(
                     n += 1
                     means.add(row)
                     out.write(json_text(tidy(row, digits)) + "\n")
-    finally:
-        if output:
-            out.close()
     if n == 0:
         typer.echo(
             f"error: {'standard input' if str(input) == '-' else input} holds no sample "

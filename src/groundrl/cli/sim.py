@@ -13,7 +13,7 @@ from typing import Literal
 
 import typer
 
-from groundrl.io import json_line
+from groundrl.io import SameFileError, atomic_output, check_output, json_line
 
 app = typer.Typer(
     help=(
@@ -81,6 +81,10 @@ def tasks_cmd(
             f"unknown subset(s) {bad}; choose from {', '.join(SUBSETS)}", param_hint="--subsets"
         )
     try:
+        check_output(output, source)
+    except SameFileError as e:
+        raise typer.BadParameter(str(e), param_hint="-o/--output") from None
+    try:
         if source is not None:
             tasks = load_tasks(source)
             if chosen:
@@ -91,10 +95,9 @@ def tasks_cmd(
     except (ValueError, OSError) as e:
         raise typer.BadParameter(str(e)) from e
     to_stdout = str(output) == "-"
-    if not to_stdout:
-        output.parent.mkdir(parents=True, exist_ok=True)
     unsolved = 0
-    with contextlib.nullcontext(sys.stdout) if to_stdout else output.open("w", encoding="utf-8") as f:
+    # a file appears whole when every task is written, or not at all
+    with contextlib.nullcontext(sys.stdout) if to_stdout else atomic_output(output) as f:
         for t in track(tasks, description="gold plans", transient=True, console=Console(stderr=True)):
             rec = export_record(t)
             unsolved += rec["gold_plans"]["eb_alfred"] is None

@@ -63,11 +63,12 @@ import json
 import math
 import os
 import weakref
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, TypedDict
 
 from groundrl.integrations.common import RubricCache, completion_text, env_config
+from groundrl.io import atomic_output
 from groundrl.recipes import get_recipe, recipe_names
 from groundrl.recipes.resolve import label_field, options_for, resolve_rubric
 from groundrl.results import APPLIES, TRAINER_NOT_APPLICABLE, part_values, trainer_values
@@ -509,8 +510,54 @@ class VerlRecord(TypedDict):
     extra_info: dict[str, str]
 
 
+BATCH_ROWS, BATCH_BYTES = 256, 32 << 20  # rows and image bytes held before a row group is written [ours]
+
+
+def _row_recipe(i: int, row: Mapping[str, Any], recipe: str | None) -> Any:
+    r = row.get("recipe") or recipe
+    if r is None:
+        raise ValueError(f"row {i} names no recipe and no recipe= was given")
+    return r, get_recipe(r)
+
+
+def _label_kinds(rows: Iterable[Mapping[str, Any]], recipe: str | None) -> set[str]:
+    """The Python type names of every row's label (one pass, nothing kept)."""
+    kinds: set[str] = set()
+    for i, row in enumerate(rows):
+        _, rec = _row_recipe(i, row, recipe)
+        kinds.add(type(row.get(rec.label_field) if rec.label_field else None).__name__)
+    return kinds
+
+
+def _record(
+    i: int, row: Mapping[str, Any], recipe: str | None, base: Path | None, as_json: bool
+) -> VerlRecord:
+    r, rec = _row_recipe(i, row, recipe)
+    refs = row.get("images") or []
+    refs = [refs] if isinstance(refs, str | bytes | dict) else list(refs)
+    frames = row.get("video") or []
+    refs += [frames] if isinstance(frames, str | bytes | dict) else list(frames)
+    images = [{"bytes": _image_bytes(x, base, f"row {i} image {k}")} for k, x in enumerate(refs)]
+    prompt = verl_prompt(row.get("prompt", ""), len(images), f"row {i}")
+    gt = row.get(rec.label_field) if rec.label_field else None
+    skip = {"prompt", "images", "video", "completion", rec.label_field}
+    extra = {k: v for k, v in row.items() if k not in skip}
+    extra.update(recipe=r, index=i)
+    return {
+        "data_source": f"groundrl/{r}",
+        "prompt": prompt,
+        "images": images,
+        "ability": r,
+        "reward_model": {"style": "rule", "ground_truth": {"json": json.dumps(gt)} if as_json else gt},
+        "extra_info": {"json": json.dumps(extra)},
+    }
+
+
 def write_dataset(
-    rows: Any, path: str, recipe: str | None = None, image_root: str | Path | None = None
+    rows: Iterable[Mapping[str, Any]],
+    path: str,
+    recipe: str | None = None,
+    image_root: str | Path | None = None,
 ) -> int:
     """Write groundrl samples as verl's RLHF parquet layout: ``data_source``
     (``groundrl/<recipe>``), chat ``prompt``, ``images``, ``ability``,
@@ -524,56 +571,77 @@ def write_dataset(
     frames (a list of frame references, each sent as an image) is embedded as
     ``{"bytes": …}`` (see :func:`_image_bytes` for the references read; relative paths
     from ``image_root``), and the prompt carries one ``<image>`` placeholder per image
-    (:func:`verl_prompt`). A row that cannot be written raises ValueError naming it."""
+    (:func:`verl_prompt`). A row that cannot be written raises ValueError naming it, and
+    ``path`` is then left as it was.
+
+    Streaming (issue 42): ``rows`` that can be iterated twice (a list, or an object whose
+    ``__iter__`` re-reads a file) are read twice — once for the label types, once to
+    write, :data:`BATCH_ROWS` rows (or :data:`BATCH_BYTES` of images) per row group — so
+    memory does not grow with the data set; a one-shot iterator is held in a list first.
+    The file is written under a temporary name and renamed when complete."""
     base = Path(image_root) if image_root is not None else None
-    rows = list(rows)
-    records: list[VerlRecord] = []
-    for i, row in enumerate(rows):
-        r = row.get("recipe") or recipe
-        if r is None:
-            raise ValueError(f"row {i} names no recipe and no recipe= was given")
-        rec = get_recipe(r)
-        refs = row.get("images") or []
-        refs = [refs] if isinstance(refs, str | bytes | dict) else list(refs)
-        frames = row.get("video") or []
-        refs += [frames] if isinstance(frames, str | bytes | dict) else list(frames)
-        images = [{"bytes": _image_bytes(x, base, f"row {i} image {k}")} for k, x in enumerate(refs)]
-        prompt = verl_prompt(row.get("prompt", ""), len(images), f"row {i}")
-        gt = row.get(rec.label_field) if rec.label_field else None
-        skip = {"prompt", "images", "video", "completion", rec.label_field}
-        extra = {k: v for k, v in row.items() if k not in skip}
-        extra.update(recipe=r, index=i)
-        records.append(
-            {
-                "data_source": f"groundrl/{r}",
-                "prompt": prompt,
-                "images": images,
-                "ability": r,
-                "reward_model": {"style": "rule", "ground_truth": gt},
-                "extra_info": {"json": json.dumps(extra)},
-            }
-        )
-    kinds = {type(x["reward_model"]["ground_truth"]).__name__ for x in records}
-    if len(kinds) > 1 or kinds & {"list", "dict"}:
-        for x in records:
-            x["reward_model"]["ground_truth"] = {"json": json.dumps(x["reward_model"]["ground_truth"])}
-    _write_parquet(records, path)
-    return len(records)
+    if iter(rows) is rows:  # a one-shot iterator cannot be read twice
+        rows = list(rows)
+    kinds = _label_kinds(rows, recipe)
+    as_json = len(kinds) > 1 or bool(kinds - set(_ARROW_LABELS))  # lists, dicts: JSON too
+    batch: list[VerlRecord] = []
+    n = held = 0
+    with atomic_output(path, "wb") as f:
+        writer = None
+        try:
+            for i, row in enumerate(rows):
+                batch.append(_record(i, row, recipe, base, as_json))
+                held += sum(len(im["bytes"]) for im in batch[-1]["images"])
+                if len(batch) >= BATCH_ROWS or held >= BATCH_BYTES:
+                    writer = _write_batch(writer, f, batch, kinds, as_json)
+                    n, batch, held = n + len(batch), [], 0
+            if batch or writer is None:
+                writer = _write_batch(writer, f, batch, kinds, as_json)
+                n += len(batch)
+        finally:
+            if writer is not None:
+                writer.close()
+    return n
 
 
-def _write_parquet(records: Sequence[Mapping[str, object]], path: str) -> None:
-    """``images`` typed as a list of ``{bytes: binary}`` even when every row has none
-    (Arrow would infer a null list, which verl's dataset reads as no images anyway)."""
+_ARROW_LABELS = {"str": "string", "int": "int64", "float": "float64", "bool": "bool_", "NoneType": "null"}
+
+
+def _schema(kinds: set[str], as_json: bool) -> Any:
+    """The table's Arrow schema: what ``Table.from_pylist`` infers for a whole data set,
+    fixed up front so every row group agrees. ``images`` is a list of ``{bytes: binary}``
+    even when every row has none (Arrow would infer a null list, which verl reads as no
+    images anyway)."""
+    # lazy: pyarrow comes with the cluster stack (verl, datasets), not with groundrl
+    import pyarrow as pa
+
+    if as_json or not kinds:
+        label = pa.struct([("json", pa.string())]) if as_json else pa.null()
+    else:
+        label = getattr(pa, _ARROW_LABELS[next(iter(kinds))])()
+    return pa.schema(
+        [
+            ("data_source", pa.string()),
+            ("prompt", pa.list_(pa.struct([("role", pa.string()), ("content", pa.string())]))),
+            ("images", pa.list_(pa.struct([("bytes", pa.binary())]))),
+            ("ability", pa.string()),
+            ("reward_model", pa.struct([("style", pa.string()), ("ground_truth", label)])),
+            ("extra_info", pa.struct([("json", pa.string())])),
+        ]
+    )
+
+
+def _write_batch(writer: Any, f: Any, records: Sequence[VerlRecord], kinds: set[str], as_json: bool) -> Any:
+    """Append ``records`` as one row group (opening the writer on the first call)."""
     # lazy: pyarrow comes with the cluster stack (verl, datasets), not with groundrl
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    table = pa.Table.from_pylist(records)
-    image_type = pa.list_(pa.struct([("bytes", pa.binary())]))
-    i = table.schema.get_field_index("images")
-    if i >= 0 and table.schema.field(i).type != image_type:
-        table = table.set_column(i, "images", table.column(i).cast(image_type))
-    pq.write_table(table, path)
+    schema = _schema(kinds, as_json)
+    if writer is None:
+        writer = pq.ParquetWriter(f, schema)
+    writer.write_table(pa.Table.from_pylist(list(records), schema=schema))
+    return writer
 
 
 if __name__ != "groundrl.integrations.verl":  # loaded by path (verl's custom_reward_function)
