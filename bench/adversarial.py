@@ -9,15 +9,18 @@ Run: ``.venv/bin/python bench/adversarial.py [--repeat 3] [--only argos]``.
 Prints one line per case: the best of ``--repeat`` timings (CPU seconds of this process,
 so other work on a shared machine does not count), the budget, and their ratio
 (ratio ≤ 1 meets the budget). The growth table (issue 30) times every reward and parser on
-hostile shapes at 10 KB, 100 KB and 1 MB: the worst ×10 growth over its budget
-(:data:`GROWTH_BUDGET`) and seconds per MB at 1 MB over :data:`PER_MB_BUDGET`
-(``--only growth`` runs only that table). Exits 1 when any case is over budget, so it can
+hostile shapes at 10 KB, 100 KB and 1 MB — since issue 41 one row per (function, shape)
+for the Argos, verdict, teacher and lenient-RR parsers and the rewards and rubrics above
+them: the fitted exponent k (time ~ size^k) over :data:`EXPONENT_BUDGET` (1.2) and
+seconds per MB at 1 MB over :data:`PER_MB_BUDGET` (``--only growth`` runs only that
+table, ``--match TEXT`` only its rows naming TEXT). Exits 1 when any case is over budget, so it can
 gate a release on a quiet machine; it never runs under ``make test``.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import random
 import sys
@@ -223,7 +226,6 @@ def _sim():
 # ---------------------------------------------------------------------------
 
 SIZES = (10_000, 100_000, 1_000_000)
-GROWTH_BUDGET = 15.0  # time ×10 input: linear is ~10, quadratic ~100 [ours: room for noise]
 PER_MB_BUDGET = 0.2  # seconds per MB of completion [ours: issue 16's part budget]
 
 
@@ -304,7 +306,103 @@ def _growth_shapes() -> list[tuple[str, Callable[[int], object], Callable[[objec
     ]  # fmt: skip
 
 
+def _shape_families() -> list[tuple[str, Callable[[int], object], Callable[[object], object]]]:
+    """Issue 41: every Argos, verdict, teacher and lenient-RR parser, and the rewards and
+    rubrics that read them, alone on each hostile shape of its family (one row per
+    (function, shape)): runs after an opener or keyword (letters after ``<points``,
+    whitespace after ``frame`` / ``between 1`` / ``score:`` / ```` ```json ````), repeated
+    unclosed openers, and repeated open/close pairs."""
+    from groundrl.benchmarks.protocols import released_verdict, strict_verdict
+    from groundrl.judges.papers import parse_binary_score
+    from groundrl.parse.grounding import extract_points, extract_temporal_mentions
+    from groundrl.parse.scores import parse_pairwise_verdict, parse_score
+    from groundrl.recipes import get_recipe
+    from groundrl.rewards.grounding import point_frame_mentions, spatial, spatial_video
+    from groundrl.rewards.outcome import outcome
+    from groundrl.rewards.perception import counting_reward, detection_reward
+    from groundrl.rewards.planning import load_action_map, reinforced_accuracy, reinforced_format
+    from groundrl.verify.verifier import AgenticVerifier, ParsedResponse
+
+    masks = {"cup": [[10, 5, 20, 15]]}
+    argos = get_recipe("argos")
+    argos_rubric, argos_fields = argos.rubric(), argos.example_fields()
+    verifier = AgenticVerifier()
+    eqa = get_recipe("eqa_rm")
+    eqa_rubric, eqa_fields = eqa.rubric(), eqa.example_fields()
+    router = get_recipe("embodied_brain").rubric(router=True)
+    amap = load_action_map({1: "pickup obj1"})
+    gold_boxes = '[{"bbox_2d": [0, 0, 10, 10], "label": "mug"}]'
+
+    argos_fns: dict[str, Callable[[str], object]] = {
+        "extract_points": extract_points,
+        "extract_temporal_mentions": extract_temporal_mentions,
+        "ParsedResponse.of": ParsedResponse.of,
+        "spatial": lambda t: spatial(t, masks),
+        "spatial_video": lambda t: spatial_video(t, {1: masks}),
+        "point_frame_mentions": point_frame_mentions,
+        "outcome": lambda t: outcome(t, "cup"),
+        "verifier.verify": lambda t: verifier.verify([t], [dict(argos_fields)]),
+        "Argos rubric": lambda t: argos_rubric.score(t, **argos_fields),
+        "parse_binary_score": parse_binary_score,
+    }
+    verdict_fns: dict[str, Callable[[str], object]] = {
+        **{f"released_verdict {d}": lambda t, d=d: released_verdict(t, d) for d in _VERDICT_SETS},
+        "strict_verdict": strict_verdict,
+        "parse_pairwise_verdict": parse_pairwise_verdict,
+        "parse_score": parse_score,
+    }
+    families: list[tuple[dict[str, Callable[[str], object]], dict[str, Callable[[int], str]]]] = [
+        (argos_fns, {
+            "<points + letters (CLI)": lambda n: _fill("a", n, "<points ", ">cup</points> <answer>cup</answer>"),
+            "<point + letters, open": lambda n: _fill("a", n, "<point "),
+            "'frame' + blanks": lambda n: _fill(" ", n, "frame", "x"),
+            "'frames' + blanks": lambda n: _fill(" ", n, "frames", "x"),
+            "'between frames' + blanks": lambda n: _fill(" ", n, "between frames", "x"),
+            "'between 1' + blanks": lambda n: _fill(" ", n, "between 1", "x"),
+            "'frame 1' + blanks before points": lambda n: _fill(" ", n, "frame", 'x<points x1="12" y1="9">cup</points>'),
+            "'score:' + blanks": lambda n: _fill(" ", n, "score:", "x"),
+            "<think>1</think> pairs": lambda n: _fill("<think>1</think>", n),
+            "</think><think> repeats": lambda n: _fill("</think><think>", n),
+        }),
+        (verdict_fns, {
+            "unclosed <answer> repeats": lambda n: _fill("<answer>", n),
+            "<answer> + blanks": lambda n: _fill(" ", n, "<answer>", "x"),
+            "<answer>1</answer> pairs": lambda n: _fill("<answer>1</answer>", n),
+        }),
+        ({
+            "RR format lenient": lambda t: reinforced_format(t, amap, lenient=True),
+            "RR accuracy lenient": lambda t: reinforced_accuracy(t, "['pickup obj1']", lenient=True),
+        }, {
+            "'```json' + blanks": lambda n: _fill(" ", n, "```json", "x"),
+            "'```' + blanks": lambda n: _fill(" ", n, "```", "{"),
+            "unclosed ```json repeats": lambda n: _fill("```json ", n),
+        }),
+        ({
+            "EB detection_reward": lambda t: detection_reward(t, gold_boxes),
+            "EB counting_reward": lambda t: counting_reward(t, 3),
+            "EB router rubric (detection)": lambda t: router.score(t, task_type="detection", boxes=gold_boxes),
+        }, {
+            "<think>1</think> pairs": lambda n: _fill("<think>1</think>", n),
+            "</think><think> repeats": lambda n: _fill("</think><think>", n),
+            "many boxes": lambda n: _fill('{"bbox_2d": [1, 2, 30, 40], "label": "mug"}, ', n, "<answer>[", "{}]</answer>"),
+        }),
+        ({"EQA rubric": lambda t: eqa_rubric.score(t, **eqa_fields)}, {
+            "<score>1</score> pairs": lambda n: _fill("<score>1</score>", n),
+            "<critique>x</critique><score>1</score> pairs": lambda n: _fill("<critique>x</critique><score>1</score>", n),
+        }),
+    ]  # fmt: skip
+    return [
+        (f"{fname}: {sname}", make, fn)
+        for fns, shapes in families
+        for sname, make in shapes.items()
+        for fname, fn in fns.items()
+    ]
+
+
+_VERDICT_SETS = ("vl-rewardbench", "multimodal-rewardbench", "mm-rlhf-rewardbench")
+
 GROWTH_FLOOR_S = 0.001  # below a millisecond, fixed costs and timer noise decide the ratio
+EXPONENT_BUDGET = 1.2  # fitted k in time ~ size^k, 10 KB to 1 MB [issue 41: linear is 1]
 
 
 def _time(fn: Callable[[], object], repeat: int) -> float:
@@ -319,30 +417,46 @@ def _time(fn: Callable[[], object], repeat: int) -> float:
     return best
 
 
-def run_growth(repeat: int, cap: float = 10.0) -> tuple[int, tuple[float, str]]:
-    """One line per shape: seconds at each size, the worst ×10 growth over its budget,
-    and seconds per MB at 1 MB over its budget (ratios ≤ 1 meet them). A size that takes
-    more than ``cap`` seconds ends its shape (shown as ``>cap``, over budget), so an old
-    quadratic path can be measured too."""
+def fitted_exponent(sizes: tuple[int, ...], seconds: list[float]) -> float:
+    """Least-squares slope of log(time) on log(size): ``k`` in time ~ size^k (1 is linear,
+    2 quadratic). Times below :data:`GROWTH_FLOOR_S` count as the floor."""
+    xs = [math.log(n) for n in sizes[: len(seconds)]]
+    ys = [math.log(max(t, GROWTH_FLOOR_S)) for t in seconds]
+    mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
+    den = sum((x - mx) ** 2 for x in xs)
+    return sum((x - mx) * (y - my) for x, y in zip(xs, ys, strict=True)) / den if den else 0.0
+
+
+def run_growth(repeat: int, cap: float = 10.0, match: str = "") -> tuple[int, tuple[float, str]]:
+    """One line per (function, shape): seconds at each size, the fitted exponent ``k``
+    between 10 KB and 1 MB over :data:`EXPONENT_BUDGET`, and seconds per MB at 1 MB over
+    :data:`PER_MB_BUDGET` (ratios ≤ 1 meet them). A size that takes more than ``cap``
+    seconds ends its shape (shown as ``>cap``, over budget), so an old quadratic path can
+    be measured too. ``match`` keeps only the rows whose label contains it."""
     print(
-        f"\n{'shape (growth)':<52} {'10 KB':>8} {'100 KB':>8} {'1 MB':>8} {'growth/budget':>14} {'s/MB/budget':>12}"
+        f"\n{'shape (growth)':<64} {'10 KB':>8} {'100 KB':>8} {'1 MB':>8} {'k':>5} {'k/budget':>9} {'s/MB/budget':>12}"
     )
     over, worst = 0, (0.0, "")
-    for label, make, fn in _growth_shapes():
+    for label, make, fn in [*_growth_shapes(), *_shape_families()]:
+        if match not in label:
+            continue
         fn(make(1_000))  # warm-up: lazy imports (scipy) out of the timing
         ts: list[float] = []
         for size in SIZES:
             if ts and ts[-1] > cap:
                 break
             ts.append(_time(lambda t=make(size), f=fn: f(t), repeat if not ts or ts[-1] < 1 else 1))
-        fl = [max(t, GROWTH_FLOOR_S) for t in ts]
-        growth = max(b / a for a, b in zip(fl, fl[1:], strict=False)) / GROWTH_BUDGET
-        per_mb = ts[2] / (SIZES[2] / 1e6) / PER_MB_BUDGET if len(ts) == len(SIZES) else float("inf")
-        bad = growth > 1 or per_mb > 1
+        done = len(ts) == len(SIZES)
+        k = fitted_exponent(SIZES, ts)
+        k_ratio = k / EXPONENT_BUDGET if done else float("inf")
+        per_mb = ts[2] / (SIZES[2] / 1e6) / PER_MB_BUDGET if done else float("inf")
+        bad = k_ratio > 1 or per_mb > 1
         over += bad
-        worst = max(worst, (max(growth, per_mb), f"{label} (growth {growth:.2f}, per MB {per_mb:.2f})"))
+        worst = max(worst, (max(k_ratio, per_mb), f"{label} (k {k:.2f}, per MB {per_mb:.2f})"))
         cols = " ".join(f"{t:8.4f}" for t in ts) + f" {'>' + format(cap, 'g'):>8}" * (len(SIZES) - len(ts))
-        print(f"{label:<52} {cols} {growth:14.2f} {per_mb:12.2f}{'  OVER' if bad else ''}")
+        print(
+            f"{label:<64} {cols} {k:5.2f} {k_ratio:9.2f} {per_mb:12.2f}{'  OVER' if bad else ''}", flush=True
+        )
     return over, worst
 
 
@@ -373,6 +487,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--cap", type=float, default=10.0, help="growth table: seconds after which a shape stops growing"
     )
+    ap.add_argument("--match", default="", help="growth table: only the rows whose label contains this")
     args = ap.parse_args(argv)
     over = 0
     worst: tuple[float, str] = (0.0, "")
@@ -390,7 +505,7 @@ def main(argv: list[str] | None = None) -> int:
             flag = "  OVER" if ratio > 1 else ""
             print(f"{label:<52} {best:8.3f} {budget:9.2f} {ratio:6.2f}{flag}")
     if "growth" in groups:
-        g_over, g_worst = run_growth(args.repeat, args.cap)
+        g_over, g_worst = run_growth(args.repeat, args.cap, args.match)
         over += g_over
         worst = max(worst, g_worst)
     print(f"{over} case(s) over budget (target: ratio ≤ 1.00 on an idle core); worst: {worst[1]}")

@@ -41,13 +41,23 @@ Examples (verdicts on the presented order):
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from groundrl.parse.scores import parse_pairwise_verdict
 
 PROTOCOLS = ("strict", "released")
-_TAG = re.compile(r"<answer>(.*?)</answer>", re.DOTALL)
+
+
+def _tag_content(text: str) -> str | None:
+    """``re.search(r"<answer>(.*?)</answer>", text, re.DOTALL).group(1)``, the scripts'
+    read, or ``None``: the first ``<answer>`` and the first ``</answer>`` after it. Where
+    the first opener has no closer after it no later one has, so one scan decides (the
+    regex re-scanned to the end from every unclosed ``<answer>``: quadratic, issue 41)."""
+    i = text.find("<answer>")
+    if i < 0:
+        return None
+    j = text.find("</answer>", i + 8)
+    return None if j < 0 else text[i + 8 : j]
 
 
 def _last_12(text: str) -> int | None:
@@ -67,8 +77,8 @@ def released_verdict(text: Any, dataset: str = "jsonl") -> int | None:
     """The released Proxy-GRM script's verdict for ``dataset`` (see the module docstring)."""
     if not isinstance(text, str):
         text = ""
-    m = _TAG.search(text)
-    inner = m.group(1).strip() if m else None
+    tag = _tag_content(text)
+    inner = tag.strip() if tag is not None else None
     if dataset in ("multimodal-rewardbench", "mm-rlhf-rewardbench"):
         if inner in ("1", "2"):
             return int(inner)

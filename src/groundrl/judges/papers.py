@@ -46,7 +46,9 @@ def parse_yes_no(text: str | None) -> bool | None:
     return None if m is None else m.group(1).lower() == "yes"
 
 
-_SCORE_KEY_RE = re.compile(r'\bscore"?\s*[:=]\s*"?\s*([01](?:\.\d+)?|\.\d+)\b', re.IGNORECASE)
+# whitespace possessive: '"', ':' and the digits cannot start with it, and \s*"?\s* tried every
+# split of a whitespace run ('score:' + spaces was quadratic, issue 41)
+_SCORE_KEY_RE = re.compile(r'\bscore"?\s*+[:=]\s*+"?\s*+([01](?:\.\d+)?|\.\d+)\b', re.IGNORECASE)
 _BARE_NUMBER_RE = re.compile(r"^\W*([01](?:\.\d+)?)\W*$")
 
 

@@ -20,7 +20,11 @@ _CUE_RE = re.compile(r"\b(?:final\s+)?answer\b[\s*_]*(?:is\b|:)[ \t*_]*", re.IGN
 _LEADING_CUE_RE = re.compile(
     r"^[\s*_]*(?:the\s+)?(?:final\s+)?answer\b[\s*_]*(?:is\b|:)[\s*_]*", re.IGNORECASE
 )
-_THINK_CLOSE_RE = re.compile(r"</\s*think\s*>", re.IGNORECASE)
+# The last "</think>" in one anchored match: the greedy (?s:.*) backs off from the end to
+# the last closer, which is finditer's last match (closers cannot overlap), without a
+# match object per closer (issue 41: listing 60k matches per MB of "<think>1</think>"
+# grew faster than the text).
+_LAST_THINK_CLOSE_RE = re.compile(r"(?s:.*)</\s*think\s*>", re.IGNORECASE)
 _ANSWER_OPEN_RE = re.compile(r"<\s*answer(?:\s[^<>]*)?>", re.IGNORECASE)
 _EDGE_MARKUP = " \t\r\n*_`"
 # The cue rule reads the text after the last cue; answers sit at the end of a completion.
@@ -75,6 +79,17 @@ def _after_last_cue(text: str) -> str | None:
     return ""
 
 
+def after_last_think(text: str) -> str:
+    """The text after the last ``</think>`` (any case, whitespace inside the tag), or the
+    whole text when there is none. One anchored match: linear.
+
+    >>> after_last_think("<think>a</think>b</ Think >c"), after_last_think("no tag")
+    ('c', 'no tag')
+    """
+    m = _LAST_THINK_CLOSE_RE.match(text)
+    return text[m.end() :] if m else text
+
+
 def extract_answer(text: Any) -> Parsed:
     """The final answer of a completion, by the first rule that applies:
 
@@ -111,8 +126,7 @@ def extract_answer(text: Any) -> Parsed:
         if inner is None:
             inner = _after_last_cue(text)
         if inner is None:
-            closes = list(_THINK_CLOSE_RE.finditer(text))
-            inner = text[closes[-1].end() :] if closes else text
+            inner = after_last_think(text)
     inner = _LEADING_CUE_RE.sub("", inner, count=1).strip(_EDGE_MARKUP)
     if not inner:
         return fail("empty answer")

@@ -17,7 +17,17 @@ from groundrl.parse.tags import iter_tag_spans
 # --- points -----------------------------------------------------------------
 
 # name = "double" | 'single' | bare; a bare value stops at whitespace, quotes or '>'.
-_ATTR_RE = re.compile(r"""([A-Za-z_][\w-]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
+# As read: ([A-Za-z_][\w-]*)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+)). Tried from every
+# position, a run of word characters without '=' costs its length at each of its letters
+# (issue 41: '<points aaa…a>' was quadratic). Every letter of a run reaches the same
+# end of run, so only the run's first letter can match: the pattern starts where a run
+# starts, steps over its leading digits / '-' / non-ASCII word characters, and takes the
+# name and the whitespace possessively (neither can give anything back that '=' or a
+# value could start with). Same matches as the pattern as read under finditer, whose
+# next try never starts inside a run it already took (tests/test_linear_shapes_argos.py).
+_ATTR_RE = re.compile(
+    r"""(?<![\w-])(?:[^\W_A-Za-z]|-)*+([A-Za-z_][\w-]*+)\s*+=\s*+(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))"""
+)
 _COORD_RE = re.compile(r"([xy])(\d*)")
 
 
@@ -152,26 +162,31 @@ _DIGIT_NUM = r"(?<![\w.]\d)(?<=(?=(\d++(?:\.\d+)?+))\d)\d*+(?:\.\d+)?+(?![\w.]\d
 # backtracking into them can succeed; without it a failed try retries every split.
 _PNUM = r"(?<![\w.])(\d++(?:\.\d+)?+)(?![\w.]\d)"  # {_NUM}
 _PTO = _TO.replace(r"\s*", r"\s*+")  # {_TO}
+# Whitespace before something that cannot start with whitespace, taken possessively
+# (issue 41): "frame", "between frames", "between 1" + a run of spaces tried every split
+# of the run between two adjacent \s* (quadratic in the run, 1 s at 10 KB).
+_PFNUM = r"\s*+#?\s*+(\d++(?:\.\d+)?+)(?![\w]|\.\d)"  # \s*{_FNUM}
+_PLIST_SEP = r"\s*+(?:,\s*+and\s++|,\s*+|and\s++|&\s*+)"  # {_LIST_SEP}
 # What must come next, past whitespace, where a span's first number is followed by {_TO}
 # (or by an optional unit, then {_TO}): a lookahead that ends a hopeless try at once
 # ("1 1 1 …" and "frames 1, frames 1, …" otherwise try every separator at every number).
 _TO_NEXT = r"(?=\s*[-–—~tu])"
 _SEC_TO_NEXT = r"(?=\s*[-–—~tus])"
 _SEGMENT_FRAME_RE = re.compile(
-    rf"[fFbB](?<!\w[fFbB])(?i:{_FROM_FRAME}\s*{_FNUM}{_TO_NEXT}{_PTO}(?:frames?\s*)?{_FNUM}"
-    rf"|(?<=b)etween\s+frames?\s*{_FNUM}\s*(?:,\s*)?and\s+(?:frames?\s*)?{_FNUM})"
+    rf"[fFbB](?<!\w[fFbB])(?i:{_FROM_FRAME}{_PFNUM}{_TO_NEXT}{_PTO}(?:frames?)?{_PFNUM}"
+    rf"|(?<=b)etween\s+frames?{_PFNUM}\s*+(?:,\s*+)?and\s++(?:frames?)?{_PFNUM})"
 )
 _SEGMENT_SECOND_RE = re.compile(
     rf"[fFbB\d](?:(?<=[fFbB])(?<!\w[fFbB])"
-    rf"(?i:(?<=f)rom\s+{_PNUM}{_SEC_TO_NEXT}\s*+(?:{_SEC})?{_PTO}{_PNUM}\s*{_SEC}"
-    rf"|(?<=b)etween\s+{_PNUM}\s*(?:{_SEC})?\s*and\s+{_PNUM}\s*{_SEC})"
-    rf"|{_DIGIT_NUM}(?i:{_SEC_TO_NEXT}\s*+(?:{_SEC})?{_PTO}{_PNUM}\s*{_SEC}))"
+    rf"(?i:(?<=f)rom\s+{_PNUM}{_SEC_TO_NEXT}\s*+(?:{_SEC})?{_PTO}{_PNUM}\s*+{_SEC}"
+    rf"|(?<=b)etween\s+{_PNUM}\s*+(?:{_SEC})?\s*+and\s++{_PNUM}\s*+{_SEC})"
+    rf"|{_DIGIT_NUM}(?i:{_SEC_TO_NEXT}\s*+(?:{_SEC})?{_PTO}{_PNUM}\s*+{_SEC}))"
 )
 _FRAME_RE = re.compile(
-    rf"[fF](?<!\w[fF])(?i:rame\s*{_FNUM}|rames\s*{_FNUM}(?:{_LIST_SEP}#?\s*\d+(?:\.\d+)?\b(?!\s*{_SEC}))*)"
+    rf"[fF](?<!\w[fF])(?i:rame{_PFNUM}|rames{_PFNUM}(?:{_PLIST_SEP}#?\s*+\d+(?:\.\d+)?\b(?!\s*+{_SEC}))*)"
 )
 # a class of digits may lead under IGNORECASE, and the number's own group captures it
-_SECOND_RE = re.compile(rf"(\d(?<![\w.]\d)\d*+(?:\.\d+)?+)(?![\w.]\d)\s*{_SEC}", re.IGNORECASE)
+_SECOND_RE = re.compile(rf"(\d(?<![\w.]\d)\d*+(?:\.\d+)?+)(?![\w.]\d)\s*+{_SEC}", re.IGNORECASE)
 _LIST_NUM_RE = re.compile(r"\d+(?:\.\d+)?")
 _SENTENCE_END_RE = re.compile(r"[.!?](?=\s)|\n")
 

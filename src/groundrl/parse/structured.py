@@ -30,7 +30,11 @@ MAX_JSON_CANDIDATES = 64
 # Anything else (trailing commas, numbers, tuples, escapes) goes to ast.literal_eval.
 _PLAIN = r"[^'\"\\\x00-\x1f\x7f\ud800-\udfff]*"
 _STR_LIST_RE = re.compile(rf"\[(?:[\[\], ]|'{_PLAIN}'|\"{_PLAIN}\")*")
-_FENCE_RE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\r?\n?(.*?)```", re.DOTALL)
+# Blanks possessive: the content scan (.*?) runs to the text's end when no ``` closes, and
+# with backtracking blanks it re-ran once per blank given back ('```json' + spaces was
+# quadratic, issue 41). A blank given back could only move into a content that needs the
+# same closing ```, so where the possessive try fails every other does: same matches.
+_FENCE_RE = re.compile(r"```[ \t]*+(?:json|JSON)?[ \t]*+\r?\n?(.*?)```", re.DOTALL)
 # Both are CPython's json internals, absent from typeshed (hence the two ignores).
 _SCAN = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # what json.loads runs, same defaults
 _JSON_WS = json.decoder.WHITESPACE.match  # type: ignore[attr-defined]  # json.loads' whitespace skip

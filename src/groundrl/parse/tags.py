@@ -52,6 +52,18 @@ def iter_tag_spans(text: str, tag: str) -> list[tuple[int, int, int, int]]:
     return spans
 
 
+def _last_span(text: str, tag: str) -> tuple[int, int] | None:
+    """``(content_start, content_end)`` of the last pair of :func:`iter_tag_spans`, keeping
+    only the last one (a list of every pair grew faster than the text, issue 41)."""
+    search_open, search_close = _open_re(tag).search, _close_re(tag).search
+    last = None
+    pos = 0
+    while (m := search_open(text, pos)) is not None and (c := search_close(text, m.end())) is not None:
+        last = (m.end(), c.start())
+        pos = c.end()
+    return last
+
+
 def find_tag(text: str, tag: str, which: Which = "first", strip: bool = True) -> str | None:
     """Content of the first (or last) complete ``<tag>…</tag>`` pair, or ``None``."""
     if not isinstance(text, str):
@@ -65,10 +77,10 @@ def find_tag(text: str, tag: str, which: Which = "first", strip: bool = True) ->
             return None
         content = text[m.end() : c.start()]
     else:
-        spans = iter_tag_spans(text, tag)
-        if not spans:
+        span = _last_span(text, tag)
+        if span is None:
             return None
-        content = text[spans[-1][1] : spans[-1][2]]
+        content = text[span[0] : span[1]]
     return content.strip() if strip else content
 
 

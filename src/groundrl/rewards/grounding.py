@@ -248,8 +248,10 @@ def grounding_term(categories: Mapping[str, Score | None]) -> Score:
 
 # --- video: each point scored on its own frame ------------------------------------
 
-_FRAME_NUM_RE = re.compile(r"\bframe\s*#?\s*(\d+)\b(?!\s*(?:-|–|to\b|through\b))", re.IGNORECASE)
-_SECONDS_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*(?:seconds?|secs?|s)\b", re.IGNORECASE)
+# Whitespace and digits possessive: what follows cannot start with either, and two
+# adjacent \s* tried every split of a whitespace run ("frame" + spaces: quadratic, issue 41).
+_FRAME_NUM_RE = re.compile(r"\bframe\s*+#?\s*+(\d++)\b(?!\s*+(?:-|–|to\b|through\b))", re.IGNORECASE)
+_SECONDS_RE = re.compile(r"(?<![\w.])(\d+(?:\.\d+)?)\s*+(?:seconds?|secs?|s)\b", re.IGNORECASE)
 _SENTENCE_END_RE = re.compile(r"[.!?](?=\s)|\n")
 
 

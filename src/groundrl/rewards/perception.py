@@ -24,7 +24,13 @@ from typing import Any
 
 import numpy as np
 
-from groundrl.parse.answers import NUMBER_WORDS, extract_answer, normalize_answer, parse_answer_number
+from groundrl.parse.answers import (
+    NUMBER_WORDS,
+    after_last_think,
+    extract_answer,
+    normalize_answer,
+    parse_answer_number,
+)
 from groundrl.parse.numbers import parse_exact_number
 from groundrl.parse.result import Parsed
 from groundrl.parse.structured import parse_literal
@@ -38,7 +44,6 @@ _BOX_KEYS = ("bbox_2d", "bbox", "box", "box_2d")
 _LABEL_KEYS = ("label", "name", "category")
 # Candidate "[" / "{" positions tried with the JSON decoder; bounds the work on "[[[[…".
 MAX_JSON_CANDIDATES = 256
-_THINK_CLOSE_RE = re.compile(r"</\s*think\s*>", re.IGNORECASE)
 _DECODER = json.JSONDecoder()
 # "[" and JSON whitespace: the last "[" of such a stretch ends a run of "[" (see _json_values)
 _BRACKET_RUN = re.compile(r"[\[ \t\n\r]*+").match
@@ -190,8 +195,7 @@ def _parse(value: Any) -> tuple[list[LabelledBox], int] | None:
         return None if got is None else (got[0], got[1])
     inner = find_tag(value, "answer", which="last")
     if inner is None:
-        closes = list(_THINK_CLOSE_RE.finditer(value))
-        inner = value[closes[-1].end() :] if closes else value
+        inner = after_last_think(value)
     values = _json_values(inner)
     if not values:
         start = min((i for i in (inner.find("["), inner.find("{")) if i != -1), default=-1)
