@@ -4,4 +4,5 @@
 source "$(dirname "$0")/common.sh"
 RECIPE_OPTIONS=${RECIPE_OPTIONS:-"{\"tau\": ${TAU:-0.5}}"}
 export RECIPE_OPTIONS
-groundrl_openrlhf argos answer "$@"
+# KL 0.01: [ours] the paper's Eq. 11 keeps a KL term but states no β (configs/papers/argos.yaml)
+groundrl_openrlhf argos answer 0.01 "$@"

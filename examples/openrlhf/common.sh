@@ -12,20 +12,51 @@
 #                            job's runtime_env (GROUNDRL_RECIPE, GROUNDRL_OPTIONS, GROUNDRL_JUDGE_*)
 #                  server -- --reward.remote_url is REWARD_URL, a `groundrl serve --recipe R`
 #                            you started [http://127.0.0.1:5000/get_reward]
-#   MODEL [Qwen/Qwen2.5-VL-3B-Instruct]  DATA [data/train.jsonl]  INPUT_KEY [prompt]
+#   GROUNDRL_PROMPTS [data/train.jsonl]: the prompt JSONL file (named so that it cannot
+#       be the docs' DATA folder; read by the job's driver on the Ray head node)
+#   MODEL [Qwen/Qwen2.5-VL-3B-Instruct]  INPUT_KEY [prompt]
 #   IMAGE_KEY [images]  GPUS [8]  N [8] (samples per prompt)  BATCH [32] (prompts per rollout)
 #   MAX_LEN [4096]  SAVE [./ckpt/<recipe>]  RAY_ADDRESS [http://127.0.0.1:8265]  PYTHON [python3]
+#   KL_COEF [the recipe's paper preset beta, set by each recipe script]
 #   JUDGE_URL, JUDGE_MODEL: the judge of judge-backed recipes (GROUNDRL_JUDGE_* for the file)
 # Anything after the script's name is passed to OpenRLHF.
-# GROUNDRL_DRY_RUN=1 prints the command, one argument per line, and runs nothing.
+# GROUNDRL_DRY_RUN=1 prints the command (copy-pasteable: one flag per `\`-continued line)
+# and runs nothing.
 set -euo pipefail
 
-# groundrl_openrlhf RECIPE LABEL_KEY: the recipe's reward with RECIPE_OPTIONS (a JSON
-# object, set by the recipe script) and JUDGE_URL/JUDGE_MODEL when given.
+# groundrl_print_command ARGV...: the command as shell text that runs as printed: each
+# argument quoted where it needs it, each --flag (with its value) on its own line.
+groundrl_print_command() {
+  local arg line="" out=""
+  for arg in "$@"; do
+    [[ $arg =~ ^[A-Za-z0-9_./:=,@%+-]+$ ]] || arg=${arg@Q}
+    if [[ $arg == --* && -n $line ]]; then
+      out+="$line \\"$'\n'
+      line="  $arg"
+    else
+      line+="${line:+ }$arg"
+    fi
+  done
+  printf '%s\n' "$out$line"
+}
+
+# groundrl_check_prompts FILE: refuse a folder (e.g. the docs' DATA) before OpenRLHF's
+# raw IsADirectoryError.
+groundrl_check_prompts() {
+  if [ -d "$1" ]; then
+    echo "GROUNDRL_PROMPTS=$1 is a folder: set it to the JSONL file of prompts" >&2
+    exit 2
+  fi
+}
+
+# groundrl_openrlhf RECIPE LABEL_KEY KL: the recipe's reward with RECIPE_OPTIONS (a JSON
+# object, set by the recipe script) and JUDGE_URL/JUDGE_MODEL when given; KL is the
+# recipe's paper preset beta (configs/papers/RECIPE.yaml), KL_COEF overrides it.
 groundrl_openrlhf() {
-  local recipe=$1 label_key=$2; shift 2
+  local recipe=$1 label_key=$2 kl=${KL_COEF:-$3}; shift 3
   local py=${PYTHON:-python3} reward=${REWARD:-file} remote
-  local gpus=${GPUS:-8}
+  local gpus=${GPUS:-8} prompts=${GROUNDRL_PROMPTS:-data/train.jsonl}
+  groundrl_check_prompts "$prompts"
   case "$reward" in
     file) remote=$("$py" -c 'import groundrl.integrations.openrlhf as m; print(m.__file__)') ;;
     server) remote=${REWARD_URL:-http://127.0.0.1:5000/get_reward} ;;
@@ -43,7 +74,7 @@ if os.environ.get("JUDGE_URL"):
 print(json.dumps({"env_vars": env}))')
   local args=(
     --reward.remote_url "$remote"
-    --data.prompt_dataset "${DATA:-data/train.jsonl}"
+    --data.prompt_dataset "$prompts"
     --data.input_key "${INPUT_KEY:-prompt}"
     --data.label_key "$label_key"
     --data.image_key "${IMAGE_KEY:-images}"
@@ -64,7 +95,7 @@ print(json.dumps({"env_vars": env}))')
     --algo.dynamic_filtering_range 0 1
     --algo.kl.use_loss
     --algo.kl.estimator k3
-    --algo.kl.init_coef 0.001
+    --algo.kl.init_coef "$kl"
     --rollout.n_samples_per_prompt "${N:-8}"
     --rollout.batch_size "${BATCH:-32}"
     --rollout.micro_batch_size 4
@@ -82,7 +113,7 @@ print(json.dumps({"env_vars": env}))')
   local cmd=(ray job submit --address="${RAY_ADDRESS:-http://127.0.0.1:8265}" --runtime-env-json="$runtime_env"
              -- python3 -m openrlhf.cli.train_ppo_ray "${args[@]}")
   if [ "${GROUNDRL_DRY_RUN:-0}" = 1 ]; then
-    printf '%s\n' "${cmd[@]}"
+    groundrl_print_command "${cmd[@]}"
   else
     "${cmd[@]}"
   fi

@@ -6,21 +6,27 @@
 # Ray cluster (`ray start --head`), and groundrl importable on every node.
 #
 # Settings from the environment (defaults in brackets):
-#   MODEL [Qwen/Qwen2.5-1.5B-Instruct, or a local path]   DATA [data/household.jsonl]
-#   TASKS [512]  SEED [0]: the procedural tasks written to DATA when it does not exist
+#   MODEL [Qwen/Qwen2.5-1.5B-Instruct, or a local path]
+#   GROUNDRL_PROMPTS [${TMPDIR:-/tmp}/groundrl-household-<TASKS>-<SEED>.jsonl]: the prompt
+#       file (named so that it cannot be the docs' DATA folder); when it does not exist,
+#       TASKS [512] procedural tasks from SEED [0] are written to it (never into the repo)
 #   GPUS [1]  N [8] (samples per prompt)  BATCH [32] (prompts per rollout)
 #   MAX_LEN [4096] (prompt + every turn + every feedback)  SAVE [./ckpt/household]
 #   RAY_ADDRESS [http://127.0.0.1:8265]   PYTHON [python3]
+#   KL_COEF [0.001: ours; the reinforced_planning preset has 0, its paper's init_kl_coef
+#       (Reinforced Planning App. C.2, Table 5), for single-turn plans]
 # The agent's own settings are every GROUNDRL_ENV_* variable you export (MAX_TURNS,
 # REWARD, SUCCESS_BONUS, TURN_PENALTY, INVALID_PENALTY, MAX_STEPS, MAX_INVALID, VOCAB,
 # FEEDBACK_ROLE [user: a chat turn], FEEDBACK_TEMPLATE [raw only]) plus GROUNDRL_STOP_TOKENS: they go to the rollout actors in the
 # job's runtime_env. Anything after the script's name is passed to OpenRLHF.
-# GROUNDRL_DRY_RUN=1 prints the command, one argument per line, and writes nothing.
-set -euo pipefail
+# GROUNDRL_DRY_RUN=1 prints the command (copy-pasteable: one flag per `\`-continued line)
+# and writes nothing.
+source "$(dirname "$0")/common.sh"
 
 PY=${PYTHON:-python3}
 agent=$("$PY" -c 'import groundrl.integrations.openrlhf_household as m; print(m.__file__)')
-data=${DATA:-data/household.jsonl}
+data=${GROUNDRL_PROMPTS:-${TMPDIR:-/tmp}/groundrl-household-${TASKS:-512}-${SEED:-0}.jsonl}
+groundrl_check_prompts "$data"
 gpus=${GPUS:-1}
 runtime_env=$("$PY" -c '
 import json, os
@@ -47,7 +53,7 @@ args=(
   --algo.advantage.estimator group_norm
   --algo.kl.use_loss
   --algo.kl.estimator k3
-  --algo.kl.init_coef 0.001
+  --algo.kl.init_coef "${KL_COEF:-0.001}"
   --rollout.n_samples_per_prompt "${N:-8}"
   --rollout.batch_size "${BATCH:-32}"
   --rollout.micro_batch_size 4
@@ -66,7 +72,7 @@ cmd=(ray job submit --address="${RAY_ADDRESS:-http://127.0.0.1:8265}" --runtime-
      -- python3 -m openrlhf.cli.train_ppo_ray "${args[@]}")
 
 if [ "${GROUNDRL_DRY_RUN:-0}" = 1 ]; then
-  printf '%s\n' "${cmd[@]}"
+  groundrl_print_command "${cmd[@]}"
   exit 0
 fi
 if [ ! -f "$data" ]; then

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import sys
 
 from cluster_support import ROOT, drive, needs_cluster_env
@@ -34,7 +35,7 @@ def _dry_run(script: str, **env: str) -> list[str]:
         env={**os.environ, "GROUNDRL_DRY_RUN": "1", "PYTHON": sys.executable, **env},
         check=True,
     )
-    return r.stdout.splitlines()
+    return shlex.split(r.stdout.replace("\\\n", " "))  # the printed command, `\`-continued
 
 
 def test_scripts_and_documented_commands_pass_openrlhfs_parser(tmp_path):

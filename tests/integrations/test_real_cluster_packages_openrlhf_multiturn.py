@@ -10,6 +10,7 @@ conditions, one per cloth)."""
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 
@@ -185,7 +186,7 @@ def test_example_script_flags_parse_with_openrlhf():
         timeout=120,
         check=True,
     )
-    cmd = r.stdout.splitlines()
+    cmd = shlex.split(r.stdout.replace("\\\n", " "))  # the printed command, `\`-continued
     assert cmd[:3] == ["ray", "job", "submit"]
     assert '--runtime-env-json={"env_vars": {"GROUNDRL_ENV_MAX_TURNS": "4"}}' in cmd
     args = cmd[cmd.index("openrlhf.cli.train_ppo_ray") + 1 :]
