@@ -184,8 +184,16 @@ def eval_cmd(
     batch_size: int = typer.Option(
         32, "--batch-size", min=1, help="model policy: episodes run in lockstep, one request batch per round."
     ),
+    restart: bool = typer.Option(
+        False,
+        "--restart",
+        help="Start over: forget the episodes already in -o DIR (a rerun with the same settings resumes; "
+        "with other settings it is refused unless --restart).",
+    ),
 ) -> None:
     # lazy: loads when the command runs; groundrl --help imports every command module
+    from groundrl.sim.evaluate import summarise
+    from groundrl.sim.journal import JOURNAL, in_task_order, journal
     from groundrl.sim.policies import POLICIES, PolicyOptions, make_policy
     from groundrl.sim.report import write_report
     from groundrl.sim.run import check_policy_tasks, eval_config, select_tasks
@@ -245,9 +253,19 @@ def eval_cmd(
         limit=limit,
     )
 
-    metrics, results = _run_with_progress(
-        task_list, pol, max_steps=max_steps, max_invalid=max_invalid, batch_size=batch_size, config=config
-    )
+    todo, done = _resume(output, {**config, **_fingerprints(tasks, plans)}, task_list, restart)
+    with journal(output / JOURNAL) as record:
+        metrics, new = _run_with_progress(
+            todo,
+            pol,
+            record,
+            max_steps=max_steps,
+            max_invalid=max_invalid,
+            batch_size=batch_size,
+            config=config,
+        )
+    results = in_task_order(task_list, done, new)
+    metrics.update(summarise(results))  # every episode of the folder, this run's and the earlier ones
     write_report(output, metrics, results, f"groundrl sim eval: {pol.name} on {source_name}")
     _print_summary(metrics, f"{pol.name} on {source_name}")
     missing = metrics.get("tasks_without_plan")
@@ -293,9 +311,52 @@ def _stdin_file() -> Path:
     return Path(f.name)
 
 
-def _run_with_progress(task_list, pol, **kwargs):
+def _fingerprints(tasks: Path, plans: Path | None) -> dict[str, str]:
+    """SHA-256 of the task and plans files: a rerun over files that changed is not a resume."""
+    # lazy: loads when the command runs; groundrl --help imports every command module
+    import hashlib
+
+    out = {}
+    for key, path in (("tasks_sha256", tasks), ("plans_sha256", plans)):
+        if path is not None and Path(path).is_file():
+            h = hashlib.sha256()
+            with Path(path).open("rb") as f:
+                for chunk in iter(lambda: f.read(1 << 20), b""):
+                    h.update(chunk)
+            out[key] = h.hexdigest()
+    return out
+
+
+def _resume(output: Path, params: dict, task_list: list, restart: bool) -> tuple[list, dict]:
+    """The tasks still to run in ``output`` and the episodes already there (see
+    :mod:`groundrl.sim.journal`). A folder whose run finished (it has metrics.json) is
+    started over, as before; an unfinished one resumes with the same settings and input
+    files, and is refused with others."""
+    # lazy: loads when the command runs; groundrl --help imports every command module
+    from groundrl.run_params import ParamsChanged, guard
+    from groundrl.sim.journal import JOURNAL, clear_report, read_episodes, tasks_left
+
+    try:
+        note = guard(output / JOURNAL, "sim eval", params, restart or (output / "metrics.json").is_file())
+    except ParamsChanged as e:
+        raise typer.BadParameter(str(e), param_hint="-o/--output") from None
+    if note:
+        typer.echo(note, err=True)
+    done = read_episodes(output / JOURNAL)
+    todo = tasks_left(task_list, done)
+    if len(todo) < len(task_list):
+        typer.echo(
+            f"resuming: {len(task_list) - len(todo)} episode(s) already in {output / JOURNAL}, {len(todo)} to run",
+            err=True,
+        )
+    if todo or restart:
+        clear_report(output)
+    return todo, done
+
+
+def _run_with_progress(task_list, pol, record=None, **kwargs):
     """:func:`groundrl.sim.run.run_evaluation` under a progress bar (on stderr) showing
-    the running success rate."""
+    the running success rate; ``record`` gets each episode as it ends."""
     # lazy: loads when the command runs; groundrl --help imports every command module
     from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -315,6 +376,8 @@ def _run_with_progress(task_list, pol, **kwargs):
         wins = [0, 0]
 
         def tick(r) -> None:
+            if record is not None:
+                record(r)
             wins[0] += r.success
             wins[1] += 1
             bar.update(job, advance=1, rate=f"{wins[0] / wins[1]:.2f}")

@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 from collections import defaultdict
 from collections.abc import Callable, Generator, Iterable, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from groundrl.intervals import wilson_ci
@@ -72,6 +72,17 @@ class EpisodeResult:
         if not history:
             d.pop("history")
         return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> EpisodeResult:
+        """The result :meth:`to_dict` wrote (a resumed evaluation reads its episodes back);
+        raises ``KeyError`` / ``TypeError`` / ``ValueError`` on a row that is not one."""
+        names = {f.name for f in fields(cls)}
+        row = {k: v for k, v in d.items() if k in names}
+        a, b = row["conditions"]
+        row["conditions"] = (int(a), int(b))
+        row["history"] = [Feedback(**h) for h in row.get("history") or []]
+        return cls(**row)
 
 
 def _label(step: Any) -> str:
