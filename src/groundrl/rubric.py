@@ -90,7 +90,8 @@ class Part:
     ``fn(completion, **fields) -> Score | float | None`` (per sample) or, with
     ``batched=True``, ``fn(completions, samples) -> list[Score | float | None]``.
     ``fallback`` is the value used when the part raises or its input is missing
-    (``None`` makes the part "not applicable" instead).
+    (``None`` makes the part "not applicable" instead; but a part that raises or times
+    out with a ``value_range`` scores its least-counting end, never "not applicable").
     """
 
     name: str
@@ -182,12 +183,23 @@ class Part:
             try:
                 r = fn(completion, **kwargs)
             except Exception as e:  # a buggy part must not kill a training step
-                append(self._failed(f"error: {type(e).__name__}: {e}"))
+                append(self._broke(f"error: {type(e).__name__}: {e}"))
                 continue
             append(r if type(r) is Score and r.name == name else _coerce(name, r))
         return out
 
     def _failed(self, reason: str) -> Score:
+        return Score(self.name, self.fallback, reason)
+
+    def _broke(self, reason: str) -> Score:
+        """A call that raised, timed out or answered the wrong shape: the fallback; when
+        that is None (not applicable) and the part declares its ``value_range``, the end
+        of the range that counts least in the total (low for weight ≥ 0). [issue 42 N2: a
+        MemoryError made Argos' grounding "not applicable" and lifted Eq. 9's gated mean
+        from 0.5 to 1.0; a failure must never be worth more than an honest answer.]"""
+        if self.fallback is None and self.value_range is not None:
+            low, high = self.value_range
+            return Score(self.name, low if self.weight >= 0 else high, reason)
         return Score(self.name, self.fallback, reason)
 
     def _score_simple(
@@ -208,7 +220,7 @@ class Part:
                     append(self._failed(f"missing field {key!r}"))
                     continue
             except Exception as e:  # a buggy part must not kill a training step
-                append(self._failed(f"error: {type(e).__name__}: {e}"))
+                append(self._broke(f"error: {type(e).__name__}: {e}"))
                 continue
             append(r if type(r) is Score and r.name == name else _coerce(name, r))
         return out
@@ -227,7 +239,7 @@ class Part:
         try:
             return _coerce(self.name, self.fn(completion, **kwargs))
         except Exception as e:  # a buggy part must not kill a training step
-            return self._failed(f"error: {type(e).__name__}: {e}")
+            return self._broke(f"error: {type(e).__name__}: {e}")
 
     def score_batch(
         self, completions: Sequence[Any], samples: Sequence[Mapping[str, Any]], timeout: float | None = None
@@ -250,7 +262,7 @@ class Part:
         if done.wait(limit) and box:
             return box[0]
         self.timeouts += 1
-        return [self._failed(f"timeout: part {self.name!r} took over {limit:g} s") for _ in completions]
+        return [self._broke(f"timeout: part {self.name!r} took over {limit:g} s") for _ in completions]
 
     def _score_batch_now(
         self, completions: Sequence[Any], samples: Sequence[Mapping[str, Any]]
@@ -260,10 +272,10 @@ class Part:
         try:
             outs = list(self.fn(list(completions), list(samples)))
         except Exception as e:
-            return [self._failed(f"error: {type(e).__name__}: {e}") for _ in completions]
+            return [self._broke(f"error: {type(e).__name__}: {e}") for _ in completions]
         if len(outs) != len(completions):
             return [
-                self._failed(f"batched part returned {len(outs)} values for {len(completions)} completions")
+                self._broke(f"batched part returned {len(outs)} values for {len(completions)} completions")
                 for _ in completions
             ]
         return [_coerce(self.name, o) for o in outs]

@@ -43,6 +43,17 @@ from groundrl.parse.grounding import FrameMention, Point, extract_points, frame_
 from groundrl.parse.tags import iter_tag_spans
 from groundrl.types import Score
 
+# Declared sizes are bounded before anything is allocated from them (issue 42 N2: a
+# sample naming frame 10**12 built a list of 10**12 frame times). [ours] MAX_FRAMES is
+# about an hour at 27 fps, far past Argos' "maximum limit of 32 frames" [Argos §4.1]; a
+# sample declaring more scores 0 with the reason (never "not applicable": that would
+# lift Eq. 9's gated mean above what an honest trace earns).
+MAX_FRAMES = 100_000
+# [ours] 8192 × 8192: a mask larger than that is not of an image a VLM sees
+MAX_MASK_PIXELS = 1 << 26
+# [ours] boxes one label's mask may hold: every cited point is tested against each
+MAX_MASK_BOXES = 1024
+
 
 @runtime_checkable
 class MaskProvider(Protocol):
@@ -123,12 +134,18 @@ class _Region:
             return
         while arr.ndim > 2 and arr.shape[0] == 1:
             arr = arr[0]
+        if arr.size > MAX_MASK_PIXELS:  # a view (np.broadcast_to) may declare any size
+            self.why = f"mask of {arr.size} pixels, over the {MAX_MASK_PIXELS}-pixel limit"
+            return
         if arr.ndim != 2 or arr.size == 0 or arr.dtype == object:
             self.why = f"not a 2-D mask (shape {arr.shape})"
             return
         self.array = arr
 
     def _set_boxes(self, boxes: Any) -> None:
+        if isinstance(boxes, (list, tuple)) and len(boxes) > MAX_MASK_BOXES:
+            self.why = f"{len(boxes)} boxes, over the {MAX_MASK_BOXES}-box limit"
+            return
         out = []
         for b in boxes if isinstance(boxes, (list, tuple)) else []:
             if _is_box(b):
@@ -325,6 +342,8 @@ def spatial_video(
         return Score("spatial", None, "no frame_masks in the sample")
     get, count = lookup
     n = n_frames if isinstance(n_frames, int) and not isinstance(n_frames, bool) and n_frames > 0 else count
+    if n > MAX_FRAMES:  # before frame_index builds one time per frame
+        return Score("spatial", 0.0, f"the sample declares {n} frames; at most {MAX_FRAMES} are scored")
     hits, misses = 0, []
     for p, mention in pairs:
         if mention is None:
@@ -356,7 +375,7 @@ def _frame_lookup(frame_masks: Any) -> tuple[Any, int] | None:
             except Exception:  # a failing provider is a missing mask
                 return None
 
-        return call, 10**9
+        return call, MAX_FRAMES
     if isinstance(frame_masks, Mapping):
         tables: dict[int, Any] = {}
         for key, table in frame_masks.items():

@@ -47,6 +47,11 @@ MAX_JSON_CANDIDATES = 256
 _DECODER = json.JSONDecoder()
 # "[" and JSON whitespace: the last "[" of such a stretch ends a run of "[" (see _json_values)
 _BRACKET_RUN = re.compile(r"[\[ \t\n\r]*+").match
+# [ours] boxes one side of a detection may hold (issue 42 N2: matching builds a
+# |G| × |P| weight table, so 20,000 boxes a side asked for 400 M floats); far more than
+# the objects one grounding question names. A prediction over the limit scores 0, a
+# gold over it is not applicable, both with the reason, before any table is built.
+MAX_BOXES = 512
 
 
 def _box(b: Any) -> Box | None:
@@ -285,6 +290,12 @@ def detection_reward(completion_or_boxes: Any, gold: Any) -> Score:
         return Score("detection", 0.0, "no boxes found in the prediction")
     pboxes, p_bad = p
     n_pred = len(pboxes) + p_bad
+    if len(gboxes) + g_bad > MAX_BOXES:
+        return Score(
+            "detection", None, f"gold holds {len(gboxes) + g_bad} boxes; at most {MAX_BOXES} are matched"
+        )
+    if n_pred > MAX_BOXES:
+        return Score("detection", 0.0, f"{n_pred} predicted boxes; at most {MAX_BOXES} are matched")
     if not gboxes:
         if g_bad:
             return Score("detection", None, "gold boxes unusable")
