@@ -281,19 +281,30 @@ class Part:
         return [_coerce(self.name, o) for o in outs]
 
 
-def gated_mean(gate: float | None, terms: Sequence[tuple[float, float]], tau: float) -> float:
-    """Argos' gated aggregation [Argos §3.1, Eq. 9], the one place it is written:
-    ``gate`` (``R_acc``) when it is below ``tau``, else the weighted mean
-    ``Σ w_k R_k / Σ w_k`` of the ``(weight, value)`` terms that apply (``R_acc`` among
-    them). The paper's denominator names ``w_G`` where its numerator has ``w_S``; we
-    normalise by the weights of the terms present [ours], and give 0.0 when those
-    weights sum to ≤ 0 [ours: no weighted mean exists]. ``gate=None`` (no gate score):
-    the weighted mean alone. The Argos recipe's rubric and the agentic verifier
-    (:mod:`groundrl.verify.verifier`) both aggregate through it.
+def gated_mean(gate: float | None, terms: Sequence[tuple[float, float | None]], tau: float) -> float:
+    """Argos' gated aggregation [Argos §3.1, Eq. 9], the one place it is written::
+
+        R = R_acc                                             if R_acc < τ
+        R = (w_A R_acc + w_G G + w_R R_reasoning) / (w_A + w_G + w_R)   if R_acc ≥ τ
+
+    ``gate`` is ``R_acc``; ``terms`` are the ``(weight, value)`` of every term the
+    *sample* calls for (``R_acc`` among them). The denominator is fixed: it holds the
+    weight of each such term whatever the response did, so a term the response leaves
+    unscorable (``value`` ``None``: e.g. no points cited on a sample with masks) counts
+    0 and forfeits its share — an ungrounded right answer scores w_A / (w_A + w_G) < 1
+    (the paper's denominator names w_G, its numerator w_S; both are the one grounding
+    weight). The paper selects tools "depending on the training sample" [Argos §3.1]
+    and is silent on the denominator of a sample that calls for no grounding (no masks,
+    no frames): there the caller leaves the term out and its weight with it [ours].
+    0.0 when the weights sum to ≤ 0 [ours: no weighted mean exists]; ``gate=None`` (no
+    gate score): the weighted mean alone. The Argos recipe's rubric and the agentic
+    verifier (:mod:`groundrl.verify.verifier`) both aggregate through it.
 
     >>> gated_mean(0.0, [(1.0, 0.0), (1.0, 1.0)], 0.5)
     0.0
     >>> gated_mean(1.0, [(1.0, 1.0), (2.0, 0.25)], 0.5)
+    0.5
+    >>> gated_mean(1.0, [(1.0, 1.0), (1.0, None)], 0.5)  # called for, not cited
     0.5
     """
     if gate is not None and gate < tau:
@@ -301,7 +312,7 @@ def gated_mean(gate: float | None, terms: Sequence[tuple[float, float]], tau: fl
     wsum = sum(w for w, _ in terms)
     if wsum <= 0:
         return 0.0
-    return float(sum(w * v for w, v in terms) / wsum)
+    return float(sum(w * v for w, v in terms if v is not None) / wsum)
 
 
 class Rubric:

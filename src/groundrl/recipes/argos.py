@@ -7,9 +7,12 @@ visual-grounding term: the mean of the within-category means of points in masks
 no category applies — and, with a judge, ``reasoning`` (P(answer | q, r, v), Eq. 5).
 
 Aggregation is Eq. 9's gate ``R = R_acc if R_acc < τ else (w_A R_acc + w_G G + w_R
-R_reasoning) / (w_A + w_G + w_R)`` over the parts that apply, ``R_acc`` = outcome,
-written once in :func:`groundrl.rubric.gated_mean` (the agentic verifier aggregates
-through it too).
+R_reasoning) / (w_A + w_G + w_R)``, ``R_acc`` = outcome, written once in
+:func:`groundrl.rubric.gated_mean` (the agentic verifier aggregates through it too). The
+denominator is fixed per sample: a sample with masks (or, with teachers, frames) keeps
+w_G, and a response that cites no evidence scores grounding 0 — it forfeits the share
+rather than dropping it (:func:`calls_for_grounding`). A sample with no grounding
+references leaves w_G out [ours: the paper is silent].
 Defaults [ours: the paper states no values]: weights 1 and ``τ = 0.5``; with a binary
 outcome any τ in (0, 1] behaves the same. Weight keys: ``outcome``, ``grounding``,
 ``reasoning``.
@@ -101,9 +104,33 @@ def grounding_batch(judge: Any = None) -> Any:
             for name in ("frame_grounding", "segment_grounding"):
                 for cat, sc in zip(cats, getattr(judge, name)(completions, samples), strict=True):
                     cat[name] = sc
-        return [grounding_term(c) for c in cats]
+        return [
+            _forfeit_if_called_for(grounding_term(c), s, judge) for c, s in zip(cats, samples, strict=True)
+        ]
 
     return run
+
+
+def calls_for_grounding(sample: dict[str, Any], temporal: bool = False) -> bool:
+    """Whether the sample selects a grounding tool [Argos §3.1: tools are chosen
+    "depending on the training sample"]: it carries masks (``points_masks``,
+    ``frame_masks``, ``masks``, ``boxes``), or — with temporal teachers — video frames.
+    Decided from the sample alone, never from the response [ours], so a response cannot
+    remove the term by citing nothing."""
+    if any(sample.get(k) is not None for k in ("points_masks", "frame_masks", "masks", "boxes")):
+        return True
+    frames = sample.get("frames")
+    return temporal and isinstance(frames, (list, tuple)) and len(frames) > 0
+
+
+def _forfeit_if_called_for(term: Score, sample: dict[str, Any], judge: Any) -> Score:
+    """An unscorable grounding term on a sample that calls for grounding is 0: Eq. 9's
+    fixed denominator keeps w_G, so the ungrounded answer forfeits that share."""
+    if term.value is not None or not calls_for_grounding(sample, hasattr(judge, "frame_grounding")):
+        return term
+    return Score(
+        "grounding", 0.0, f"the sample calls for grounding; {term.reason}: forfeits w_G [Argos Eq. 9]"
+    )
 
 
 RECIPE = Recipe(

@@ -7,7 +7,9 @@ fields, and its cost. The applicable tools run once per batch on the samples the
 to — so judge calls are batched across samples — and the parts are aggregated by a
 :class:`~groundrl.rubric.Rubric` with the Argos gate (:func:`groundrl.rubric.gated_mean`)
 [Argos §3.1, Eq. 9]: ``R = R_acc if R_acc < τ else (w_A R_acc + w_G G + w_R
-R_reasoning) / (w_A + w_G + w_R)`` over the terms that apply, where ``G`` is the one
+R_reasoning) / (w_A + w_G + w_R)`` with a fixed denominator (a sample that calls for
+grounding keeps w_G and an answer citing no evidence scores G = 0, see
+:meth:`AgenticVerifier.calls_for_grounding`), where ``G`` is the one
 grounding term, the mean of the within-category means of the grounding tools that
 scored (``spatial``, ``frame_grounding``, ``segment_grounding``) [Argos App. D]; a tool
 that fails on a sample is left out, with its reason. Weights are given per term
@@ -266,8 +268,37 @@ class AgenticVerifier:
             ground = [k for k in GROUNDING_CATEGORIES if k in parts[i]]
             if ground:
                 parts[i]["grounding"] = grounding_term({k: parts[i][k] for k in ground})
+            self._forfeit_grounding(parts[i], samples[i])
             out.append(VerifierResult(self._gate(parts[i]), parts[i], chosen[i], skipped[i]))
         return out
+
+    def calls_for_grounding(self, sample: dict[str, Any]) -> str | None:
+        """Why the sample selects a grounding tool, from the sample alone [Argos §3.1:
+        tools are chosen "depending on the training sample"]: ground-truth masks or
+        boxes, an image or frames a model mask provider can ground, or frames for the
+        temporal teachers. ``None`` when it selects none (then w_G leaves Eq. 9) [ours]."""
+        names = {t.name for t in self.tools}
+        if "spatial" in names:
+            if any(sample.get(k) is not None for k in ("points_masks", "frame_masks", "masks", "boxes")):
+                return "the sample has masks"
+            if not isinstance(self.mask_provider, BoxMaskProvider) and (
+                sample.get("image") is not None or sample.get("frames")
+            ):
+                return "the mask provider can ground the sample's images"
+        if names & {"frame_grounding", "segment_grounding"} and sample.get("frames"):
+            return "the sample has frames for the temporal teachers"
+        return None
+
+    def _forfeit_grounding(self, parts: dict[str, Score], sample: dict[str, Any]) -> None:
+        """Eq. 9's denominator is fixed: a sample that calls for grounding keeps w_G, and
+        a response with no scorable evidence scores the term 0 (it forfeits the share)."""
+        g = parts.get("grounding")
+        if g is not None and g.value is not None:
+            return
+        why = self.calls_for_grounding(sample)
+        if why is not None:
+            cause = g.reason if g is not None else "no grounding cited"
+            parts["grounding"] = Score("grounding", 0.0, f"{why}; {cause}: forfeits w_G [Argos Eq. 9]")
 
     def _gate(self, parts: dict[str, Score]) -> float:
         """Eq. 9 over the outcome, grounding and reasoning terms that scored; 0.0 when
