@@ -16,6 +16,7 @@ import threading
 import httpx
 import pytest
 
+from groundrl.serve.app import create_app
 from groundrl.serve.body import WINDOW, count_values, json_elements, too_many_values
 
 # over the default 500,000-value limit by commas alone, so the exact count runs; every
@@ -111,3 +112,37 @@ def test_health_answers_and_sigterm_stops_the_server_under_the_hostile_body(serv
     assert proc.wait(timeout=60) in (0, -signal.SIGTERM)  # uvicorn re-raises the signal it handled
     t.join(60)
     assert "Traceback" not in proc.stderr.read()
+
+
+def test_the_servers_fallback_never_pays_more_than_an_honest_sample(tools):
+    """Issue 42 N2 through the server: a grounding part that runs out of memory scored
+    "not applicable" and Eq. 9's gated mean paid 1.0 where the honest sample got 0.5."""
+    from groundrl.recipes import get_recipe
+    from groundrl.rubric import Part, Rubric
+
+    def grounding(completions, samples):
+        if any(s.get("frame_masks") == "huge" for s in samples):
+            raise MemoryError
+        return [0.0] * len(completions)
+
+    def outcome(completion, answer):
+        return 1.0 if answer in completion else 0.0
+
+    rubric = Rubric(
+        [
+            Part("outcome", outcome, value_range=(0.0, 1.0)),
+            Part("grounding", grounding, batched=True, fallback=None, value_range=(0.0, 1.0)),
+        ],
+        aggregate="gated_mean",
+        gate="outcome",
+        tau=0.5,
+    )
+    assert get_recipe("argos").rubric().names == rubric.names
+    app = create_app("argos", rubric_overrides={"argos": rubric}, max_batch=1)
+    honest = {"completion": "<answer>cup</answer>", "answer": "cup", "frame_masks": {}}
+    with tools.Running(app) as srv:
+        r = httpx.post(srv.url + "/score", json={"samples": [honest, {**honest, "frame_masks": "huge"}]})
+    assert r.status_code == 200
+    good, bad = r.json()["results"]
+    assert good["reward"] == 0.5 and bad["reward"] <= good["reward"]
+    assert "MemoryError" in bad["reasons"]["grounding"]
