@@ -48,7 +48,7 @@ def _root(
 from groundrl.cli import demo as _demo  # noqa: E402,F401
 from groundrl.cli import score as _score  # noqa: E402,F401
 
-for _name in ("recipes", "sim", "train", "sft", "curate", "bench", "serve", "export", "monitor"):
+for _name in ("recipes", "sim", "train", "sft", "curate", "bench", "serve", "export", "monitor", "models"):
     try:
         _mod = importlib.import_module(f"groundrl.cli.{_name}")
     except ModuleNotFoundError as e:

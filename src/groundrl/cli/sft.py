@@ -52,7 +52,12 @@ def command(
     tiny = model == "tiny"
     if tiny:
         model = str(build_tiny_vlm(output / "tiny-model", seed=seed))
-    elif not Path(model).exists():
+    else:  # a fixture name → its converted folder (groundrl models get)
+        # lazy: the fixture module loads only when a model is named
+        from groundrl.models.fixtures import resolve_model
+
+        model = resolve_model(model)
+    if not tiny and not Path(model).exists():
         raise typer.BadParameter(f"{model} is not a local path (no hub downloads)", param_hint="--model")
     try:
         trainer = build_sft_trainer(
