@@ -217,3 +217,37 @@ def test_a_run_whose_weights_turn_nan_exits_non_zero_without_final(tmp_path, mon
     assert "not finite at step 1" in r.output and "was not saved" in r.output, r.output
     assert not (out / "final").exists() and not (out / ".final.partial").exists()
     assert (out / "log.1.jsonl").read_text() == '{"stage": "grpo", "step": 1, "loss": 0.1}\n'
+
+
+def _two_ranks(rank, port, results):
+    import torch
+    import torch.distributed as dist
+
+    from groundrl.train.finite import first_non_finite_weight
+
+    torch.set_num_threads(1)
+    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{port}", rank=rank, world_size=2)
+    try:
+        model = torch.nn.Linear(2, 2)
+        if rank == 1:  # only this process's shard went bad (as under ZeRO-3)
+            with torch.no_grad():
+                model.weight[0, 0] = float("nan")
+        results[rank] = first_non_finite_weight(model)
+    finally:
+        dist.destroy_process_group()
+
+
+def test_every_process_agrees_that_a_weight_went_bad():
+    """One all-reduce: the process without the bad shard stops too (else it would wait
+    for the other at the next collective until the timeout)."""
+    import socket
+
+    import torch.multiprocessing as mp
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with mp.Manager() as manager:
+        results = manager.dict()
+        mp.spawn(_two_ranks, args=(port, results), nprocs=2, join=True)
+        assert dict(results) == {0: "held by another process", 1: "weight"}

@@ -35,17 +35,27 @@ def _finite(v: Any) -> bool:
 
 def first_non_finite_weight(model: Any) -> str | None:
     """The name of the first parameter holding a NaN or ±inf, or ``None`` (one device
-    sync for the whole model; an empty shard, as ZeRO-3 leaves on other ranks, is finite)."""
+    sync for the whole model; an empty shard, as ZeRO-3 leaves, is finite). Under
+    ``torch.distributed`` the verdict is agreed by every process (one all-reduce), so all
+    of them stop together even when only one holds the bad shard."""
     # lazy: torch loads only when a model runs
     import torch
 
     params = [(n, p) for n, p in model.named_parameters() if p.numel()]
-    if not params:
+    flags = [torch.isfinite(p.detach()).all() for _, p in params]
+    local = not all(bool(f) for f in torch.stack(flags).tolist()) if flags else False
+    bad = local
+    dist = torch.distributed
+    if dist.is_available() and dist.is_initialized():
+        device = params[0][1].device if params and dist.get_backend() == "nccl" else "cpu"
+        flag = torch.tensor([1.0 if local else 0.0], device=device)
+        dist.all_reduce(flag, op=dist.ReduceOp.MAX)
+        bad = bool(flag.item() > 0)
+    if not bad:
         return None
-    flags = torch.stack([torch.isfinite(p.detach()).all().to("cpu") for _, p in params])
-    if bool(flags.all()):
-        return None
-    return params[int((~flags).nonzero()[0])][0]
+    if not local:
+        return "held by another process"
+    return next(n for (n, _), f in zip(params, flags, strict=True) if not bool(f))
 
 
 def finite_guard_callback(stage: str) -> Any:
