@@ -237,3 +237,24 @@ def test_export_verl_streams_its_input(tmp_path):
     assert table.num_rows == 6000 and table.column("data_source")[5999].as_py() == "groundrl/eqa_rm"
     assert pq.ParquetFile(out).metadata.num_row_groups == -(-6000 // verl.BATCH_ROWS)
     assert json.loads(table.column("extra_info")[5999].as_py()["json"])["index"] == 5999
+
+
+# -- every YAML the commands read is parsed with aliases bounded ---------------------------------
+
+
+def _laughs(tmp_path):
+    lines = ["a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 10)]
+    p = tmp_path / "bomb.yaml"
+    p.write_text("\n".join(lines) + "\n")  # under 1 KB, 9**10 strings expanded
+    return p
+
+
+def test_monitor_and_agent_loop_configs_refuse_a_billion_laughs(tmp_path):
+    from groundrl.integrations.verl_agent_loop import check_agent_loop_config
+
+    bomb = _laughs(tmp_path)
+    with pytest.raises(ValueError, match="aliases expand to more than"):
+        check_agent_loop_config(str(bomb))
+    r = CliRunner().invoke(app, ["monitor", str(_input(tmp_path)), "--config", str(bomb)])
+    assert r.exit_code == 2 and "aliases expand to more than" in r.output, r.output

@@ -14,7 +14,7 @@ from typing import Any
 
 import typer
 
-from groundrl.io import write_jsonl
+from groundrl.io import load_yaml, write_jsonl
 
 
 def _config(path: Path | None, overrides: dict[str, Any]):
@@ -25,7 +25,10 @@ def _config(path: Path | None, overrides: dict[str, Any]):
 
     raw: dict[str, Any] = {}
     if path is not None:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        try:  # aliases bounded: a small file cannot expand (issue 42)
+            data = load_yaml(path.read_text(encoding="utf-8")) or {}
+        except (yaml.YAMLError, ValueError) as e:
+            raise typer.BadParameter(f"{path}: {str(e).splitlines()[0]}", param_hint="--config") from None
         if not isinstance(data, dict):
             raise typer.BadParameter(f"{path} is not a YAML mapping", param_hint="--config")
         block = data.get("monitor", data)  # a train config, or the block on its own

@@ -111,8 +111,7 @@ from dataclasses import dataclass, field, fields
 from typing import Any
 from uuid import uuid4
 
-import yaml
-
+from groundrl.io import load_yaml
 from groundrl.sim.episode import EpisodeOptions, episode_reward
 from groundrl.sim.episode_feedback import FEEDBACK_ROLES, chat_feedback_text, default_feedback_text
 from groundrl.sim.episode_prompt import prompt as household_prompt
@@ -223,7 +222,7 @@ def check_agent_loop_config(path: str) -> dict[str, LoopOptions]:
     verl; returns ``{name: options}``. Raises ValueError on a malformed file or a bad
     option."""
     with open(path, encoding="utf-8") as f:
-        entries = yaml.safe_load(f)
+        entries = load_yaml(f.read())  # aliases bounded (issue 42); YamlTooLarge is a ValueError
     if not isinstance(entries, list) or not all(isinstance(e, dict) for e in entries):
         raise ValueError(f"{path}: an agent-loop config is a YAML list of {{name, _target_, …}} entries")
     out = {}
