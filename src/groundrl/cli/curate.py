@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 import typer
 
+from groundrl.cli.fields import field_option, parse_fields, renamed_copy
 from groundrl.cli.recipe_options import judge_command, need_judge, open_judge
 from groundrl.io import SameFileError, check_output, write_jsonl
 from groundrl.judges.config import JudgeConfig
@@ -40,20 +41,29 @@ def _not_an_input(output: Path | None, *inputs: Path | None, flag: str = "-o/--o
         raise typer.BadParameter(str(e), param_hint=flag) from None
 
 
+# --field of the running command, for _guard: a resumed output must use the same renames
+_FIELDS: dict[str, str] = {}
+
+
 def _stdin_to_file(ctx: typer.Context, path: Path) -> Path:
     """``-`` as INPUT: standard input saved to a temporary file (deleted at exit), so that
-    the resumable pipelines read it like any file."""
+    the resumable pipelines read it like any file. With ``--field`` (parsed first: it is
+    eager) the pipelines read a renamed copy; ctx.meta keeps the file given."""
+    ctx.meta["curate_input"] = path
+    fields = parse_fields(ctx.params.get("field"))
+    _FIELDS.clear()  # this invocation's (INPUT is required: set on every run, in-process too)
+    _FIELDS.update(fields)
     if str(path) != "-":
         if not path.is_file():
             what = "is a folder" if path.is_dir() else "does not exist"
             raise typer.BadParameter(f"{path} {what}: give a JSONL file (or - for standard input)")
         _not_an_input(ctx.params.get("output"), path)  # -o given before INPUT
-        return path
+        return renamed_copy(path, fields) if fields else path
 
     with tempfile.NamedTemporaryFile("wb", prefix="groundrl-stdin-", suffix=".jsonl", delete=False) as f:
         shutil.copyfileobj(sys.stdin.buffer, f)
     atexit.register(Path(f.name).unlink, missing_ok=True)
-    return Path(f.name)
+    return renamed_copy(Path(f.name), fields) if fields else Path(f.name)
 
 
 def _output_file(ctx: typer.Context, path: Path) -> Path:
@@ -62,7 +72,7 @@ def _output_file(ctx: typer.Context, path: Path) -> Path:
             "curate appends to a file it can resume from: give a file, not - (stdout)",
             param_hint="-o/--output",
         )
-    _not_an_input(path, ctx.params.get("input"))  # INPUT given before -o
+    _not_an_input(path, ctx.meta.get("curate_input"))  # INPUT given before -o (not a --field copy)
     return path
 
 
@@ -87,6 +97,7 @@ RETRY = typer.Option(
 )
 LIMIT = typer.Option(None, "--limit", min=0, help="Process at most this many new records (for a quick look).")
 QUIET = typer.Option(False, "--quiet/--no-quiet", "-q", help="No progress bar.")
+FIELD = field_option()
 SEED = typer.Option(0, "--seed", help="Seed of the random draws (each record's draw also depends on its id).")
 RESTART = typer.Option(
     False,
@@ -100,6 +111,8 @@ def _guard(output: Path, command: str, params: dict[str, Any], restart: bool) ->
     # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.run_params import ParamsChanged, guard
 
+    if _FIELDS:  # only when given: outputs made before --field existed still match
+        params = {**params, "--field": sorted(f"{o}={t}" for o, t in _FIELDS.items())}
     try:
         note = guard(output, command, params, restart)
     except ParamsChanged as e:
@@ -204,6 +217,7 @@ def _report(counts: Counter, output: Path, backend: Any = None) -> None:
 @judge_command
 def verifier_filter_cmd(
     input: Path = INPUT,
+    field: list[str] = FIELD,
     output: Path = OUTPUT,
     threshold: float = typer.Option(
         0.7, "--threshold", help="Keep when the best rollout's score ≥ this (paper: 0.7)."
@@ -242,6 +256,7 @@ def verifier_filter_cmd(
 )
 def rejective_cmd(
     input: Path = INPUT,
+    field: list[str] = FIELD,
     output: Path = OUTPUT,
     tau: float = typer.Option(
         2.0, "--tau", help="An evaluation is correct when |gt_score − score| < tau (paper: 2)."
@@ -275,6 +290,7 @@ def rejective_cmd(
 )
 def consensus_cmd(
     input: Path = INPUT,
+    field: list[str] = FIELD,
     output: Path = OUTPUT,
     keep_a: float = typer.Option(
         0.2,
@@ -313,6 +329,7 @@ def consensus_cmd(
 @judge_command
 def mask_difficulty_cmd(
     input: Path = INPUT,
+    field: list[str] = FIELD,
     output: Path = OUTPUT,
     k: int = typer.Option(10, "--k", min=1, help="Masked copies per ratio (paper: 10)."),
     seed: int = SEED,
@@ -356,6 +373,7 @@ def mask_difficulty_cmd(
 )
 def decompose_cmd(
     input: Path = INPUT,
+    field: list[str] = FIELD,
     output: Path = OUTPUT,
     retry_errors: bool = RETRY,
     limit: int | None = LIMIT,
@@ -383,6 +401,7 @@ def decompose_cmd(
 )
 def proxy_records_cmd(
     input: Path = INPUT,
+    field: list[str] = FIELD,
     output: Path = OUTPUT,
     retry_errors: bool = RETRY,
     limit: int | None = LIMIT,
@@ -411,6 +430,7 @@ def proxy_records_cmd(
 @judge_command
 def proxy_distill_cmd(
     input: Path = INPUT,
+    field: list[str] = FIELD,
     output: Path = OUTPUT,
     samples: int = typer.Option(
         1, "--samples", min=1, help="Teacher outputs drawn per record (with a judge)."
@@ -479,6 +499,7 @@ def _write_kept(output: Path, kept: Path | None) -> None:
 @judge_command
 def reject_pass_rate_cmd(
     input: Path = INPUT,
+    field: list[str] = FIELD,
     output: Path = OUTPUT,
     min_rate: float = typer.Option(0.0, "--min-rate", min=0.0, max=1.0, help="Drop when pass rate <= this."),
     max_rate: float | None = typer.Option(
@@ -524,6 +545,7 @@ def reject_pass_rate_cmd(
 @judge_command
 def reject_label_cmd(
     input: Path = INPUT,
+    field: list[str] = FIELD,
     output: Path = OUTPUT,
     kept: Path | None = KEPT,
     retry_errors: bool = RETRY,
@@ -639,6 +661,7 @@ def _write_split(output: Path, dest: Path | None, keep: Any, convert: Any) -> in
 @judge_command
 def proxy_cold_start_cmd(
     input: Path = INPUT,
+    field: list[str] = FIELD,
     output: Path = OUTPUT,
     sft: Path | None = typer.Option(None, "--sft", help="Write the cold-start SFT records here."),
     rl: Path | None = typer.Option(None, "--rl", help="Write the hard records (RL rows) here."),

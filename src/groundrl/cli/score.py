@@ -13,6 +13,7 @@ from typing import IO, Any
 
 import typer
 
+from groundrl.cli.fields import field_option, parse_fields, rename_items, renamed_copy
 from groundrl.cli.main import app
 from groundrl.cli.recipe_options import RecipeArgs, recipe_by_name, recipe_command
 from groundrl.floats import DIGITS, tidy
@@ -27,8 +28,9 @@ from groundrl.summary import RunningMeans, print_summary
     "score",
     help=(
         "Score every line of INPUT (JSONL, one sample per line with a `completion` field and the recipe's "
-        "fields) and write one JSON line per input line: `id`, `reward`, `parts`, `reasons` (or `error` for "
-        "a bad line). `groundrl recipes` lists the recipes, their fields and options. "
+        "fields; --field completion=output reads another name) and write one JSON line per input line: "
+        "`id`, `reward`, `parts`, `reasons` (or `error` for a bad line). `groundrl recipes` lists the "
+        "recipes, their fields and options. "
         "Exit status 1 when any line was bad, 2 on bad options."
     ),
 )
@@ -76,9 +78,11 @@ def score_cmd(
         help="Seconds a reward part's call may take (a hung judge or third-party part); past it the part "
         "scores its fallback with reason `timeout` and scoring goes on. 0 (default): no deadline.",
     ),
+    field: list[str] = field_option(),
     recipe_args: RecipeArgs = None,  # type: ignore[assignment]
 ) -> None:
     rec = recipe_by_name(recipe)
+    fields = parse_fields(field)
     output = None if output is not None and str(output) == "-" else output
     input = _check_input(input, workers > 1 or ray)
     try:
@@ -102,11 +106,13 @@ def score_cmd(
     if part_timeout:
         rubric.part_timeout = part_timeout
         os.environ[ENV_PART_TIMEOUT] = str(part_timeout)  # --workers processes build their own rubric
+    if fields and (ray or workers > 1):  # their processes read the file: hand them a renamed copy
+        input = renamed_copy(input, fields)
     try:
         if ray:
             _score_on_ray(rec.name, options, input, output, limit, ray_address)
         else:
-            _score_file(rec, rubric, input, output, quiet, (workers, options, digits), limit)
+            _score_file(rec, rubric, input, output, quiet, (workers, options, digits), limit, fields)
     finally:
         rubric.close()
         if part_timeout:  # the setting is this command's, not the process's (tests run in-process)
@@ -177,13 +183,15 @@ def _sigterm_exits() -> Iterator[None]:
 @contextlib.contextmanager
 def _lines(input: Path, limit: int | None) -> Iterator[tuple[Iterator[str], int | None]]:
     """The input's lines as they are read (memory does not grow with the file: issue 26)
-    and, for a file, how many there are (one streaming pass, for the progress bar).
-    JSONL lines end at "\\n" only (a U+2028 inside a JSON string is not a line end)."""
+    and, for a file, how many samples the bar will count: the non-blank lines among the
+    first ``limit`` (one streaming pass; it counted newlines + 1, one too many for a file
+    ending in a newline). JSONL lines end at "\\n" only (a U+2028 inside a JSON string
+    is not a line end)."""
     total = None
     if str(input) != "-":
         with input.open("rb") as counting:
-            total = sum(chunk.count(b"\n") for chunk in iter(lambda: counting.read(1 << 20), b"")) + 1
-        total = min(total, limit) if limit is not None else total
+            head = itertools.islice(counting, limit) if limit is not None else counting
+            total = sum(1 for b in head if b.strip() and b.decode("utf-8", errors="replace").strip())
     f: IO[bytes] = sys.stdin.buffer if str(input) == "-" else input.open("rb")
     try:
         raw = (line.decode("utf-8", errors="replace").removesuffix("\n") for line in f)
@@ -201,9 +209,11 @@ def _score_file(
     quiet: bool,
     parallel: tuple[int, dict[str, Any], int | None],
     limit: int | None = None,
+    fields: dict[str, str] | None = None,
 ) -> None:
     """Score INPUT into ``output`` (standard output when ``None``). ``parallel`` is
-    ``(workers, recipe options, digits)``: more than one worker scores on a process pool."""
+    ``(workers, recipe options, digits)``: more than one worker scores on a process pool.
+    ``fields``: ``--field`` renames (the pool reads a renamed copy instead)."""
     workers, options, digits = parallel
     n_bad, n = 0, 0
     results: list[dict[str, Any]] | RunningMeans = []
@@ -221,9 +231,8 @@ def _score_file(
             means = results = RunningMeans(rubric.names)  # the summary, without holding the results
             with _lines(input, limit) as (lines, total):
                 progress = not quiet and (total is None or total > 1)
-                for row in score_records(
-                    rec, rubric, iter_jsonl_lines(lines), progress=progress, total=total
-                ):
+                items = rename_items(iter_jsonl_lines(lines), fields or {})
+                for row in score_records(rec, rubric, items, progress=progress, total=total):
                     n_bad += "error" in row
                     n += 1
                     means.add(row)
