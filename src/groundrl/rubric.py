@@ -430,6 +430,24 @@ class Rubric:
         return self.score_batch([completion], [sample])[0]
 
     def score_batch(self, completions: Sequence[Any], samples: Sequence[Mapping[str, Any]]) -> list[Verdict]:
+        """One :class:`~groundrl.types.Verdict` (``total`` and each part's :class:`Score`)
+        per completion, in order: ``completions[i]`` scored against ``samples[i]``, a
+        mapping of that sample's dataset fields (without the completion; each part gets
+        the fields its signature names). The call every surface makes (``groundrl score``,
+        the reward server, the TRL / verl / OpenRLHF adapters): batched parts (judges) see
+        the whole batch in one call, the others are called per completion. Lengths that
+        differ raise ``ValueError`` (a programmer error); a malformed completion or a
+        missing field is a part scored with a reason, never an exception.
+
+        >>> def exact(completion, answer):
+        ...     return float(completion.strip() == answer)
+        >>> rubric = Rubric([Part("exact", exact), Part("chars", lambda c: len(c), weight=0)])
+        >>> verdicts = rubric.score_batch(["Paris ", "Lyon"], [{"answer": "Paris"}, {"answer": "Paris"}])
+        >>> [(v.total, v.parts["chars"].value) for v in verdicts]
+        [(1.0, 6.0), (0.0, 4.0)]
+        >>> rubric.score_batch(["Paris"], [{}])[0].parts["exact"].reason
+        "missing field 'answer'"
+        """
         if len(completions) != len(samples):
             raise ValueError(f"{len(completions)} completions but {len(samples)} samples")
         names = [p.name for p in self.parts]
