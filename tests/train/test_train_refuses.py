@@ -251,3 +251,12 @@ def test_every_process_agrees_that_a_weight_went_bad():
         results = manager.dict()
         mp.spawn(_two_ranks, args=(port, results), nprocs=2, join=True)
         assert dict(results) == {0: "held by another process", 1: "weight"}
+
+
+@pytest.mark.parametrize("lr", ["inf", "nan", "1e308", "-1", "0"])
+def test_sft_refuses_a_learning_rate_that_cannot_train(tmp_path, lr):
+    data = tmp_path / "d.jsonl"
+    data.write_text('{"prompt": "p", "target": "t"}\n')
+    r = CliRunner().invoke(app, ["sft", str(data), "-o", str(tmp_path / "out"), "--lr", lr])
+    assert r.exit_code == 2 and "--lr" in r.output and "> 0 and ≤ 1" in r.output, r.output
+    assert not (tmp_path / "out").exists()

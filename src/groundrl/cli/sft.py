@@ -43,6 +43,8 @@ def command(
     from groundrl.io import read_jsonl
     from groundrl.train.sft import build_sft_trainer
 
+    if not 0 < learning_rate <= 1:  # also NaN: a NaN or infinite rate trains a NaN model (issue 42)
+        raise typer.BadParameter(f"must be a number > 0 and ≤ 1, got {learning_rate}", param_hint="--lr")
     try:
         rows = read_jsonl(input, limit=limit)
     except ValueError as e:
@@ -75,12 +77,21 @@ def command(
     except (ValueError, KeyError, OSError) as e:
         raise typer.BadParameter(str(e), param_hint="INPUT") from e
     # lazy: loads when the command runs; groundrl --help imports every command module
+    from groundrl.train.finite import NonFiniteTraining, finite_guard_callback
     from groundrl.train.progress import attach_progress
+    from groundrl.train.runlog import partial_dir, publish_dir
 
     watch = attach_progress(trainer, "sft", typer.echo, tiny=tiny)
-    trainer.train()
+    trainer.add_callback(finite_guard_callback("sft"))  # a NaN loss or weight stops the run unsaved
+    try:
+        trainer.train()
+    except NonFiniteTraining as e:
+        typer.echo(f"Error: {e}", err=True)
+        raise typer.Exit(1) from None
     losses = [h["loss"] for h in trainer.state.log_history if "loss" in h]
-    trainer.save_model(str(output / "final"))
+    tmp = partial_dir(output / "final")  # written whole, then renamed: a cut save leaves no final/
+    trainer.save_model(str(tmp))
+    publish_dir(tmp, output / "final")
     typer.echo(
         f"{len(rows)} records, {len(losses)} logged steps, loss {losses[0]:.3f} -> {losses[-1]:.3f}"
         if losses
