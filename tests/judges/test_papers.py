@@ -73,7 +73,8 @@ def test_proxy_part_rewards_and_failures(chat_server):
         ],
         [{**pair, "preferred": 2}, {**pair, "preferred": 2}, {"preferred": 1}],
     )
-    assert [v.parts["proxy"].value for v in out] == [1.0, 0.0, None]
+    # an answer naming neither response: Eq. 7's "otherwise", −1 (issue 37)
+    assert [v.parts["proxy"].value for v in out] == [1.0, -1.0, None]
     # the proxy saw the rubric text only up to </rubric>, after the query and both responses, in that order
     shown = next(t for t in seen if "prefer-two" in t)
     assert (
@@ -87,7 +88,8 @@ def test_proxy_part_rewards_and_failures(chat_server):
     assert out[0].total == pytest.approx(1 + 0.5 + 1)
     chat_server.fail_next = [500, 500]
     v = rubric.score("<rubric>prefer-two</rubric><eval>e</eval><answer>2</answer>", **pair, preferred=2)
-    assert v.parts["proxy"].value == 0.0 and "failed" in v.parts["proxy"].reason
+    # a server failure: unscored (None), never a silent 0 (issue 37)
+    assert v.parts["proxy"].value is None and "failed" in v.parts["proxy"].reason
 
 
 def test_proxy_verified_inference(chat_server):

@@ -58,7 +58,7 @@ def test_policy_grpo_with_the_proxy_on_a_local_server(tmp_path, chat_server, rub
     assert "[Rubric]" in text and "How many chairs?" in text
 
 
-def test_dead_proxy_gives_zero_a_counted_failure_and_training_continues(tmp_path, rubric_first):
+def test_dead_proxy_leaves_rows_unscored_counted_and_training_continues(tmp_path, rubric_first):
     with socket.socket() as s:  # a port nobody listens on
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -69,7 +69,9 @@ def test_dead_proxy_gives_zero_a_counted_failure_and_training_continues(tmp_path
 
     rows = _run(tmp_path, "configs/cpu-tiny/proxy_grm_pipeline.yaml", "proxy_grm", edit)
     step = next(r for r in rows if "loss" in r)
-    assert step["rewards/proxy/mean"] == 0.0 and step["proxy/failures"] == 4.0
+    # retried, then unscored: no proxy reward at all (never a silent 0), counted
+    assert step["proxy/failures"] == 4.0 and step["proxy/unscored"] == 4.0
+    assert step["rewards/proxy/mean"] != 0.0  # NaN: no row was scored
     assert (tmp_path / "run" / "final").is_dir()
 
 
@@ -83,7 +85,7 @@ class StubAgent:
         return self.answers
 
 
-def test_unparseable_answers_zero_or_released_minus_one():
+def test_unparseable_answers_penalty_zero_or_released():
     from groundrl.train.proxy_reward import proxy_reward
 
     answers = [(1, ""), (2, ""), (None, "proxy answer unparseable: x"), (None, "proxy call failed: down")]
@@ -94,12 +96,17 @@ def test_unparseable_answers_zero_or_released_minus_one():
         "preferred": [1, 1, 1, 1],
     }
     comps = ["<rubric>R</rubric><eval>E</eval><answer>1</answer>"] * 4
-    for mode, bad in (("zero", 0.0), ("released", -1.0)):
+    for mode, bad in (("penalty", -1.0), ("zero", 0.0), ("released", -1.0)):
         agent = StubAgent(answers)
         logged = {}
-        f = proxy_reward(agent, mode)
-        assert f(completions=comps, log_metric=logged.__setitem__, **cols) == [1.0, -1.0, bad, 0.0]
-        assert logged == {"proxy/failures": 1.0, "proxy/unparseable": 1.0}
+        f = proxy_reward(agent, mode, retries=0)
+        assert f(completions=comps, log_metric=logged.__setitem__, **cols) == [1.0, -1.0, bad, None]
+        assert logged == {
+            "proxy/failures": 1.0,
+            "proxy/unscored": 1.0,
+            "proxy/unparseable": 1.0,
+            "proxy/policy_failures": 0.0,
+        }
         assert agent.seen[0] == ["<rubric>R</rubric>"] * 4  # the rubric only, never the evaluation
     with pytest.raises(ValueError):
         proxy_reward(StubAgent([]), "minus")

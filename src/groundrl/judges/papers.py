@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from groundrl.judges import prompts
@@ -137,16 +137,48 @@ class EQARMEvaluator(PaperJudge):
 
 PAIR_FIELDS = ("query", "response_1", "response_2")
 
+# A proxy refusal the request caused (the rubric is the policy's part of it).
+_POLICY_HTTP = re.compile(r"HTTP (?:400|413|422)\b")
+# A rubric that names the verdict: the proxy would read it instead of judging [ours].
+_VERDICT_IN_RUBRIC = re.compile(
+    r"<answer>"
+    r"|\b(?:response|answer|output|candidate)\s*+#?\s*+[12]\s++(?:is|was)\s++(?:the\s++)?"
+    r"(?:better|preferred|superior|winner|correct|best)\b"
+    r"|\b(?:prefer|choose|select|pick)(?:s|red|ed)?\s++(?:response|answer|output)\s*+#?\s*+[12]\b"
+    r"|\b(?:better|preferred|winning)\s++(?:response|answer|output)\s++(?:is\s++)?#?\s*+[12]\b"
+    r"|\b(?:answer|verdict|winner)\s*+[:=]\s*+#?\s*+[12]\b",
+    re.IGNORECASE,
+)
+
+
+def verdict_in_rubric(rubric: str) -> str | None:
+    """The text by which a rubric states its verdict, or ``None``. Linear (no nested
+    quantifiers; possessive whitespace).
+
+    >>> verdict_in_rubric("<rubric>1. counts chairs. Response 1 is better.</rubric>")
+    'Response 1 is better'
+    >>> verdict_in_rubric("<rubric>1. counts chairs (weight 0.5)</rubric>") is None
+    True
+    """
+    m = _VERDICT_IN_RUBRIC.search(rubric) if isinstance(rubric, str) else None
+    return None if m is None else m.group(0)
+
+
+def policy_caused(why: str) -> bool:
+    """Whether a failed proxy call was the policy's doing (see the module docstring)."""
+    return not why.startswith("proxy call failed") or _POLICY_HTTP.search(why) is not None
+
 
 class ProxyAgent(PaperJudge):
     """Given query, image, both responses and an external rubric only, answers
     ``<think>…</think><answer>1|2</answer>``.
 
-    Proxy reward: +1 if it picks the preferred response, −1 if it picks the other, 0 if
-    the call fails or its answer names neither/both (we count an unparseable answer as a
-    failed call: the rubric did not let the proxy decide, but nor did it mislead it).
-    A completion without a ``<rubric>…</rubric>`` block is never sent: −1, Eq. 7's
-    "otherwise" [Proxy-GRM §3.3], so dropping the rubric cannot earn the proxy reward."""
+    Proxy reward [Proxy-GRM §3.3, Eq. 7]: +1 if it picks the preferred response, −1
+    otherwise — also when the policy caused the missing verdict: an answer naming
+    neither/both, a request the proxy refuses (:func:`policy_caused`), no
+    ``<rubric>…</rubric>`` block, or a rubric that states the verdict
+    (:func:`verdict_in_rubric`; never sent). A call the infrastructure failed (after the
+    backend's retries) is unscored: ``None``, counted in ``failures`` — never a silent 0."""
 
     VALUE_RANGE = (-1.0, 1.0)  # the reward's range (Part.value_range)
 
@@ -182,11 +214,14 @@ class ProxyAgent(PaperJudge):
         rubrics = {i: rubric_text(completions[i]) for i in todo}
         for i in [i for i in todo if not rubrics[i]]:  # no rubric: no call, Eq. 7's "otherwise"
             scores[i] = Score("proxy", NO_RUBRIC_PROXY, "no <rubric>…</rubric> block for the proxy to follow")
-        todo = [i for i in todo if rubrics[i]]
+        for i in [i for i in todo if rubrics[i]]:  # the verdict in the rubric: no call, −1 [ours]
+            if said := verdict_in_rubric(rubrics[i]):
+                scores[i] = Score("proxy", NO_RUBRIC_PROXY, f"the rubric states the verdict ({said!r})")
+        todo = [i for i in todo if rubrics[i] and scores[i] is None]
         results = self.verdicts([samples[i] for i in todo], [rubrics[i] for i in todo])
         for i, (verdict, why) in zip(todo, results, strict=True):
-            if verdict is None:
-                scores[i] = Score("proxy", 0.0, why)
+            if verdict is None:  # the policy's doing: Eq. 7's −1; the server's: unscored
+                scores[i] = Score("proxy", NO_RUBRIC_PROXY if policy_caused(why) else None, why)
                 continue
             pref = parse_preferred(samples[i].get("preferred")).value
             if pref not in (1, 2):
@@ -243,10 +278,47 @@ def proxy_verified(
 # ---------------------------------------------------------------------------
 
 
+def task_text(sample: Mapping[str, Any]) -> str:
+    """The task a judge is told: ``question``, else ``task``, else the text of ``prompt``
+    (a string, or the text parts of the chat's user turns, in order). ``""`` if none.
+
+    >>> task_text({"prompt": [{"role": "system", "content": "fmt"},
+    ...                       {"role": "user", "content": [{"type": "image"},
+    ...                                                     {"type": "text", "text": "Put the apple away"}]}]})
+    'Put the apple away'
+    """
+    for key in ("question", "task"):
+        v = sample.get(key)
+        if isinstance(v, str) and v.strip():
+            return v
+    prompt = sample.get("prompt")
+    if isinstance(prompt, str):
+        return prompt
+    if not isinstance(prompt, (list, tuple)):
+        return ""
+    texts: list[str] = []
+    for m in prompt:
+        if not isinstance(m, Mapping) or m.get("role") != "user":
+            continue
+        content = m.get("content")
+        if isinstance(content, str):
+            texts.append(content)
+        elif isinstance(content, (list, tuple)):
+            texts += [p["text"] for p in content if isinstance(p, Mapping) and isinstance(p.get("text"), str)]
+    return "\n".join(texts)
+
+
 class PlanningGRM(PaperJudge):
-    """Question + reference answer + atomic action set + completion →
+    """Task + reference answer + atomic action set + completion →
     ``<think>…</think><score>0.00-1.00</score>``; the first ``<score>`` number clamped to
-    [0, 1], 0 when unparseable or when the call fails (the paper's fallback)."""
+    [0, 1], 0 when unparseable or when the call fails (the paper's fallback).
+
+    The task is the row's ``question`` or ``task``, else the text of its ``prompt`` (the
+    project's ``{prompt, gold}`` rows: a string or the user turns of chat messages), so
+    the judge never gets an empty ``Task:``. The paper's GRM is Qwen3-30B-A3B, a text
+    model [EmbodiedBrain §4.2, item 4; prompt §9.2.4]: no images are sent unless
+    ``send_images=True`` declares a vision judge (a text-only server rejects image parts,
+    which would fail every call)."""
 
     VALUE_RANGE = (0.0, 1.0)  # the reward's range (Part.value_range)
     # semantic equivalence for the task-type router's answer parts (embodied_brain sets
@@ -258,18 +330,20 @@ class PlanningGRM(PaperJudge):
         backend: JudgeBackend,
         params: SamplingParams | None = None,
         atomic_actions: Sequence[str] = tuple(DEFAULT_ATOMIC_ACTIONS),
+        send_images: bool = False,
     ) -> None:
         super().__init__(backend, params)
         self.atomic_actions = tuple(atomic_actions)
+        self.send_images = bool(send_images)
 
     def reward_batch(self, completions: Sequence[Any], samples: Sequence[dict[str, Any]]) -> list[Score]:
         reqs = [
             prompts.planning_grm_request(
-                str(s.get("question", s.get("task", ""))),
+                task_text(s),
                 str(s.get("gold", "")),
                 self.atomic_actions,
                 c if isinstance(c, str) else "",
-                s.get("images"),
+                s.get("images") if self.send_images else None,
             )
             for c, s in zip(completions, samples, strict=True)
         ]

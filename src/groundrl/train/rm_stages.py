@@ -16,7 +16,7 @@ from groundrl.recipes.resolve import resolve_rubric
 from groundrl.rewards.preference import proxy_accuracy
 from groundrl.rubric import Part, Rubric
 from groundrl.train.builders import grpo_trainer, resolve_model
-from groundrl.train.proxy_reward import make_agent, proxy_options, proxy_reward
+from groundrl.train.proxy_reward import gate_unscored, make_agent, proxy_options, proxy_reward
 from groundrl.train.rm_data import RMInputConfig, instance_row, read_instances, stage_inputs, trl_messages
 
 
@@ -79,14 +79,13 @@ def run_proxy_grpo(
             "a proxy_grpo stage needs `judge:` (the proxy agent: an openai server or a local model)"
         )
     opts = proxy_options(st.pop("proxy", None))
-    fn = proxy_reward(make_agent(judge), opts["unparseable"])
+    fn = proxy_reward(make_agent(judge), opts["unparseable"], opts["retries"])
     trainer = build_trainer(recipe, st, extra_reward_funcs=[fn], extra_weights=[opts["weight"]])
+    gate_unscored(trainer, fn)  # a row the proxy could not score leaves the group's advantage
     trainer.proxy_reward = fn
     model = getattr(judge, "model", None) or judge.get("model")
-    return {
-        "trainer": trainer,
-        "notes": {"proxy agent": f"{model} (unparseable answer → {opts['unparseable']}, call failure → 0)"},
-    }
+    note = f"unparseable answer → {opts['unparseable']}, server failure → unscored after {opts['retries']} retries"
+    return {"trainer": trainer, "notes": {"proxy agent": f"{model} ({note})"}}
 
 
 def _proxy_rows(data: str) -> list[dict[str, Any]]:
