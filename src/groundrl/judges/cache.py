@@ -4,12 +4,19 @@ parameters, sample index). Images enter the key by a hash of their pixels.
 ``model`` is the name the backend was given (a served model name, or a local path for
 the transformers backend): rebuilding a different model under the same name or path
 needs a fresh cache file. ``n`` is not part of the key, so asking for 4 samples after 8
-were cached reuses samples 0–3."""
+were cached reuses samples 0–3.
+
+The cache is an optimisation, never a reason to lose an answer [issue 42: a failed cache
+write discarded the judge's good answers]: a read that fails is a miss, a write that
+fails (disk full, a locked or read-only file) is counted (``read_failures``,
+``write_failures``) and logged once per cache, and the answers go back to the caller."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
+import logging
 import sqlite3
 import threading
 from pathlib import Path
@@ -17,6 +24,8 @@ from typing import Any
 
 from groundrl.judges.base import Request, SamplingParams
 from groundrl.judges.images import image_digest, map_content
+
+log = logging.getLogger("groundrl.judges")
 
 
 def _canonical(request: Request) -> list[dict[str, Any]]:
@@ -63,19 +72,41 @@ class ResponseCache:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._lock = threading.Lock()
+        self.read_failures = self.write_failures = 0
+        self._warned = False
         self._db = sqlite3.connect(str(self.path), check_same_thread=False)
         self._db.execute("CREATE TABLE IF NOT EXISTS responses (key TEXT PRIMARY KEY, text TEXT NOT NULL)")
         self._db.commit()
 
     def get(self, key: str) -> str | None:
+        """The cached text, or None (not cached, or the read failed: a miss)."""
         with self._lock:
-            row = self._db.execute("SELECT text FROM responses WHERE key = ?", (key,)).fetchone()
+            try:
+                row = self._db.execute("SELECT text FROM responses WHERE key = ?", (key,)).fetchone()
+            except sqlite3.Error as e:
+                self.read_failures += 1
+                self._warn("read", e)
+                return None
         return row[0] if row else None
 
-    def put(self, key: str, text: str) -> None:
+    def put(self, key: str, text: str) -> bool:
+        """Store ``text``; False when the write failed (counted, logged once, not raised)."""
         with self._lock:
-            self._db.execute("INSERT OR REPLACE INTO responses (key, text) VALUES (?, ?)", (key, text))
-            self._db.commit()
+            try:
+                self._db.execute("INSERT OR REPLACE INTO responses (key, text) VALUES (?, ?)", (key, text))
+                self._db.commit()
+            except sqlite3.Error as e:
+                self.write_failures += 1
+                self._warn("write", e)
+                with contextlib.suppress(sqlite3.Error):
+                    self._db.rollback()
+                return False
+        return True
+
+    def _warn(self, what: str, e: Exception) -> None:
+        if not self._warned:
+            self._warned = True
+            log.warning("judge cache %s: %s failed (%s); answers are kept, not cached", self.path, what, e)
 
     def __len__(self) -> int:
         with self._lock:
