@@ -119,3 +119,36 @@ def test_episode_result_round_trips():
         [Feedback("find a Apple", "Last action executed successfully.", "find")], ["plan"],
     )  # fmt: skip
     assert evaluate.EpisodeResult.from_dict(json.loads(json.dumps(r.to_dict()))) == r
+
+
+def test_a_full_disk_while_reporting_is_one_line_and_the_rerun_finishes(tmp_path, tasks, monkeypatch, capsys):
+    import contextlib
+    import errno
+    import sys
+
+    from groundrl.cli import main as cli_main
+    from groundrl.io import atomic_output
+    from groundrl.sim import report
+
+    @contextlib.contextmanager
+    def full_on_results(path, mode="w"):
+        with atomic_output(path, mode) as f:
+            if path.name == "results.jsonl":
+                f.write("{}\n")  # some bytes went out, then the disk filled
+                raise OSError(errno.ENOSPC, "No space left on device", str(path))
+            yield f
+
+    out = tmp_path / "out"
+    monkeypatch.setattr(report, "atomic_output", full_on_results)
+    monkeypatch.setattr(sys, "argv", ["groundrl", "sim", "eval", str(tasks), "-o", str(out)])
+    with pytest.raises(SystemExit) as e:
+        cli_main.main()
+    err = capsys.readouterr().err
+    assert e.value.code == 1 and "Error: no space left on the device" in err and "Traceback" not in err
+    assert not (out / "results.jsonl").exists()  # old code: a cut results.jsonl
+    assert not any(p.name.endswith(".tmp") for p in out.iterdir())
+    monkeypatch.setattr(report, "atomic_output", atomic_output)
+    calls = _count_episodes(monkeypatch)
+    r = run("eval", tasks, "-o", out)
+    assert r.exit_code == 0 and calls == [] and "5 episode(s) already in" in r.output, r.output
+    assert len(_lines(out / "results.jsonl")) == 5

@@ -329,15 +329,16 @@ def _fingerprints(tasks: Path, plans: Path | None) -> dict[str, str]:
 
 def _resume(output: Path, params: dict, task_list: list, restart: bool) -> tuple[list, dict]:
     """The tasks still to run in ``output`` and the episodes already there (see
-    :mod:`groundrl.sim.journal`). A folder whose run finished (it has metrics.json) is
-    started over, as before; an unfinished one resumes with the same settings and input
+    :mod:`groundrl.sim.journal`). A folder whose run finished (it has metrics.json and
+    report.md, written last) is started over, as before; an unfinished one resumes with the same settings and input
     files, and is refused with others."""
     # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.run_params import ParamsChanged, guard
     from groundrl.sim.journal import JOURNAL, clear_report, read_episodes, tasks_left
 
     try:
-        note = guard(output / JOURNAL, "sim eval", params, restart or (output / "metrics.json").is_file())
+        finished = (output / "metrics.json").is_file() and (output / "report.md").is_file()
+        note = guard(output / JOURNAL, "sim eval", params, restart or finished)
     except ParamsChanged as e:
         raise typer.BadParameter(str(e), param_hint="-o/--output") from None
     if note:

@@ -2,7 +2,7 @@
 
 ``OUT/episodes.jsonl`` gets one line per finished episode (:meth:`EpisodeResult.to_dict`),
 flushed at once, so a killed run keeps every episode it finished. A rerun into a folder
-whose run did not finish (no ``metrics.json``) with the same settings and the same task
+whose run did not finish (no ``metrics.json`` and ``report.md``) with the same settings and the same task
 and plans files (SHA-256) reads them back and runs only the tasks left; with other
 settings or files it is refused, naming what changed (:func:`groundrl.run_params.guard`
 keeps them in ``episodes.jsonl.params.json``; ``--restart`` starts over), so a folder

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from groundrl.io import atomic_output
 from groundrl.sim.evaluate import EpisodeResult
 from groundrl.sim.task_types import get_task_type, task_type_names
 
@@ -207,11 +208,15 @@ def write_report(
         "report": out / "report.md",
         "chart": out / "success.png",
     }
-    paths["metrics"].write_text(json.dumps(metrics, indent=2) + "\n", encoding="utf-8")
-    with paths["results"].open("w", encoding="utf-8") as f:
+    # each file whole or absent (a full disk leaves no cut file); report.md last: `sim eval`
+    # reads metrics.json + report.md as "this run finished"
+    with atomic_output(paths["metrics"]) as f:
+        f.write(json.dumps(metrics, indent=2) + "\n")
+    with atomic_output(paths["results"]) as f:
         for r in results:
             f.write(json.dumps(r.to_dict(), ensure_ascii=False) + "\n")
-    paths["report"].write_text(markdown(metrics, results, title), encoding="utf-8")
+    with atomic_output(paths["report"]) as f:
+        f.write(markdown(metrics, results, title))
     bar_chart(metrics, paths["chart"], title)
     return paths
 
