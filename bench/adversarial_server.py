@@ -1,9 +1,11 @@
-"""Hostile inputs for the reward server's own code paths (issue 26): growth of the text
-transforms and judge-answer parsers that were super-linear, one core.
+"""Hostile inputs for the reward server's own code paths (issues 26, 42): growth of the
+text transforms, judge-answer parsers, the body's value count and the inline-image
+check that were super-linear, one core.
 
 Run: ``.venv/bin/python bench/adversarial_server.py [--repeat 3] [--cap 20]``.
-Prints, per shape, seconds at 10 KB / 100 KB / 1 MB and the worst ×10 growth over its
-budget (10× input → at most 15× time; ratio ≤ 1 meets it), the gate of issue 26; and,
+Prints, per shape, seconds at 10 KB / 100 KB / 1 MB and the growth over its
+budget (the fitted exponent k of time ~ size^k over bench/adversarial.py's EXPONENT_BUDGET;
+ratio ≤ 1 meets it), the gate of issues 26 and 41; and,
 for information, seconds per MB over bench/adversarial.py's 0.2 s/MB part budget. ``--cap`` seconds: a size that takes longer stops its shape (a quadratic shape at
 1 MB would take minutes), reported as ``>cap``. Exits 1 when a shape is over budget.
 Never run under ``make test``: timings are the bench's job, tests assert behaviour.
@@ -19,15 +21,20 @@ from collections.abc import Callable
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")
 
-from adversarial import GROWTH_BUDGET, GROWTH_FLOOR_S, PER_MB_BUDGET, SIZES, _fill, _time  # noqa: E402
+from adversarial import EXPONENT_BUDGET, PER_MB_BUDGET, SIZES, _fill, _time, fitted_exponent  # noqa: E402
 
 VS, VE, PAD = "<|vision_start|>", "<|vision_end|>", "<|image_pad|>"
 
 
 def _shapes() -> list[tuple[str, Callable[[int], object], Callable[[object], object]]]:
     from groundrl.integrations.common import collapse_vision, response_text, strip_stop_tokens
+    from groundrl.judges.images import ImagePolicy
     from groundrl.judges.papers import _strip_answer, parse_yes_no
+    from groundrl.serve.body import count_values
     from groundrl.verify.verifier import ParsedResponse
+
+    def body(unit: str, head: str = "") -> Callable[[int], object]:
+        return lambda n: _fill(unit, n, head).encode()
 
     return [
         ("collapse_vision: <|vision_start|> without end", lambda n: _fill(VS, n), collapse_vision),
@@ -42,12 +49,17 @@ def _shapes() -> list[tuple[str, Callable[[int], object], Callable[[object], obj
         ("judge yes/no: <think> unclosed", lambda n: _fill("<think>", n, "", "yes"), parse_yes_no),
         ("judge yes/no: <THINK> mixed case", lambda n: _fill("<ThInK>a", n, "", "no"), parse_yes_no),
         ("Argos answer strip: <answer> unclosed", lambda n: _fill("<answer>", n), _strip_answer),
+        # issue 42 N1: the body guard on a string that never closes (the old regex: quadratic)
+        ("body guard: escaped quotes, string unclosed", body(',\\"', '["'), count_values),
+        ("body guard: strings of commas", body('",,,,",'), count_values),
+        ("body guard: backslash runs", body('"\\\\\\",'), count_values),
+        ("inline image: base64 text, CLI policy", lambda n: _fill("QUJD", n), ImagePolicy().classify),
     ]  # fmt: skip
 
 
 def run(repeat: int, cap: float) -> int:
     print(
-        f"{'shape (growth)':<52} {'10 KB':>8} {'100 KB':>8} {'1 MB':>8} {'growth/budget':>14} {'s/MB/budget':>12}"
+        f"{'shape (growth)':<52} {'10 KB':>8} {'100 KB':>8} {'1 MB':>8} {'k/budget':>14} {'s/MB/budget':>12}"
     )
     over = 0
     for label, make, fn in _shapes():
@@ -64,14 +76,13 @@ def run(repeat: int, cap: float) -> int:
             print(f"{label:<52} {cols} {'—':>14} {'—':>12}  OVER")
             over += 1
             continue
-        fl = [max(t, GROWTH_FLOOR_S) for t in ts]
-        growth = max(fl[1] / fl[0], fl[2] / fl[1]) / GROWTH_BUDGET
+        growth = fitted_exponent(SIZES, ts) / EXPONENT_BUDGET  # bench/adversarial.py's gate
         per_mb = ts[2] / (SIZES[2] / 1e6) / PER_MB_BUDGET
         bad = growth > 1
         over += bad
         cols = " ".join(f"{t:8.4f}" for t in ts)
         print(f"{label:<52} {cols} {growth:14.2f} {per_mb:12.2f}{'  OVER' if bad else ''}")
-    print(f"{over} shape(s) over the growth budget (target: growth ratio ≤ 1.00 on an idle core)")
+    print(f"{over} shape(s) over the growth budget (target: k/budget ≤ 1.00, k fitted 10 KB-1 MB)")
     return over
 
 
@@ -82,12 +93,21 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--server", action="store_true", help="also time /health during a 1 MB hostile /get_reward"
     )
+    ap.add_argument(
+        "--bodies", action="store_true", help="also time /health during issue 42's hostile request bodies"
+    )
+    ap.add_argument(
+        "--findings", action="store_true", help="also run issue 26's slow-body and value-bomb checks"
+    )
     args = ap.parse_args(argv)
     over = run(args.repeat, args.cap)
-    if args.server:
-        idle, med, worst, took = health_while_hostile()
+    cases = [("a 1 MB hostile /get_reward", {})] if args.server else []
+    if args.bodies:
+        cases += [(f"{what} on /score", {"route": "/score", "content": raw}) for what, raw in HOSTILE_BODIES]
+    for what, kw in cases:
+        idle, med, worst, took = health_while_hostile(**kw)
         print(
-            f"\n/health while a 1 MB hostile /get_reward is scored ({took:.2f} s): median {med * 1e3:.1f} ms, "
+            f"\n/health while {what} is answered ({took:.2f} s): median {med * 1e3:.1f} ms, "
             f"max {worst * 1e3:.1f} ms; idle median {idle * 1e3:.1f} ms; max/idle {worst / idle:.0f}x"
         )
     if args.findings:
@@ -98,10 +118,6 @@ def main(argv: list[str] | None = None) -> int:
             f"four 15 MiB bodies of {{}},: server peak RSS {before:.0f} -> {after:.0f} MB, statuses {statuses}"
         )
     return 1 if over else 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())
 
 
 # ------------------------------------------------------------------ the event loop
@@ -118,10 +134,21 @@ def _serve(port: int):
     return subprocess.Popen([sys.executable, "-c", code])
 
 
-def health_while_hostile(size: int = 1_000_000, timeout: float = 600.0) -> tuple[float, float, float, float]:
-    """(idle /health median s, /health median and max s while a hostile ``/get_reward`` of
-    ``size`` characters is scored, that request's seconds). The hostile query is a run of
-    ``<|vision_start|>`` with no end tag (the collapse was quadratic on it)."""
+# issue 42 N1: 1.5 MiB of one unclosed string (the old value count's regex retried from
+# every quote: hours), and 15 MiB of empty strings (the most work the linear count does)
+HOSTILE_BODIES = [
+    ("1.5 MiB of escaped quotes in an unclosed string", b'{"samples": ["' + b',\\"' * 520_000),
+    ("15 MiB of empty strings", b'{"samples": [' + b'"",' * 5_000_000 + b'""]}'),
+]
+
+
+def health_while_hostile(
+    size: int = 1_000_000, timeout: float = 600.0, route: str = "/get_reward", content: bytes | None = None
+) -> tuple[float, float, float, float]:
+    """(idle /health median s, /health median and max s while a hostile request is
+    answered, that request's seconds). By default the request is a ``/get_reward`` of
+    ``size`` characters of ``<|vision_start|>`` with no end tag (the collapse was quadratic
+    on it); ``content`` posts those raw bytes to ``route`` instead."""
     import socket
     import statistics
     import threading
@@ -154,7 +181,10 @@ def health_while_hostile(size: int = 1_000_000, timeout: float = 600.0) -> tuple
 
             def hostile() -> None:
                 t = time.perf_counter()
-                httpx.post(url + "/get_reward", json=body, timeout=timeout)
+                if content is None:
+                    httpx.post(url + route, json=body, timeout=timeout)
+                else:
+                    httpx.post(url + route, content=content, timeout=timeout)
                 done.append(time.perf_counter() - t)
 
             th = threading.Thread(target=hostile)
@@ -269,3 +299,7 @@ def value_bombs() -> tuple[float, float, list[int]]:
     finally:
         proc.terminate()
         proc.wait(30)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
