@@ -30,3 +30,18 @@ def test_a_cache_that_cannot_be_read_is_a_miss(tmp_path, chat_server):
     assert judge.generate([[{"role": "user", "content": "is it?"}]])[0].texts == ["yes"]
     assert cache.read_failures == 1 and cache.write_failures == 1
     assert cache.get("k") is None and cache.read_failures == 2
+
+
+def test_health_recovers_once_the_outage_leaves_the_window():
+    """Judge recovery lag: the recent window held an outage's failures until 200 good
+    scores had come, so a quiet server stayed "degraded" long after its judge was back.
+    Scores older than RECENT_S now leave it (times given, not waited for)."""
+    from groundrl.serve.metrics import RECENT_S, Metrics
+
+    m = Metrics(("/score",))
+    m.add_judge("r", ok=0, failed=100, seconds=1.0, now=1000.0)  # the outage
+    m.add_judge("r", ok=10, failed=0, seconds=1.0, now=1000.0 + RECENT_S / 2)  # the judge is back
+    assert m.judge_failure_rate(now=1000.0 + RECENT_S / 2) == (100 / 110, 110)
+    assert m.judge_failure_rate(now=1000.0 + RECENT_S + 1) == (0.0, 10)
+    assert m.judge_failure_rate(now=1000.0 + 2 * RECENT_S) is None  # nothing recent: no rate
+    assert sum(m.judge.values()) == 110  # the counters /metrics exports keep everything

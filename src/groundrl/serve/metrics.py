@@ -25,10 +25,15 @@ cannot grow the label set):
 from __future__ import annotations
 
 import threading
+import time
 from collections import defaultdict, deque
 from collections.abc import Iterable, Mapping
 
 BUCKETS = (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0)
+# [ours] judge scores older than this leave /health's recent window (issue 42: after an
+# outage the window held its failures until 200 good scores had come, so a quiet server
+# stayed "degraded" long after its judge was back)
+RECENT_S = 60.0
 
 
 def error_kind(status: int) -> str | None:
@@ -61,7 +66,7 @@ class Metrics:
         self.judge: dict[tuple[str, str], int] = defaultdict(int)
         self._jhist: dict[str, list[int]] = {}
         self._jsum: dict[str, float] = defaultdict(float)
-        self._recent: deque[tuple[int, int]] = deque()  # (judge scores, failures) per batch
+        self._recent: deque[tuple[float, int, int]] = deque()  # (when, judge scores, failures) per batch
         self._recent_n = [0, 0]
         # per route: a count per bucket (not cumulative; rendered cumulative) + overflow
         self._hist: dict[str, list[int]] = {}
@@ -82,7 +87,9 @@ class Metrics:
             hist[i] += 1
             self._sum[route] += seconds
 
-    def add_judge(self, recipe: str, ok: int, failed: int, seconds: float, window: int = 200) -> None:
+    def add_judge(
+        self, recipe: str, ok: int, failed: int, seconds: float, window: int = 200, now: float | None = None
+    ) -> None:
         """One scored batch of a judge-backed recipe: its judge part scores and time."""
         with self._lock:
             self.judge[(recipe, "ok")] += ok
@@ -91,17 +98,27 @@ class Metrics:
             hist[next((k for k, le in enumerate(self.buckets) if seconds <= le), len(self.buckets))] += 1
             self._jsum[recipe] += seconds
             if ok + failed:
-                self._recent.append((ok + failed, failed))
+                self._recent.append((time.monotonic() if now is None else now, ok + failed, failed))
                 self._recent_n[0] += ok + failed
                 self._recent_n[1] += failed
-            while len(self._recent) > 1 and self._recent_n[0] - self._recent[0][0] >= window:
-                n, f = self._recent.popleft()
-                self._recent_n[0] -= n
-                self._recent_n[1] -= f
+            self._forget(window, now)
 
-    def judge_failure_rate(self) -> tuple[float, int] | None:
-        """(failed share, judge part scores) over the recent window; None before any."""
+    def _forget(self, window: int = 200, now: float | None = None) -> None:
+        """Drop batches past the count ``window`` or older than :data:`RECENT_S`."""
+        cutoff = (time.monotonic() if now is None else now) - RECENT_S
+        while self._recent and (
+            self._recent[0][0] < cutoff
+            or (len(self._recent) > 1 and self._recent_n[0] - self._recent[0][1] >= window)
+        ):
+            _t, n, f = self._recent.popleft()
+            self._recent_n[0] -= n
+            self._recent_n[1] -= f
+
+    def judge_failure_rate(self, now: float | None = None) -> tuple[float, int] | None:
+        """(failed share, judge part scores) over the recent window (the last 200 judge
+        scores of the last :data:`RECENT_S` seconds); None when there are none."""
         with self._lock:
+            self._forget(now=now)
             n, f = self._recent_n
         return (f / n, n) if n else None
 
