@@ -13,6 +13,7 @@ from typing import Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from typer.core import TyperGroup
 
 from groundrl.cli.main import app
 from groundrl.cli.monitor import named_demo
@@ -30,17 +31,47 @@ DEMO_HELP = (
     "reward_curve.png (training), metrics.json, action_map.json and the trained planner (planner/) into "
     "-o/--output. Measured on 2 CPU cores: 6.5 min quiet (load <= 1), 9.5 min at load 2.5, 50 min at load "
     "10-14 (docs/sim.md). --quick: about 70 s of CPU. Needs the train and sim extras "
-    "(pip install 'groundrl[train,sim]')."
+    "(pip install 'groundrl[train,sim]'). Other demos: `groundrl demo rm` and `groundrl demo monitor` "
+    "(each with its own --help)."
+)
+RM_HELP = (
+    "EQA-RM's training story at toy scale, CPU only, no downloads: a tiny grader learns to score "
+    "embodied-QA trajectories of a synthetic world. RFT data from an imperfect auxiliary evaluator "
+    "(rejective filter, EQA-RM Eq. 1), SFT, then C-GRPO with shuffled-frame and masked-patch copies; "
+    "evaluated on held-out episodes (format, accuracy |Δ| ≤ 2, sensitivity to shuffled / masked "
+    "frames) for the evaluator, SFT and C-GRPO. Writes report.md, sensitivity.png, metrics.json, "
+    "scores.jsonl and the graders into -o/--output (default runs/demo_rm). About 8 min on 2 CPU "
+    "cores (docs/reward-models.md); --quick is a smoke run (every stage, nothing learned)."
+)
+MONITOR_HELP = (
+    "The reward-hacking monitor on two GRPO runs, one with a hackable judge and one honest "
+    "(groundrl.train.monitor_demo): when the monitor first alarms, and when the hack dominates. "
+    "Writes report.md, monitor_demo.png and metrics.json into -o/--output (default runs/demo_monitor)."
 )
 
 
-@app.command("demo", help=DEMO_HELP)
+class _DemoGroup(TyperGroup):
+    """``groundrl demo`` runs the planner demo; ``demo rm`` / ``demo monitor`` are named
+    demos with their own options and help. An unknown name says which ones there are."""
+
+    def resolve_command(self, ctx: Any, args: list[str]) -> Any:
+        if args and not args[0].startswith("-") and args[0] not in self.commands:
+            raise typer.BadParameter(
+                f"unknown demo {args[0]!r}; named demos: {', '.join(sorted(self.commands))}",
+                ctx=ctx,
+                param_hint="DEMO",
+            )
+        return super().resolve_command(ctx, args)
+
+
+demo_app = typer.Typer(cls=_DemoGroup, invoke_without_command=True, help=DEMO_HELP)
+app.add_typer(demo_app, name="demo")
+QUICK_HELP = "A smoke run: every stage runs on a few tasks; nothing is expected to be learned"
+
+
+@demo_app.callback()
 def demo_cmd(
-    what: str | None = typer.Argument(
-        None,
-        help="A named demo instead: 'monitor' (reward-hacking monitor, groundrl.train.monitor_demo).",
-        show_default=False,
-    ),
+    ctx: typer.Context,
     output: Path = typer.Option(
         Path("runs/demo"), "-o", "--output", help="Output folder (created) for the demo's files."
     ),
@@ -69,11 +100,8 @@ def demo_cmd(
         "(--episodes: the first N) instead of training; writes planner_eval.json into -o/--output.",
     ),
 ) -> None:
-    if what == "rm":
-        _require_extras()
-        return _rm_demo(output, quick, seed, steps, episodes)
-    if what is not None:  # a named demo (groundrl demo monitor)
-        return named_demo(what, output, quick)
+    if ctx.invoked_subcommand is not None:  # `demo rm …` / `demo monitor …` run on their own
+        return
     if score_examples:
         _score_examples(output)
         return
@@ -124,19 +152,49 @@ def _demo_config(cls: Any, quick: bool, seed: int, flags: dict[str, int | None])
         raise typer.BadParameter(str(e)) from None
 
 
-def _rm_demo(output: Path, quick: bool, seed: int, steps: int | None, episodes: int | None) -> None:
+@demo_app.command("rm", help=RM_HELP)
+def rm_cmd(
+    output: Path = typer.Option(
+        Path("runs/demo_rm"), "-o", "--output", help="Output folder (created) for the demo's files."
+    ),
+    quick: bool = typer.Option(
+        False, "--quick", help=QUICK_HELP + " (48 training, 16 held-out episodes, 2 C-GRPO steps)."
+    ),
+    seed: int = typer.Option(
+        0, "--seed", help="Seed of the episodes, the evaluator's mistakes, the graders and C-GRPO."
+    ),
+    steps: int | None = typer.Option(
+        None, "--steps", min=0, help="C-GRPO steps (default 80; --quick 2). 0 skips C-GRPO."
+    ),
+    episodes: int | None = typer.Option(
+        None,
+        "--episodes",
+        min=1,
+        help="Held-out episodes every grader is evaluated on (default 300; --quick 16).",
+    ),
+) -> None:
+    _require_extras()
     # lazy: the demo's training modules load only when the demo runs, not at `groundrl --help`
     from groundrl.train.rm_demo import RMDemoConfig, run_rm_demo
     from groundrl.train.rm_demo_report import headline
 
     cfg = _demo_config(RMDemoConfig, quick, seed, {"cgrpo_steps": steps, "n_eval": episodes})
-    out = Path("runs/demo_rm") if output == Path("runs/demo") else output
-    m = run_rm_demo(out, cfg, log=typer.echo)
+    m = run_rm_demo(output, cfg, log=typer.echo)
     typer.echo("\n".join(headline(m)))
     files = ("report.md", "sensitivity.png", "metrics.json", "scores.jsonl", "sft", "cgrpo-final")
     typer.echo(
-        f"wrote {', '.join(str(out / f) for f in files if (out / f).exists())} ({m['wall_seconds']} s)"
+        f"wrote {', '.join(str(output / f) for f in files if (output / f).exists())} ({m['wall_seconds']} s)"
     )
+
+
+@demo_app.command("monitor", help=MONITOR_HELP)
+def monitor_cmd(
+    output: Path = typer.Option(
+        Path("runs/demo_monitor"), "-o", "--output", help="Output folder (created) for the demo's files."
+    ),
+    quick: bool = typer.Option(False, "--quick", help="A smaller, faster run for smoke tests."),
+) -> None:
+    named_demo("monitor", output, quick)
 
 
 def _evaluate_planner(planner: Path, output: Path, episodes: int | None) -> None:

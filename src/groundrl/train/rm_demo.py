@@ -61,6 +61,7 @@ class RMDemoConfig:
     hidden: int = 128
     layers: int = 2
     seed: int = 0
+    smoke: bool = False  # set by quick(): the report and picture say so instead of judging the target
 
     def __post_init__(self) -> None:
         for k in (
@@ -88,7 +89,7 @@ class RMDemoConfig:
     def quick(cls, **over: Any) -> RMDemoConfig:
         """A small run for smoke tests: every stage runs, nothing is expected to be learned."""
         base = dict(n_train=48, n_eval=16, sft_epochs=1, cgrpo_steps=2, cgrpo_instances=2, num_generations=2)
-        return cls(**{**base, **over})
+        return cls(**{**base, "smoke": True, **over})
 
 
 # -- 1. RFT data ------------------------------------------------------------------------------

@@ -36,6 +36,12 @@ def _verdict(gain: dict[str, Any]) -> str:
     return "no difference shown (interval contains 0)"
 
 
+SMOKE = (
+    "this is a smoke run (--quick): every stage ran, on too few episodes and steps to learn or "
+    "to test anything; run `groundrl demo rm` without --quick for the result."
+)
+
+
 def headline(m: dict[str, Any]) -> list[str]:
     """The first screen: the table, the paired differences and whether the target is met.
     Sensitivity is shown on right answers (see :func:`groundrl.train.rm_demo.subsets`) and
@@ -70,6 +76,9 @@ def headline(m: dict[str, Any]) -> list[str]:
                 )
         met = [k for k in ("temporal", "spatial") if (gains[k + "_right"]["ci95"][0] or 0) > 0]
         target = "met" if met else "NOT met"
+        if m["config"].get("smoke"):  # --quick: too few episodes and steps to judge anything
+            lines.append(f"- Target: not judged: {SMOKE}")
+            return lines
         lines.append(
             "- Target (C-GRPO's sensitivity above SFT-only, paired CI above 0; judged on right answers): "
             f"**{target}**" + (f" for {', '.join(met)}." if met else ".")
@@ -104,6 +113,8 @@ def write_report(out: Path, m: dict[str, Any]) -> None:
         f"{rft.get('kept_reads_wrong_answer', '–')}: a grader that reads learns 'wrong' as the usual verdict.",
         f"- SFT: {cfg['sft_epochs']} epochs, final loss {m['sft_final_loss']:.3f}.",
     ]
+    if cfg.get("smoke"):
+        lines[2:2] = [f"**Smoke run.** {SMOKE[0].upper()}{SMOKE[1:]}", ""]
     if m.get("cgrpo_curve"):
         c = m["cgrpo_curve"]
         first, last = c[0], c[-1]
@@ -202,7 +213,10 @@ def plot_results(m: dict[str, Any], path: Path) -> None:
         ax.set_title(title + (f" (n = {max(ns)})" if ns else ""))
         ax.set_ylabel(ylabel)
         ax.axhline(0, color="black", linewidth=0.6)
-    fig.suptitle(f"tiny EQA-RM grader on {m['config']['n_eval']} held-out episodes (95% intervals)")
+    title = f"tiny EQA-RM grader on {m['config']['n_eval']} held-out episodes (95% intervals)"
+    if m["config"].get("smoke"):
+        title = "SMOKE RUN (--quick): nothing is learned at this size, not a result\n" + title
+    fig.suptitle(title)
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
