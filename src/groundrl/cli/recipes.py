@@ -59,15 +59,15 @@ def command(
     from rich.console import Console
     from rich.table import Table
 
+    # two columns, the recipe's name and one cell with the rest: at 80 columns every line of
+    # that cell wraps at spaces (four columns split words such as <response><plans>)
     table = Table(title="groundrl recipes", show_lines=True)
-    for col in ("recipe", "paper", "fields", "options (-O KEY=VALUE)"):
-        table.add_column(col, overflow="fold", no_wrap=col == "recipe")
+    table.add_column("recipe", no_wrap=True)
+    table.add_column("paper, fields, options (-O KEY=VALUE)")
     for r in recipes:
-        fields = "required: " + ", ".join(r["required"])
+        cell = [f"{r['paper']}: {r['summary']}", f"required fields: {', '.join(r['required'])}"]
         if r["optional"]:
-            fields += "\noptional: " + ", ".join(r["optional"])
-        opts = "\n".join(
-            f"{o['name']} ({o['type']}, default {_default(o)}): {o['help']}" for o in r["options"]
-        )
-        table.add_row(r["name"], f"{r['paper']}\n{r['summary']}", fields, opts or "—")
+            cell.append(f"optional fields: {', '.join(r['optional'])}")
+        cell += [f"-O {o['name']} ({o['type']}, default {_default(o)}): {o['help']}" for o in r["options"]]
+        table.add_row(r["name"], "\n".join(cell))
     Console().print(table)
