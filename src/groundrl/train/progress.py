@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TextIO
 
 SIGNALS = ("zero_gradient", "constant_reward", "all_filtered", "judge_failing")
@@ -41,6 +41,21 @@ TINY_HINT = (
     "the tiny random model never writes a correct or well-formed answer, so its rewards are constant; "
     "to see learning, start from an SFT checkpoint (see `groundrl demo`) or use a real model"
 )
+# the same run after an earlier stage trained the tiny model (issue 39: the hint above told
+# such a run to start from an SFT checkpoint, which it did)
+TINY_TRAINED_HINT = (
+    "the tiny model, though stage {stage} trained it first, still gets the same reward for every "
+    "completion of a group; give stage {stage} more to learn from (more epochs or data, as "
+    "`groundrl demo` does) or use a real model"
+)
+
+
+def trained_before(stages: Sequence[Any], name: str) -> str | None:
+    """The last stage before ``name`` that trains a model (the one stage ``name`` starts
+    from; a stage without a trainer passes the model on), or ``None``."""
+    names = [s.name for s in stages]
+    earlier = stages[: names.index(name)] if name in names else []
+    return next((s.name for s in reversed(earlier) if s.kind.trainer), None)
 
 
 def _num(v: Any) -> float | None:
@@ -107,8 +122,10 @@ class ProgressWatch:
         tiny: bool = False,
         every: int | None = None,
         judge_threshold: float = 0.5,
+        trained_by: str | None = None,
     ) -> None:
         self.stage, self.echo, self.tiny = stage, echo, tiny
+        self.trained_by = trained_by  # the earlier stage whose model this one starts from
         self.stream = stream if stream is not None else sys.stdout
         self.tty = bool(getattr(self.stream, "isatty", lambda: False)())
         self.every = every
@@ -172,7 +189,10 @@ class ProgressWatch:
         causes = [CAUSES[s] for s in ("all_filtered", "constant_reward", "judge_failing") if self.counts[s]]
         why = "; ".join(causes) if causes else CAUSES["zero_gradient"]
         msg = f"all {self.steps} steps had zero gradient ({why})"
-        return f"{msg}. Likely cause: {TINY_HINT}" if self.tiny else msg
+        if not self.tiny:
+            return msg
+        hint = TINY_TRAINED_HINT.format(stage=self.trained_by) if self.trained_by else TINY_HINT
+        return f"{msg}. Likely cause: {hint}"
 
     def summary(self) -> dict[str, str]:
         notes = {}
@@ -185,14 +205,16 @@ class ProgressWatch:
         return notes
 
 
-def progress_callback(stage: str, echo: Callable[[str], None] = print, tiny: bool = False) -> Any:
+def progress_callback(
+    stage: str, echo: Callable[[str], None] = print, tiny: bool = False, trained_by: str | None = None
+) -> Any:
     """A ``TrainerCallback`` driving a :class:`ProgressWatch`; ``.summary()`` for the report."""
     # lazy: transformers loads only when a model or trainer is built
     from transformers import TrainerCallback
 
     class Progress(TrainerCallback):
         def __init__(self) -> None:
-            self.watch = ProgressWatch(stage, echo, tiny=tiny)
+            self.watch = ProgressWatch(stage, echo, tiny=tiny, trained_by=trained_by)
 
         def summary(self) -> dict[str, str]:
             return self.watch.summary()
@@ -213,14 +235,20 @@ def progress_callback(stage: str, echo: Callable[[str], None] = print, tiny: boo
 
 
 def attach_progress(
-    trainer: Any, stage: str, echo: Callable[[str], None] = print, tiny: bool = False, verbose: bool = False
+    trainer: Any,
+    stage: str,
+    echo: Callable[[str], None] = print,
+    tiny: bool = False,
+    verbose: bool = False,
+    trained_by: str | None = None,
 ) -> Any:
     """Replace TRL's tqdm bar and dict printer on ``trainer`` with the progress line
-    (the printer stays with ``verbose``); returns the callback (``.summary()``)."""
+    (the printer stays with ``verbose``); returns the callback (``.summary()``).
+    ``trained_by``: the earlier stage whose model this one starts from (the hint fits it)."""
     for cb in list(trainer.callback_handler.callbacks):
         name = type(cb).__name__
         if name == "ProgressCallback" or (name == "PrinterCallback" and not verbose):
             trainer.remove_callback(cb)
-    cb = progress_callback(stage, echo, tiny=tiny)
+    cb = progress_callback(stage, echo, tiny=tiny, trained_by=trained_by)
     trainer.add_callback(cb)
     return cb

@@ -37,7 +37,7 @@ from groundrl.monitor.callback import monitor_callback
 from groundrl.train import runlog
 from groundrl.train.config import TrainConfig, build_train_config, check_paths
 from groundrl.train.finite import finite_guard_callback
-from groundrl.train.progress import attach_progress
+from groundrl.train.progress import attach_progress, trained_before
 from groundrl.train.ranks import is_main_process, run_once, wait_for_everyone
 
 log = logging.getLogger("groundrl.train")
@@ -103,7 +103,8 @@ def _attach_callbacks(
     the monitor when the config has one); TRL's own dict printer only with ``verbose``."""
     trainer.add_callback(runlog.log_callback(out / runlog.LOG_FILE, stage.name))
     trainer.add_callback(finite_guard_callback(stage.name))  # a NaN loss or weight stops the run unsaved
-    watch = attach_progress(trainer, stage.name, echo, tiny=cfg.tiny, verbose=verbose)
+    trained_by = trained_before(cfg.stages, stage.name)  # the no-signal hint fits the run
+    watch = attach_progress(trainer, stage.name, echo, tiny=cfg.tiny, verbose=verbose, trained_by=trained_by)
     monitor = stage.blocks.get("monitor")
     if monitor is not None:
         trainer.add_callback(monitor_callback(monitor, out, stage.name, trainer))
