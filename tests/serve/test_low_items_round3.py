@@ -45,3 +45,28 @@ def test_health_recovers_once_the_outage_leaves_the_window():
     assert m.judge_failure_rate(now=1000.0 + RECENT_S + 1) == (0.0, 10)
     assert m.judge_failure_rate(now=1000.0 + 2 * RECENT_S) is None  # nothing recent: no rate
     assert sum(m.judge.values()) == 110  # the counters /metrics exports keep everything
+
+
+def test_a_full_disk_leaves_no_partial_worker_config(tmp_path, monkeypatch):
+    """ENOSPC while `groundrl serve --workers N` writes its owner-only config: the error is
+    the OSError the CLI prints as one line, and no half-written file (holding part of the
+    token) is left behind."""
+    import errno
+    import tempfile
+
+    import pytest
+
+    from groundrl.serve import factory
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+
+    def full_disk(obj, f):
+        f.write('{"recipe": "eqa_rm", "token": "s3')
+        f.flush()
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(factory.json, "dump", full_disk)
+    with pytest.raises(OSError) as got:
+        factory.write_config_file({"recipe": "eqa_rm", "token": "s3cret"})
+    assert got.value.errno == errno.ENOSPC
+    assert list(tmp_path.iterdir()) == []

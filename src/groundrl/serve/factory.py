@@ -109,10 +109,15 @@ ENV_FILE = "GROUNDRL_SERVE_CONFIG_FILE"
 def write_config_file(config: Mapping[str, Any]) -> str:
     """The configuration in a new file readable by its owner only (mode 0600), for worker
     processes: a token in an environment variable is visible to anyone who can read the
-    process's environment (issue 26). Returns the path; the caller removes it."""
+    process's environment (issue 26). Returns the path; the caller removes it. A write
+    that fails (a full disk: the CLI prints one line for it) leaves no partial file."""
     fd, path = tempfile.mkstemp(prefix="groundrl-serve-", suffix=".json")  # created 0600
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(dict(config), f)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            json.dump(dict(config), f)
+    except BaseException:
+        os.unlink(path)  # a half-written file would hold part of the token and name no config
+        raise
     return path
 
 
