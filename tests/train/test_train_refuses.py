@@ -260,3 +260,16 @@ def test_sft_refuses_a_learning_rate_that_cannot_train(tmp_path, lr):
     r = CliRunner().invoke(app, ["sft", str(data), "-o", str(tmp_path / "out"), "--lr", lr])
     assert r.exit_code == 2 and "--lr" in r.output and "> 0 and ≤ 1" in r.output, r.output
     assert not (tmp_path / "out").exists()
+
+
+def test_the_weight_check_sees_the_last_chunk_of_a_big_tensor(monkeypatch):
+    import torch
+
+    from groundrl.train import finite
+
+    monkeypatch.setattr(finite, "CHUNK", 7)  # a 100-element weight is checked in 15 pieces
+    model = torch.nn.Linear(10, 10)
+    assert finite.first_non_finite_weight(model) is None
+    with torch.no_grad():
+        model.weight[9, 9] = float("inf")
+    assert finite.first_non_finite_weight(model) == "weight"

@@ -33,6 +33,17 @@ def _finite(v: Any) -> bool:
         return True  # not a number (a string): not this guard's business
 
 
+CHUNK = 1 << 24  # elements checked at once: isfinite's bool copy stays ≤ 16 MB per step [ours]
+
+
+def _all_finite(torch: Any, p: Any) -> Any:
+    """A 0-d bool tensor on ``p``'s device, without a bool copy of a whole embedding."""
+    flat = p.detach().reshape(-1)
+    if flat.numel() <= CHUNK:
+        return torch.isfinite(flat).all()
+    return torch.stack([torch.isfinite(c).all() for c in flat.split(CHUNK)]).all()
+
+
 def first_non_finite_weight(model: Any) -> str | None:
     """The name of the first parameter holding a NaN or ±inf, or ``None`` (one device
     sync for the whole model; an empty shard, as ZeRO-3 leaves, is finite). Under
@@ -42,7 +53,7 @@ def first_non_finite_weight(model: Any) -> str | None:
     import torch
 
     params = [(n, p) for n, p in model.named_parameters() if p.numel()]
-    flags = [torch.isfinite(p.detach()).all() for _, p in params]
+    flags = [_all_finite(torch, p) for _, p in params]
     local = not all(bool(f) for f in torch.stack(flags).tolist()) if flags else False
     bad = local
     dist = torch.distributed
