@@ -61,6 +61,11 @@ for _name in ("recipes", "sim", "train", "sft", "curate", "bench", "serve", "exp
         app.command(_name, help=_mod.command.__doc__)(_mod.command)
 
 
+from groundrl.cli import check_recipe as _check_recipe  # noqa: E402
+
+app.command("check-recipe", help=_check_recipe.command.__doc__)(_check_recipe.command)
+
+
 def _quiet_library_warnings() -> None:
     """Warnings from libraries that the user cannot act on (transformers' renames of
     gradient checkpointing arguments, Pillow deprecations inside TRL) are hidden in the CLI;

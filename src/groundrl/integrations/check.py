@@ -11,6 +11,10 @@ Gymnasium's ``check_env``).
 3. **The gold example** (``Recipe.gold_example``) scores the maximum of the range.
 4. **Adapters agree** — on the examples, the TRL reward functions (weighted), verl's
    ``compute_score`` and OpenRLHF's ``reward_func`` give the rubric's totals.
+5. **Reward-hacking probes** (:mod:`groundrl.integrations.probes`) — omit grounding, cite
+   wrong evidence, the verdict in the rubric, overflow, repeated tags, empty format, the
+   question copied, both options answered: each scores strictly below the honest gold
+   example, or is skipped with its reason (``RecipeCheck.probes``).
 
 It lives in ``integrations/`` because step 4 runs the three adapters: ``recipes/`` sits
 below ``integrations/`` in the layer order (docs/architecture.md).
@@ -28,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from groundrl.integrations.openrlhf import make_reward_func
+from groundrl.integrations.probes import ProbeResult, run_probes
 from groundrl.integrations.trl import reward_funcs
 from groundrl.integrations.verl import make_compute_score
 from groundrl.recipes import get_recipe, recipe_names
@@ -63,6 +68,7 @@ class RecipeCheck:
     recipe: str
     problems: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
+    probes: list[ProbeResult] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -193,6 +199,18 @@ def _adapters(
     rubric.close()
 
 
+def _probes(chk: RecipeCheck, rec: Recipe, rubric: Any, examples: list[dict[str, Any]]) -> None:
+    try:
+        chk.probes = run_probes(rubric, examples, rec.gold_example, getattr(rec, "probe_exempt", None))
+    except Exception as e:  # the check's point: any exception is a finding
+        chk.fail(f"probes: raised {type(e).__name__}: {e}")
+        return
+    for p in chk.probes:
+        chk.count(f"probe:{p.status}")
+        if p.status == "FAIL":
+            chk.fail(f"probe {p.name} (from example {p.example}): {p.reason}")
+
+
 def check_recipe(
     recipe: Recipe | str, options: Mapping[str, Any] | None = None, strict: bool = True
 ) -> RecipeCheck:
@@ -209,6 +227,7 @@ def check_recipe(
         _fields(rec, chk, examples, rubric)
         _totality(chk, rubric, examples, vr)
         _gold(chk, rec, rubric, examples, vr)
+        _probes(chk, rec, rubric, examples)
     finally:
         rubric.close()
     try:

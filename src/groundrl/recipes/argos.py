@@ -157,4 +157,8 @@ RECIPE = Recipe(
     judge_parts=("grounding", "reasoning"),
     examples=bundled("argos"),
     gold_example="ar-mcq",
+    probe_exempt={
+        "overflow_length": "Eq. 9 has no length term [Argos §3.1]; the answer is read once",
+        "repeat_tags": "the final <answer> is read once; repeating it scores the same, never higher",
+    },
 )

@@ -73,6 +73,9 @@ class Recipe:
     examples: Sequence[Mapping[str, Any]] | Callable[[], Sequence[Mapping[str, Any]]] = ()
     example_options: Mapping[str, Any] = field(default_factory=dict)  # e.g. a bundled action map
     gold_example: str | None = None  # the example id that must score the rubric's maximum
+    # reward-hacking probes (integrations/probes.py) the paper's reward does not score
+    # lower, each with the reason shown in the probe table
+    probe_exempt: Mapping[str, str] = field(default_factory=dict)
     _by_name: dict[str, Option] = field(default_factory=dict, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:

@@ -86,4 +86,9 @@ RECIPE = Recipe(
     judge_parts=("grm",),
     examples=bundled("embodied_brain"),
     gold_example="eb-gold",
+    probe_exempt={
+        "overflow_length": "no length term in the rule or GRM reward [EmbodiedBrain §4.2]",
+        "repeat_tags": "the rule format reward passes a repeated block; redundancy is the GRM's "
+        "criterion [EmbodiedBrain §9.2.4] (needs judge=)",
+    },
 )

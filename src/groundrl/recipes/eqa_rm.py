@@ -31,4 +31,8 @@ RECIPE = Recipe(
     label_field="gt_score",
     examples=bundled("eqa_rm"),
     gold_example="eq-exact",
+    probe_exempt={
+        "overflow_length": "no length term in the reward [EQA-RM §3.2]; C-GRPO's max_completion_length bounds critiques",
+        "repeat_tags": "the first <score> is read; a repeated block scores the same, never higher",
+    },
 )

@@ -37,6 +37,13 @@ AnswerType = Literal["mcq", "numeric", "free"]
 SemanticJudge = Callable[[str, str], "float | None"]
 _GOLD_LETTER_RE = re.compile(r"\s*[(\[]?([A-Z])[)\]]?\.?\s*")
 _ALL_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+# A standalone capital letter; "A" and "I" are words unless bracketed or followed by . ) ] : or the end.
+_NAMED_LETTER_RE = re.compile(r"(?<![\w(\[])([B-HJ-Z])(?!\w)|[(\[]([A-Z])[)\]]|(?<![\w(\[])([AI])(?=[.)\]:]|$)")
+
+
+def _named_letters(answer: str) -> set[str]:
+    """The distinct choice letters an answer names as tokens (linear)."""
+    return {next(g for g in m.groups() if g) for m in _NAMED_LETTER_RE.finditer(answer or "")}
 NUMERIC_REL_TOL = 0.05
 
 
@@ -81,6 +88,9 @@ def _rule(completion: str, pred: str, gold: Any) -> tuple[float, str, AnswerType
         got = extract_choice(completion, choices=_ALL_LETTERS)
         if not got.ok:
             return 0.0, f"mcq: {got.error}", kind
+        named = _named_letters(pred)
+        if len(named) > 1:  # "B and A" names both options: not Eq. 6's one answer [issue 37]
+            return 0.0, f"mcq: the answer names several options {sorted(named)}", kind
         if got.value == letter:
             return 1.0, f"mcq: {letter}", kind
         return 0.0, f"mcq: picked {got.value}, gold {letter}", kind
