@@ -164,3 +164,25 @@ def test_a_part_past_its_deadline_never_lifts_the_total():
     finally:
         gate.set()
     assert v.total <= 0.5 and v.parts["grounding"].reason.startswith("timeout")
+
+
+def test_one_slow_sample_keeps_the_scores_finished_before_it():
+    """A per-sample part past its deadline: the samples it finished keep their scores
+    (was: one slow sample timed out the whole batch, flipping rule-decided rewards)."""
+    import threading
+
+    gate = threading.Event()
+
+    def exact(completion, answer):
+        if completion == "slow":
+            gate.wait(60)
+        return float(completion == answer)
+
+    rubric = Rubric([Part("exact", exact, timeout=3.0)])  # generous: two trivial calls go first
+    try:
+        verdicts = rubric.score_batch(["a", "b", "slow", "a"], [{"answer": "a"}] * 4)
+    finally:
+        gate.set()
+    assert [v.parts["exact"].value for v in verdicts[:2]] == [1.0, 0.0]
+    assert all(v.parts["exact"].reason.startswith("timeout") for v in verdicts[2:])
+    assert rubric.parts[0].timeouts == 1

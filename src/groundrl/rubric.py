@@ -246,15 +246,23 @@ class Part:
     ) -> list[Score]:
         """One Score per completion. With a deadline (``self.timeout``, else ``timeout``)
         the call runs in a daemon thread and a call past it scores the fallback, reason
-        ``timeout``, counted in ``self.timeouts``."""
+        ``timeout``, counted in ``self.timeouts``. A per-sample part keeps the scores of
+        the samples it finished in time [issue 42: one slow sample timed the whole batch
+        out, flipping rewards the rule parts had decided]; the rest time out."""
         limit = self.timeout if self.timeout is not None else timeout
         if limit is None:
             return self._score_batch_now(completions, samples)
         done, box = threading.Event(), []
+        finished: list[Score] = []  # a per-sample part's scores, as they come
 
         def run() -> None:
             try:
-                box.append(self._score_batch_now(completions, samples))
+                if self.batched:
+                    box.append(self._score_batch_now(completions, samples))
+                    return
+                for c, s in zip(completions, samples, strict=True):
+                    finished.extend(self._score_each([c], [s]))
+                box.append(finished)
             finally:
                 done.set()
 
@@ -262,7 +270,9 @@ class Part:
         if done.wait(limit) and box:
             return box[0]
         self.timeouts += 1
-        return [self._broke(f"timeout: part {self.name!r} took over {limit:g} s") for _ in completions]
+        kept = finished[:]  # one copy: the thread may still append
+        why = f"timeout: part {self.name!r} took over {limit:g} s"
+        return kept + [self._broke(why) for _ in completions[len(kept) :]]
 
     def _score_batch_now(
         self, completions: Sequence[Any], samples: Sequence[Mapping[str, Any]]
