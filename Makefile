@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.groundrl-installed
 
-.PHONY: setup demo test lint bench clean cluster-env test-cluster
+.PHONY: setup demo test lint bench clean cluster-env test-cluster check-gpu-envs
 
 setup: $(STAMP)
 
@@ -69,3 +69,15 @@ bench: setup
 
 clean:
 	rm -rf $(VENV) $(CVENV) runs .pytest_cache .ruff_cache
+
+# GPU environments (issue 35 item 1), one per trainer path, pinned in envs/gpu-*.txt by
+# scripts/gpu_envs.py against each trainer's own declared dependencies. On a CUDA machine:
+# `make gpu-env-trl` (TRL + vLLM), `make gpu-env-verl` (verl 0.9.1 + its vLLM) or
+# `make gpu-env-openrlhf` (OpenRLHF 0.11.2 + its pins) builds .venv-gpu-NAME. CI runs
+# `make check-gpu-envs`: each lock file must still resolve (pip's metadata only, no build).
+gpu-env-%: envs/gpu-%.txt
+	$(PYTHON) -m venv .venv-gpu-$*
+	.venv-gpu-$*/bin/python scripts/gpu_envs.py install $*
+
+check-gpu-envs: setup
+	$(PY) scripts/gpu_envs.py check

@@ -137,6 +137,7 @@ VERL_KWARGS = frozenset(
         "data_config",
         "tools",
         "name",
+        "hf_model_type",  # verl 0.9: the model family for its token builder (passed on to the base)
     }
 )
 EXTRA_INFO_KEYS = ("env_success", "env_progress", "env_turns", "env_steps", "env_cut")

@@ -27,7 +27,11 @@ import torch
 import verl
 from hydra import compose, initialize_config_dir
 from omegaconf import open_dict
-from verl.utils.chat_template import apply_chat_template
+
+try:  # verl 0.8
+    from verl.utils.chat_template import apply_chat_template
+except ModuleNotFoundError:  # verl 0.9 moved it under utils.tokenizer
+    from verl.utils.tokenizer.chat_template import apply_chat_template
 from verl.utils.dataset.rl_dataset import collate_fn, get_dataset_class
 from verl.utils.tokenizer import build_multimodal_processor_inputs
 
