@@ -84,6 +84,13 @@ def command(
         help="With --dry-run: the accelerate config the run will be launched with (its process count "
         "and DeepSpeed need are checked).",
     ),
+    resume: bool = typer.Option(
+        False,
+        "--resume",
+        help="Resume the run in the output folder: finished stages (with final/) are skipped, the first "
+        "unfinished one continues from its last checkpoint-N (optimizer, scheduler, RNG, generation buffer; "
+        "needs save_strategy: steps), log.jsonl is appended to. Same as `resume_from_checkpoint: latest`.",
+    ),
     verbose: bool = typer.Option(False, "--verbose", help="Also print TRL's raw log dicts."),
     recipe_args: RecipeArgs = None,  # type: ignore[assignment]
 ) -> None:
@@ -111,6 +118,7 @@ def command(
         if print_config or dry_run:
             if dry_run:
                 _dry_run_checks(cfg, num_processes, launch_config)
+                _model_note(cfg)
             typer.echo(dump_yaml(effective_config(cfg)), nl=False)
             if dry_run:
                 typer.echo(f"# dry run: {len(cfg.stages)} stage(s) would run; nothing was trained", err=True)
@@ -118,7 +126,8 @@ def command(
     except ConfigError as e:
         _fail(f"{config}: {e}")
     _preflight(cfg, None, None)  # this launch's process count, before any stage runs
-    _run(cfg, verbose)
+    _model_note(cfg)
+    _run(cfg, verbose, resume)
 
 
 def _problems(cfg: Any, num_processes: int | None, launch_config: Path | None) -> tuple[list[str], int]:
@@ -145,15 +154,20 @@ def _report(found: list[str], processes: int) -> None:
 
 
 def _preflight(cfg: Any, num_processes: int | None, launch_config: Path | None) -> None:
-    _report(*_problems(cfg, num_processes, launch_config))
+    # lazy: loads when the command runs; groundrl --help imports every command module
+    from groundrl.train.config import missing_reporters
+
+    found, processes = _problems(cfg, num_processes, launch_config)
+    _report(found + missing_reporters(cfg), processes)
 
 
 def _dry_run_checks(cfg: Any, num_processes: int | None, launch_config: Path | None) -> None:
     """Every problem the dry run finds, together: the paths, then the preflight's."""
     # lazy: loads when the command runs; groundrl --help imports every command module
-    from groundrl.train.config import ConfigError, check_paths
+    from groundrl.train.config import ConfigError, check_paths, missing_reporters
 
     found, processes = _problems(cfg, num_processes, launch_config)
+    found += missing_reporters(cfg)
     try:
         check_paths(cfg)
     except ConfigError as e:
@@ -161,9 +175,19 @@ def _dry_run_checks(cfg: Any, num_processes: int | None, launch_config: Path | N
     _report(found, processes)
 
 
-def _run(cfg: Any, verbose: bool) -> None:
+def _model_note(cfg: Any) -> None:
+    """Where the model comes from, when it is a hub id (looked up in the cache only)."""
     # lazy: loads when the command runs; groundrl --help imports every command module
-    from groundrl.train.config import ConfigError
+    from groundrl.train.config import model_note
+
+    note = model_note(cfg.model)
+    if note:
+        typer.echo(f"# {note}", err=True)
+
+
+def _run(cfg: Any, verbose: bool, resume: bool = False) -> None:
+    # lazy: loads when the command runs; groundrl --help imports every command module
+    from groundrl.train.config import OFFLINE_HINT, ConfigError, is_hub_id
     from groundrl.train.runlog import LOG_FILE
     from groundrl.train.stages import run_config
 
@@ -173,9 +197,13 @@ def _run(cfg: Any, verbose: bool) -> None:
 
         hf_logging.disable_progress_bar()
     try:
-        result = run_config(None, cfg, echo=typer.echo, verbose=verbose)
+        result = run_config(None, cfg, echo=typer.echo, verbose=verbose, resume=resume)
     except (ConfigError, ValueError, FileNotFoundError) as e:
         _fail(str(e))
+    except OSError as e:  # transformers' own message for a hub id it cannot fetch, then ours
+        if not is_hub_id(cfg.model) or "huggingface" not in str(e).lower() and cfg.model not in str(e):
+            raise
+        _fail(f"{e}\nHint: {OFFLINE_HINT}")
     out = Path(result["output_dir"])
     if result["final"] is not None:
         typer.echo(f"saved to {result['final']}")

@@ -71,7 +71,8 @@ TINY_SFT: dict[str, Any] = {
 
 TOP_KEYS: dict[str, str] = {
     "recipe": "the recipe this file trains (`groundrl recipes` lists them)",
-    "model": "a local checkpoint path, or `tiny` (the tiny random Qwen2.5-VL; CPU smoke defaults apply)",
+    "model": "a local checkpoint folder, a hub model id (downloaded by transformers), or `tiny` "
+    "(the tiny random Qwen2.5-VL; CPU smoke defaults apply)",
     "data": "JSONL of prompts and the recipe's fields",
     "output_dir": "the run folder (default runs/train-<recipe>)",
     "seed": "seed of the tiny model's weights and TRL's `seed` unless the trainer block sets it",
@@ -87,6 +88,9 @@ TOP_KEYS: dict[str, str] = {
     "image": "{min_pixels, max_pixels}",
     "model_kwargs": "from_pretrained arguments",
     "monitor": "reward-hacking / judge-health monitor",
+    "resume_from_checkpoint": "`latest` or a checkpoint-N folder: resume the stage there (optimizer, "
+    "scheduler, RNG, generation buffer); `groundrl train --resume` sets `latest` for every stage",
+    "eval": "evaluation during training {data: held-out JSONL, every: N steps, max_new_tokens, limit}",
     "stages": "a list of {name, kind, …} stages",
 }
 STAGE_COMMON = (
@@ -194,12 +198,15 @@ def is_tiny_model(model: Any) -> bool:
 
 
 def machine_defaults() -> dict[str, Any]:
-    """On a machine without CUDA: ``use_cpu`` and no bf16 (TRL's GPU default would refuse
-    to start); a file that sets them keeps its values. Imports torch."""
+    """On a machine without CUDA: ``use_cpu``, no bf16 (TRL's GPU default would refuse
+    to start) and no gradient checkpointing (TRL's default; about +30 % compute where
+    memory is no constraint, issue 36); a file that sets them keeps its values. Imports torch."""
     # lazy: torch loads only when a model runs
     import torch
 
-    return {} if torch.cuda.is_available() else {"use_cpu": True, "bf16": False}
+    if torch.cuda.is_available():
+        return {}
+    return {"use_cpu": True, "bf16": False, "gradient_checkpointing": False}
 
 
 def trainer_args(
@@ -319,8 +326,21 @@ def _monitor(v: Any) -> Any:
     return MonitorConfig.from_mapping(v)
 
 
+def _resume(v: Any) -> Any:
+    if not isinstance(v, str) or not v:
+        raise ConfigError(f"resume_from_checkpoint must be `latest` or a checkpoint folder path, got {v!r}")
+    return v
+
+
+def _eval(v: Any) -> Any:
+    # lazy: train.evaluation is read only by configs that evaluate
+    from groundrl.train.evaluation import EvalConfig
+
+    return EvalConfig.from_mapping(v)
+
+
 _BLOCK_PARSERS: dict[str, Callable[[Any], Any]] = {
-    "model": _scalar("model", (str,), "a local checkpoint path or `tiny`"),
+    "model": _scalar("model", (str,), "a local checkpoint folder, a hub model id or `tiny`"),
     "data": _scalar("data", (str,), "a JSONL path"),
     "output_dir": _scalar("output_dir", (str,), "a folder path"),
     "recipe": _scalar("recipe", (str,), "a recipe name"),
@@ -338,6 +358,8 @@ _BLOCK_PARSERS: dict[str, Callable[[Any], Any]] = {
     "image": _hardware("image"),
     "model_kwargs": _hardware("model_kwargs"),
     "monitor": _monitor,
+    "resume_from_checkpoint": _resume,
+    "eval": _eval,
 }
 
 
@@ -394,6 +416,19 @@ def _stage_entries(raw: Mapping[str, Any]) -> list[Mapping[str, Any]]:
     return stages
 
 
+def _check_eval(where: str, trainer: str, args: Mapping[str, Any]) -> None:
+    """TRL's own evaluation needs an ``eval_dataset`` no config key gives it (it would fail
+    at start, "didn't pass an eval_dataset"): evaluation during training is the stage's
+    ``eval:`` block (:mod:`groundrl.train.evaluation`)."""
+    strategy = args.get("eval_strategy")
+    if strategy not in (None, "no") or args.get("do_eval"):
+        raise ConfigError(
+            f"{where}: {trainer}.eval_strategy {strategy!r} needs an evaluation data set: drop eval_strategy/do_eval "
+            "and give the stage an `eval:` block ({data: held_out.jsonl, every: N}); groundrl scores greedy "
+            "answers to the held-out prompts with the recipe's rubric every N steps"
+        )
+
+
 def _build_stage(i: int, st: Mapping[str, Any], top: Mapping[str, Any], tiny: bool) -> StageConfig:
     if "kind" not in st:
         raise ConfigError(f"stage {i}: needs `kind:` (one of {', '.join(sorted(stage_kinds()))})")
@@ -425,6 +460,7 @@ def _build_stage(i: int, st: Mapping[str, Any], top: Mapping[str, Any], tiny: bo
         seed = merged.get("seed")
         args = trainer_args(kind.trainer, merged.get(kind.trainer), tiny, seed)
         settings[kind.trainer] = args
+        _check_eval(where, kind.trainer, args)
     typed = {k: v for k, v in merged.items() if k not in ("grpo", "sft", "data", "seed") and v is not None}
     return StageConfig(name, kind, merged.get("data"), args, typed, settings)
 
@@ -498,13 +534,99 @@ def load_train_config(
         raise ConfigError(f"{path}: {e}") from None
 
 
+# a hub repo id: `name` or `owner/name` (huggingface_hub's validate_repo_id rules)
+_HUB_ID = re.compile(r"(?:[A-Za-z0-9][\w.-]{0,95}/)?[A-Za-z0-9][\w.-]{0,95}")
+
+
+def is_hub_id(model: str) -> bool:
+    """``model`` names a hub repository (``Qwen/Qwen2.5-VL-7B-Instruct``), not a local
+    path: no folder of that name here and the shape of a repo id (no ``./``, ``~``, ``..``,
+    leading ``/`` or second ``/``)."""
+    return (
+        not Path(model).exists()
+        and bool(_HUB_ID.fullmatch(model))
+        and ".." not in model
+        and not model.endswith((".", "-"))
+    )
+
+
+def model_note(model: str) -> str | None:
+    """What the dry run says about where ``model`` comes from: None for ``tiny`` or a
+    local folder; for a hub id whether transformers finds it in the local hub cache or will
+    download it. Looks in the cache only; never contacts the hub."""
+    if is_tiny_model(model) or not is_hub_id(model):
+        return None
+    # lazy: huggingface_hub is read only for a hub model id
+    from huggingface_hub import try_to_load_from_cache
+
+    cached = try_to_load_from_cache(model, "config.json")
+    if isinstance(cached, str):
+        return f"model {model}: a hub model id, found in the local hub cache ({Path(cached).parent})"
+    return f"model {model}: will be downloaded from the hub (not found locally)"
+
+
+# report_to name -> (the module transformers looks for, what to install) [ours: the extras]
+REPORTERS: dict[str, tuple[tuple[str, ...], str]] = {
+    "tensorboard": (("tensorboard", "tensorboardX"), "pip install 'groundrl[train]' (or tensorboard)"),
+    "wandb": (("wandb",), "pip install 'groundrl[wandb]' (or wandb), then `wandb login`"),
+    "trackio": (("trackio",), "pip install 'groundrl[trackio]' (or trackio)"),
+    "mlflow": (("mlflow",), "pip install mlflow"),
+    "comet_ml": (("comet_ml",), "pip install comet_ml"),
+    "clearml": (("clearml",), "pip install clearml"),
+    "swanlab": (("swanlab",), "pip install swanlab"),
+}
+
+
+def _installed(modules: tuple[str, ...]) -> bool:
+    # lazy: looked up, never imported
+    import importlib.util
+
+    return any(importlib.util.find_spec(m) is not None for m in modules)
+
+
+def missing_reporters(cfg: TrainConfig) -> list[str]:
+    """Each stage's ``report_to`` tracker that is not installed here, with what to install
+    (``report_to: [wandb]`` without wandb fails inside transformers at the first step)."""
+    found = []
+    for st in cfg.stages:
+        names = st.args.get("report_to") or []
+        for name in [names] if isinstance(names, str) else names:
+            spec = REPORTERS.get(str(name))
+            if spec and not _installed(spec[0]):
+                found.append(
+                    f"stage {st.name}: {st.kind.trainer}.report_to names {name}, which is not installed: {spec[1]}"
+                )
+    return found
+
+
+OFFLINE_HINT = (
+    "the model is a hub id and could not be loaded from the hub: check the name and the connection, "
+    "or download it first (`huggingface-cli download NAME`) and give its local folder as `model:`; "
+    "with HF_HUB_OFFLINE=1 only models already in the hub cache load"
+)
+
+
 def check_paths(cfg: TrainConfig) -> None:
-    """What a run needs on disk, before any model loads: a local model (no hub downloads
-    here), data files that are files, an output folder that is not a file."""
-    if not cfg.tiny and not Path(cfg.model).is_dir():
+    """What a run needs on disk, before any model loads: a local model folder or a hub
+    model id (transformers resolves it; :func:`model_note`), data and eval files that are
+    files, resume checkpoints that exist, an output folder that is not a file."""
+    if not cfg.tiny and not Path(cfg.model).is_dir() and not is_hub_id(cfg.model):
         raise ConfigError(
-            f"model {cfg.model!r} is not a local folder: give a checkpoint path (nothing is downloaded) or `tiny`"
+            f"model {cfg.model!r} is neither a local folder nor a hub model id (owner/name): "
+            "give a checkpoint folder, a hub id or `tiny`"
         )
+    for st in cfg.stages:
+        resume = st.settings.get("resume_from_checkpoint")
+        if resume and resume != "latest" and not (Path(resume) / "trainer_state.json").is_file():
+            raise ConfigError(
+                f"stage {st.name}: resume_from_checkpoint {resume} is not a checkpoint folder (no "
+                "trainer_state.json); give a checkpoint-N folder of the run or `latest`"
+            )
+        ev = st.blocks.get("eval")
+        if ev is not None and not Path(ev.data).is_file():
+            raise ConfigError(
+                f"stage {st.name}: eval.data {ev.data} not found (a JSONL file of held-out prompts)"
+            )
     out = Path(cfg.output_dir)
     if out.exists() and not out.is_dir():
         raise ConfigError(f"output_dir {out} is a file; give a folder")

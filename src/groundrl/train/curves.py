@@ -7,6 +7,9 @@ Panels, each drawn only when the run logged its metrics:
 * **method mechanism** — what the method itself does: the online filter's kept share,
   step-GRPO's hints, C-GRPO's accuracies, the share of groups whose rewards were all
   equal (``frac_reward_zero_std``: such a group has zero advantage), SFT's token accuracy;
+* **held-out evaluation** — the stage's ``eval:`` block: the rubric's mean reward on
+  greedy answers to held-out prompts, shaded over its 95% CI
+  (:mod:`groundrl.train.evaluation`);
 * **loss**, **KL to the reference**, **gradient norm**, **entropy**.
 
 Stages share one step axis, one after the other (a stage's steps restart at 1 in the
@@ -121,6 +124,7 @@ def panels(rows: Rows) -> list[tuple[str, str, list[str], bool]]:
             False,
         ),
         ("method mechanism", "share / value", _names(rows, _is_mechanism), False),
+        ("held-out eval (greedy; 95% CI)", "eval reward", ["eval/reward"], True),
         ("loss", "loss", ["loss"], True),
         ("KL to the reference", "KL", ["kl"], True),
         ("gradient norm", "grad norm", ["grad_norm"], True),
@@ -162,6 +166,8 @@ def _draw_panel(
                 if len(std) == len(pts):
                     ax.fill_between(xs, [y - s for y, (_, s) in zip(ys, std, strict=True)],
                                     [y + s for y, (_, s) in zip(ys, std, strict=True)], color=colour, alpha=0.12)  # fmt: skip
+            if name == "eval/reward":
+                _shade_ci(ax, rows, offsets, st, xs, colour)
             note = flat_note(_short(name) + (f" ({st})" if len(offsets) > 1 else ""), ys, name)
             if note:
                 notes.append(note)
@@ -181,6 +187,14 @@ def _draw_panel(
         shown = notes[:3] + ([f"(+{len(notes) - 3} more flat lines)"] if len(notes) > 3 else [])
         ax.text(0.01, -0.32, "\n".join(_wrap(n) for n in shown), transform=ax.transAxes, fontsize=6.5,
                 color="#c92a2a", va="top", ha="left")  # fmt: skip
+
+
+def _shade_ci(ax: Any, rows: Rows, offsets: Mapping[str, int], st: str, xs: list[int], colour: str) -> None:
+    """The eval rows' 95% interval around their line (drawn when every point has one)."""
+    lo = dict(series(rows, "eval/reward_ci_lo", offsets).get(st, []))
+    hi = dict(series(rows, "eval/reward_ci_hi", offsets).get(st, []))
+    if all(x in lo and x in hi for x in xs):
+        ax.fill_between(xs, [lo[x] for x in xs], [hi[x] for x in xs], color=colour, alpha=0.15)
 
 
 def _wrap(text: str, width: int = 70) -> str:

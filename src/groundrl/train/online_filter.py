@@ -50,6 +50,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from groundrl.curate.online_filter import CRITERIA, group_keep_mask
@@ -286,3 +287,74 @@ def concat_rows(parts: Sequence[Mapping[str, Any]], pad_token_id: int = 0) -> di
         else:
             res[key] = first
     return res
+
+
+# -- resume: the generation buffer and the refill sampler beside each checkpoint ------------
+
+STATE_FILE = "groundrl_buffer_rank{rank}.pt"
+
+
+def _state_path(folder: str | Path, trainer: Any) -> Path:
+    rank = int(getattr(getattr(trainer, "accelerator", None), "process_index", 0) or 0)
+    return Path(folder) / STATE_FILE.format(rank=rank)
+
+
+def save_buffer_state(trainer: Any, folder: str | Path) -> Path | None:
+    """Write what TRL's checkpoint leaves out and a resumed GRPO run needs to continue
+    exactly: TRL's micro-step counter and buffered generation batch (``_step``,
+    ``_buffered_inputs``: a checkpoint inside a buffer of ``steps_per_generation`` steps
+    would otherwise regenerate it) and the online filter's refill sampler and buffer log.
+    One file per rank (each buffer is the rank's own); None for a trainer without them
+    (SFT)."""
+    if not hasattr(trainer, "_buffered_inputs"):
+        return None
+    # lazy: torch loads only when a model runs
+    import torch
+
+    rng = getattr(trainer, "_refill_rng", None)
+    state = {
+        "step": int(getattr(trainer, "_step", 0)),
+        "buffered_inputs": trainer._buffered_inputs,
+        "refill_rng": rng.getstate() if rng is not None else None,
+        "buffers": list(getattr(trainer, "buffers", [])),
+    }
+    path = _state_path(folder, trainer)
+    torch.save(state, path)
+    return path
+
+
+def load_buffer_state(trainer: Any, folder: str | Path) -> bool:
+    """Restore :func:`save_buffer_state`'s file from checkpoint ``folder`` into ``trainer``
+    (before ``trainer.train(resume_from_checkpoint=folder)``). False when the checkpoint
+    has none (written by a run before this, or an SFT trainer): TRL then regenerates
+    the buffer at the resumed step."""
+    path = _state_path(folder, trainer)
+    if not hasattr(trainer, "_buffered_inputs") or not path.is_file():
+        return False
+    # lazy: torch loads only when a model runs
+    import torch
+
+    state = torch.load(path, weights_only=False)  # our own file, written beside the checkpoint
+    trainer._step = state["step"]
+    trainer._buffered_inputs = state["buffered_inputs"]
+    if state["refill_rng"] is not None and getattr(trainer, "_refill_rng", None) is not None:
+        trainer._refill_rng.setstate(state["refill_rng"])
+    if hasattr(trainer, "buffers"):
+        trainer.buffers = list(state["buffers"])
+    return True
+
+
+def buffer_state_callback(trainer: Any) -> Any:
+    """A ``TrainerCallback`` whose ``on_save`` writes :func:`save_buffer_state` into the
+    checkpoint folder the Trainer has just written (``checkpoint-<global step>``)."""
+    # lazy: transformers loads only when a model or trainer is built
+    from transformers import TrainerCallback
+    from transformers.trainer_utils import PREFIX_CHECKPOINT_DIR
+
+    class BufferState(TrainerCallback):
+        def on_save(self, args, state, control, **kwargs):  # noqa: ANN001
+            folder = Path(args.output_dir) / f"{PREFIX_CHECKPOINT_DIR}-{state.global_step}"
+            if folder.is_dir():
+                save_buffer_state(trainer, folder)
+
+    return BufferState()

@@ -5,7 +5,8 @@
 * ``config.yaml`` — the config as run (after ``-O``/``--judge-*`` overrides), written
   before training;
 * ``log.jsonl`` — one JSON object per logged step, appended as training goes (a crash
-  keeps what was logged; a new run into the folder first renames it ``log.<n>.jsonl``): ``{"stage": name, "step": global step, "epoch": …, <metric>:
+  keeps what was logged; a new run into the folder first renames it ``log.<n>.jsonl``; a resumed run appends,
+  after dropping the resumed stage's rows past its checkpoint — :func:`trim_log`): ``{"stage": name, "step": global step, "epoch": …, <metric>:
   value, …}`` with TRL's metric names (``reward``, ``rewards/<part>/mean``, ``loss``, …)
   and ours (``online_filter/…``, ``step_grpo/…``); a value that is not a finite number
   (``None``, NaN: a part that applied to no completion) is written as ``null``;
@@ -110,6 +111,36 @@ def keep_old_log(out: Path) -> Path | None:
     kept = out / f"log.{n}.jsonl"
     log_path.rename(kept)
     return kept
+
+
+def trim_log(out: Path, stage: str, after_step: int) -> int:
+    """A resumed stage appends to ``log.jsonl``; first the rows it will log again are
+    dropped: ``stage``'s rows past ``after_step`` (the checkpoint it resumes from; a run
+    killed after a checkpoint logged steps the checkpoint does not hold). Rewritten
+    through a temporary file; returns the number of rows dropped."""
+    path = out / LOG_FILE
+    if not path.is_file():
+        return 0
+    kept, dropped = [], 0
+    for line in iter_lines(path):
+        row = line.value if not line.problem else None
+        step = row.get("step") if isinstance(row, dict) else None
+        if (
+            isinstance(row, dict)
+            and row.get("stage") == stage
+            and isinstance(step, int)
+            and step > after_step
+        ):
+            dropped += 1
+        elif row is not None:
+            kept.append(json.dumps(row))
+        else:  # a cut last line of the killed run
+            dropped += 1
+    if dropped:
+        tmp = path.with_name(f".{LOG_FILE}.partial")
+        tmp.write_text("".join(r + "\n" for r in kept), encoding="utf-8")
+        tmp.replace(path)
+    return dropped
 
 
 def read_log(path: Path) -> list[dict[str, Any]]:

@@ -108,7 +108,91 @@ def _attach_callbacks(
     monitor = stage.blocks.get("monitor")
     if monitor is not None:
         trainer.add_callback(monitor_callback(monitor, out, stage.name, trainer))
+    _attach_resume_and_eval(trainer, cfg, stage, out)
     return watch
+
+
+def _attach_resume_and_eval(trainer: Any, cfg: TrainConfig, stage: Any, out: Path) -> None:
+    """The generation buffer saved beside every checkpoint (what a resume needs beyond
+    TRL's own checkpoint) and the stage's ``eval:`` block (:mod:`groundrl.train.evaluation`)."""
+    # lazy: both bring transformers; loaded only when a trainer runs
+    from groundrl.train.evaluation import eval_callback, jsonl_writer
+    from groundrl.train.online_filter import buffer_state_callback
+
+    trainer.add_callback(buffer_state_callback(trainer))
+    ev = stage.blocks.get("eval")
+    if ev is not None:
+        from groundrl.recipes.resolve import resolve_rubric
+
+        rubric = resolve_rubric(cfg.recipe, stage.settings.get("recipe_options"), stage.settings.get("judge"))
+        write = jsonl_writer(out / runlog.LOG_FILE, stage.name)
+        trainer.add_callback(eval_callback(ev, rubric, trainer.processing_class, write))
+
+
+def resume_point(stage: Any, st_out: Path, resume: bool) -> tuple[bool, str | None]:
+    """``(finished, checkpoint)`` of a stage when the run resumes (``--resume`` or the
+    stage's ``resume_from_checkpoint``): a stage with its ``final/`` is finished; else the
+    checkpoint to resume from — the named folder, or for ``latest`` the last
+    ``checkpoint-N`` in the stage's folder (None: no checkpoint, the stage starts over)."""
+    want = stage.settings.get("resume_from_checkpoint") or ("latest" if resume else None)
+    if want is None:
+        return False, None
+    if stage.kind.trainer and (st_out / "final").is_dir():
+        return True, None
+    if want != "latest":
+        return False, str(want)
+    # lazy: transformers loads only when a model or trainer is built
+    from transformers.trainer_utils import get_last_checkpoint
+
+    return False, get_last_checkpoint(str(st_out)) if st_out.is_dir() else None
+
+
+def _checkpoint_step(checkpoint: str | None) -> int:
+    if checkpoint is None:
+        return 0
+    state = json.loads((Path(checkpoint) / "trainer_state.json").read_text(encoding="utf-8"))
+    return int(state.get("global_step") or 0)
+
+
+def _load_weights_by_name(trainer: Any) -> None:
+    """Trainer's resume loads ``checkpoint-N/model.safetensors`` with a plain
+    ``load_state_dict(strict=False)``; transformers 5 saves some models (Qwen2.5-VL) under
+    their hub key names (``visual.*``, ``model.layers.*``) while the module is named
+    ``model.visual.*``, ``model.language_model.*``, so nothing loads and the run silently
+    resumes from its starting weights. Here the checkpoint is read through
+    ``from_pretrained`` (which maps the names) and every weight must land; PEFT adapters and
+    DeepSpeed/FSDP checkpoints keep Trainer's own loading."""
+    real = trainer._load_from_checkpoint
+
+    def load(folder: str, model: Any = None) -> None:
+        model = model if model is not None else trainer.model
+        if not (Path(folder) / "model.safetensors").is_file() or hasattr(model, "peft_config"):
+            return real(folder, model)
+        saved = type(model).from_pretrained(folder, dtype=model.dtype)
+        result = model.load_state_dict(saved.state_dict(), strict=False)
+        if result.missing_keys or result.unexpected_keys:
+            raise RuntimeError(
+                f"resume from {folder}: weights that did not load: {(result.missing_keys or result.unexpected_keys)[:5]}"
+            )
+        return None
+
+    trainer._load_from_checkpoint = load
+
+
+def _train(trainer: Any, stage: Any, checkpoint: str | None, echo: Callable[[str], None]) -> None:
+    """``trainer.train()``, from ``checkpoint`` when resuming: Trainer restores the weights,
+    optimizer, scheduler, RNG and data position; we restore the generation buffer
+    (:func:`groundrl.train.online_filter.load_buffer_state`)."""
+    if checkpoint is None:
+        trainer.train()
+        return
+    # lazy: brings torch; loaded only when a trainer runs
+    from groundrl.train.online_filter import load_buffer_state
+
+    load_buffer_state(trainer, checkpoint)
+    _load_weights_by_name(trainer)
+    echo(f"[{stage.name}] resuming from {checkpoint} (step {_checkpoint_step(checkpoint)})")
+    trainer.train(resume_from_checkpoint=checkpoint)
 
 
 def run_config(
@@ -116,19 +200,24 @@ def run_config(
     cfg: TrainConfig | Mapping[str, Any],
     echo: Callable[[str], None] = print,
     verbose: bool = False,
+    resume: bool = False,
     **build_kw: Any,
 ) -> dict[str, Any]:
     """Run every stage of ``cfg`` (a :class:`TrainConfig`, or a mapping validated here);
     returns ``{"output_dir", "final", "stages": [...]}``. The paths are checked before
     any model loads; each trained model is saved before any report is written; reports
-    never raise."""
+    never raise. With ``resume`` (or a stage's ``resume_from_checkpoint``) finished
+    stages are skipped, the first unfinished one resumes at its checkpoint
+    (:func:`resume_point`) and ``log.jsonl`` is appended to."""
     tc = cfg if isinstance(cfg, TrainConfig) else build_train_config(cfg, recipe)
     check_paths(tc)
     out = Path(tc.output_dir)
     out.mkdir(parents=True, exist_ok=True)
     main = _is_main_process()
+    resuming = resume or any(s.settings.get("resume_from_checkpoint") for s in tc.stages)
     if main:
-        runlog.keep_old_log(out)  # an earlier (perhaps interrupted) run's log is kept, not deleted
+        if not resuming:  # an earlier (perhaps interrupted) run's log is kept, not deleted
+            runlog.keep_old_log(out)
         runlog.write_config(out, tc.raw)
     model = tc.model
     prev_data: str | None = None
@@ -138,6 +227,16 @@ def run_config(
         for stage in tc.stages:
             name, kind = stage.name, stage.kind.name
             st_out = out / name if tc.staged else out
+            # once a stage trains in this run, the later ones start fresh (their old checkpoints are stale)
+            finished, checkpoint = resume_point(stage, st_out, resume) if resuming else (False, None)
+            if finished:
+                final = st_out / "final"
+                model = str(final)
+                done.append(
+                    {"name": name, "kind": kind, "model": model, "notes": {"resumed": "finished before"}}
+                )
+                echo(f"[{name}] {kind}: finished before ({model}); skipped")
+                continue
             st = {**stage.settings, "model": model, "output_dir": str(st_out)}
             res = stage.kind.run(tc.recipe, st, st_out, prev_data, **build_kw)
             prev_data = res.get("data") or prev_data
@@ -149,7 +248,10 @@ def run_config(
                 continue
             watch = _attach_callbacks(trainer, tc, stage, out, echo, verbose)
             echo(f"[{name}] {kind}: training")
-            trainer.train()
+            if resuming and main:  # the rows this stage will log again (past its checkpoint) go
+                runlog.trim_log(out, name, _checkpoint_step(checkpoint))
+            _train(trainer, stage, checkpoint, echo)
+            resuming = False
             final = st_out / "final"
             _save(trainer, final)  # saved before any report
             echo(f"[{name}] saved to {final}")
