@@ -220,7 +220,7 @@ def disk_full_message(e: BaseException) -> str | None:
     ``None`` for any other error."""
     if isinstance(e, OSError) and e.errno in (errno.ENOSPC, errno.EDQUOT):
         where = f" writing {e.filename}" if e.filename else ""
-        return f"no space left on the device{where}; free some space or write elsewhere (nothing partial was kept)"
+        return f"no space left on the device{where}; free some space or write elsewhere"
     return None
 
 
