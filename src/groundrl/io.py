@@ -25,7 +25,7 @@ import contextlib
 import errno
 import json
 import os
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any, NamedTuple
 
@@ -121,6 +121,22 @@ def read_jsonl(
 ) -> list[Any]:
     """:func:`iter_jsonl` as a list."""
     return list(iter_jsonl(path, objects=objects, limit=limit, fix=fix))
+
+
+def rename_fields(record: Mapping[str, Any], fields: Mapping[str, str]) -> tuple[dict[str, Any], str]:
+    """``--field OURS=THEIRS`` (score, curate, serve) on one record: ``(record with each
+    OURS set from its THEIRS, the first THEIRS it lacks or "")``; an OURS whose THEIRS is
+    absent is removed, never read from the record's own OURS [ours, issue 39].
+
+    >>> rename_fields({"output": "yes", "id": 3}, {"completion": "output"})
+    ({'output': 'yes', 'id': 3, 'completion': 'yes'}, '')
+    >>> rename_fields({"completion": "no", "id": 3}, {"completion": "output"})
+    ({'id': 3}, 'output')
+    """
+    missing = next((theirs for theirs in fields.values() if theirs not in record), "")
+    out = {k: v for k, v in record.items() if k not in fields or fields[k] in record}
+    out.update({o: record[t] for o, t in fields.items() if t in record})
+    return out, missing
 
 
 def json_text(obj: Any, **kw: Any) -> str:

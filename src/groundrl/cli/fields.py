@@ -15,6 +15,8 @@ from typing import Any
 
 import typer
 
+from groundrl.io import rename_fields
+
 FIELD_HELP = (
     "Read the input's field THEIRS as our field OURS: --field completion=output (repeatable; "
     "`groundrl recipes` lists our names)."
@@ -55,19 +57,7 @@ def parse_fields(values: Sequence[str] | None) -> dict[str, str]:
     return out
 
 
-def rename(record: dict[str, Any], fields: Mapping[str, str]) -> tuple[dict[str, Any], str]:
-    """``(record with each OURS set from its THEIRS, the first THEIRS it lacks or "")``;
-    an OURS whose THEIRS is absent is removed, never read from the record's own OURS.
-
-    >>> rename({"output": "yes", "id": 3}, {"completion": "output"})
-    ({'output': 'yes', 'id': 3, 'completion': 'yes'}, '')
-    >>> rename({"completion": "no", "id": 3}, {"completion": "output"})
-    ({'id': 3}, 'output')
-    """
-    missing = next((theirs for theirs in fields.values() if theirs not in record), "")
-    out = {k: v for k, v in record.items() if k not in fields or fields[k] in record}
-    out.update({o: record[t] for o, t in fields.items() if t in record})
-    return out, missing
+rename = rename_fields  # the one implementation, shared with the reward server
 
 
 def rename_items(

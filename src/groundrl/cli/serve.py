@@ -9,6 +9,7 @@ from typing import Any
 
 import typer
 
+from groundrl.cli.fields import field_option, parse_fields
 from groundrl.cli.recipe_options import RecipeArgs, recipe_by_name, recipe_command
 from groundrl.recipes import recipe_names
 
@@ -137,6 +138,7 @@ def command(
     workers: int = typer.Option(
         1, "--workers", min=1, help="uvicorn worker processes (each builds its own app)."
     ),
+    field: list[str] = field_option(),
     recipe_args: RecipeArgs = None,  # type: ignore[assignment]
 ) -> None:
     """Serve rewards over HTTP: POST /score, POST /get_reward (OpenRLHF), GET /health, GET /metrics."""
@@ -166,6 +168,7 @@ def command(
         "body_timeout_s": body_timeout,
         "min_body_rate": min_body_rate_kb * 1024,
         "part_timeout_s": part_timeout or None,
+        "fields": parse_fields(field) or None,  # /score samples' renames (--field)
     }
     if recipe_args.judge is not None:
         config["judge"] = recipe_args.judge_spec()  # JSON: worker processes rebuild it

@@ -55,7 +55,7 @@ from fastapi.responses import Response
 
 from groundrl.integrations.common import normalise, response_text
 from groundrl.integrations.openrlhf import _auto_range, label_to_sample
-from groundrl.io import json_text
+from groundrl.io import json_text, rename_fields
 from groundrl.recipes import get_recipe, recipe_names
 from groundrl.recipes.base import Recipe
 from groundrl.results import TRAINER_NOT_APPLICABLE, part_columns
@@ -426,6 +426,14 @@ class Limits:
         object.__setattr__(self, "max_samples", min(self.max_samples, self.max_queue))
 
 
+def _check_fields(fields: Any) -> None:
+    if fields is not None and (
+        not isinstance(fields, Mapping)
+        or not all(isinstance(k, str) and k and isinstance(v, str) and v for k, v in fields.items())
+    ):
+        raise ValueError("fields must map our field names to the input's, e.g. {'completion': 'output'}")
+
+
 def _check_token(token: Any) -> None:
     if token is not None and (not isinstance(token, str) or not token.strip()):
         raise ValueError("token must be a non-empty string (or None for no authentication)")
@@ -619,19 +627,32 @@ async def _body_object(
     return await asyncio.to_thread(_parse_body, raw, fields, max_elements)
 
 
-def _score_request(body: dict[str, Any], schema: dict[str, Any], default: str | None):
+def _score_request(
+    body: dict[str, Any], schema: dict[str, Any], default: str | None, fields: Mapping[str, str] | None = None
+):
     """``(recipe name, items)`` of a ``/score`` body (checked against the schema that
-    /openapi.json publishes), or ``_Bad`` naming the field."""
+    /openapi.json publishes), or ``_Bad`` naming the field. ``fields``: ``serve --field``
+    renames, applied to each sample (one without a mapped field is that sample's error)."""
     err = check(schema, body)
     if err:
         raise _Bad(422, err)
     items = [
-        (i, s, "")
+        _renamed(i, s, fields)
         if isinstance(s, dict)
         else (i, None, f"sample {i} is a JSON {_type(s)}, expected an object")
         for i, s in enumerate(body["samples"], start=1)
     ]
     return body.get("recipe", default), items
+
+
+def _renamed(i: int, sample: dict[str, Any], fields: Mapping[str, str] | None) -> tuple[int, Any, str]:
+    if not fields:
+        return i, sample, ""
+    sample, missing = rename_fields(sample, fields)
+    if not missing:
+        return i, sample, ""
+    ours = next(o for o, t in fields.items() if t == missing)
+    return i, sample, f"sample {i}: missing field {missing!r} (read as {ours!r} by --field {ours}={missing})"
 
 
 def _reward_request(body: dict[str, Any], schema: dict[str, Any]) -> list[tuple[str, str, Any]]:
@@ -657,9 +678,16 @@ class _Routes:
     """The app's four routes, over one set of scorers, metrics and admission."""
 
     def __init__(
-        self, recipe: str | None, names: tuple[str, ...], scorers: _Scorers, metrics: Metrics, limits: Limits
+        self,
+        recipe: str | None,
+        names: tuple[str, ...],
+        scorers: _Scorers,
+        metrics: Metrics,
+        limits: Limits,
+        fields: Mapping[str, str] | None = None,
     ) -> None:
         self.recipe, self.names, self.scorers, self.limits = recipe, names, scorers, limits
+        self.fields = dict(fields or {})  # serve --field: /score samples' renames
         self.metrics, self.admission = metrics, scorers.admission
         # one schema per route: what /openapi.json publishes is what requests are checked with
         self.score_schema = score_body(names, limits.max_samples, recipe)
@@ -709,7 +737,7 @@ class _Routes:
 
     async def score(self, request: Request) -> Response:
         body = await _body_object(request, "`recipe` and `samples`", self.limits.max_body_elements)
-        name, items = _score_request(body, self.score_schema, self.recipe)
+        name, items = _score_request(body, self.score_schema, self.recipe, self.fields)
         if not items:
             return _response({"results": []})
         out = await self.run("score", name, items)
@@ -802,8 +830,10 @@ def create_app_from_limits(
     rubric_overrides: Mapping[str, Rubric] | None = None,
     recipe_options: Mapping[str, Mapping[str, Any]] | None = None,
     recipes: Mapping[str, Recipe] | None = None,
+    fields: Mapping[str, str] | None = None,
 ) -> FastAPI:
     """:func:`create_app` with its limits as one checked :class:`Limits`."""
+    _check_fields(fields)
     _check_token(token)
     extra, names = _recipe_names(recipe, recipes)
     metrics = Metrics((*ROUTES, *DOC_ROUTES) if docs else ROUTES)
@@ -819,7 +849,7 @@ def create_app_from_limits(
     for name in dict.fromkeys([*([recipe] if recipe else []), *options, *scorers.overrides]):
         scorers.resolve(name)  # configuration errors surface now, not at the first request
     app = _fastapi(scorers, metrics, token, limits, docs)
-    _Routes(recipe, names, scorers, metrics, limits).add_to(app)
+    _Routes(recipe, names, scorers, metrics, limits, fields).add_to(app)
     app.state.metrics = metrics
     app.state.admission = admission
     app.state.batchers = scorers.batchers
@@ -847,6 +877,7 @@ def create_app(
     min_body_rate: float = MIN_BODY_RATE,
     max_body_elements: int = MAX_BODY_ELEMENTS,
     part_timeout_s: float | None = None,
+    fields: Mapping[str, str] | None = None,
 ) -> FastAPI:
     """The reward server as an ASGI app (no server is started; run it with uvicorn).
 
@@ -861,8 +892,10 @@ def create_app(
     ``recipe_options``: ``{recipe: {option: value}}`` passed to ``Recipe.rubric``.
     ``rubric_overrides``: ``{recipe: Rubric}`` used instead of building one (tests, custom
     judges); the recipe still validates the samples. ``recipes``: extra or replacement
-    :class:`Recipe` objects by name. Bad configuration raises ``ValueError``/``TypeError``
-    here; the default recipe's rubric is built here too, so its errors surface at start.
+    :class:`Recipe` objects by name. ``fields``: ``{ours: theirs}``, each ``/score``
+    sample's field THEIRS read as OURS (``groundrl serve --field``). Bad configuration
+    raises ``ValueError``/``TypeError`` here; the default recipe's rubric is built here
+    too, so its errors surface at start.
     """
     limits = Limits(
         max_batch, max_wait_ms, max_queue, max_body_bytes, max_samples, batch_concurrency, retry_after_s,
@@ -870,5 +903,5 @@ def create_app(
     )  # fmt: skip
     return create_app_from_limits(
         recipe, token, limits, docs=docs, rubric_overrides=rubric_overrides, recipe_options=recipe_options,
-        recipes=recipes,
+        recipes=recipes, fields=fields,
     )  # fmt: skip

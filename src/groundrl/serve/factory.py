@@ -42,6 +42,7 @@ APP_KEYS = (
     "min_body_rate",
     "max_body_elements",
     "part_timeout_s",
+    "fields",
 )
 KEYS = (*APP_KEYS, "options", "judge")
 
