@@ -606,6 +606,15 @@ OFFLINE_HINT = (
 )
 
 
+def relative_rule() -> str:
+    """How a train config's relative paths resolve, for the error that finds one missing
+    (issue 39: `data:` follows the working directory, images inside it follow the file)."""
+    return (
+        f"relative paths in a train config are read from the working directory ({Path.cwd()}), "
+        "not from the config file's folder; image paths inside a data file from that file's folder"
+    )
+
+
 def check_paths(cfg: TrainConfig) -> None:
     """What a run needs on disk, before any model loads: a local model folder or a hub
     model id (transformers resolves it; :func:`model_note`), data and eval files that are
@@ -625,7 +634,8 @@ def check_paths(cfg: TrainConfig) -> None:
         ev = st.blocks.get("eval")
         if ev is not None and not Path(ev.data).is_file():
             raise ConfigError(
-                f"stage {st.name}: eval.data {ev.data} not found (a JSONL file of held-out prompts)"
+                f"stage {st.name}: eval.data {ev.data} not found (a JSONL file of held-out prompts); "
+                + relative_rule()
             )
     out = Path(cfg.output_dir)
     if out.exists() and not out.is_dir():
@@ -638,7 +648,7 @@ def check_paths(cfg: TrainConfig) -> None:
             if p.is_dir():
                 raise ConfigError(f"stage {st.name}: data {data} is a folder; give a JSONL file")
             if not p.is_file():
-                raise ConfigError(f"stage {st.name}: data {data} not found")
+                raise ConfigError(f"stage {st.name}: data {data} not found; " + relative_rule())
         elif st.kind.needs_data and not produced:
             raise ConfigError(f"stage {st.name}: needs `data:` (a JSONL file)")
         produced = produced or st.kind.produces_data
