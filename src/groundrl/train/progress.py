@@ -14,7 +14,10 @@ they happen and again when the stage ends:
   ``frac_reward_zero_std`` = 1, or ``reward_std`` = 0): every GRPO advantage is 0;
 * ``all_filtered`` — the online filter kept no group (``online_filter/empty_steps`` = 1);
 * ``judge_failing`` — more than ``judge_threshold`` of a judge's calls failed
-  (``judge/<name>/failed_frac``).
+  (``judge/<name>/failed_frac``);
+* a weighted reward part that was constant within every group on every step
+  (``rewards/<part>/groups_varying`` = 0, :mod:`groundrl.train.group_variation`): it
+  contributed no gradient, whatever its weight (said at the end and in the report).
 
 :meth:`ProgressWatch.summary` gives the stage's notes for ``report.md``; a stage in which
 *no* step had a gradient gets ``no learning signal`` with the likely cause, which the
@@ -30,6 +33,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, TextIO
 
 SIGNALS = ("zero_gradient", "constant_reward", "all_filtered", "judge_failing")
+VARYING = "/groups_varying"  # rewards/<part>/groups_varying (train.group_variation)
 
 CAUSES = {
     "all_filtered": "the online filter kept no prompt group (accuracy outside [lo, hi] in every group)",
@@ -133,6 +137,8 @@ class ProgressWatch:
         self.total = 0
         self.steps = 0  # logged training steps
         self.counts = dict.fromkeys(SIGNALS, 0)
+        self.part_weights: dict[str, float] = {}  # a part of weight 0 is a metric: never flagged
+        self.parts: dict[str, list[int]] = {}  # part -> [steps with a share, steps it varied]
         self.t0 = time.monotonic()
         self.last_line = ""
 
@@ -158,6 +164,7 @@ class ProgressWatch:
         if "loss" not in logs and "reward" not in logs and "grad_norm" not in logs:
             return  # the end-of-training summary dict, or an eval row
         self.steps += 1
+        self._count_parts(logs)
         for sig in signals(logs, self.judge_threshold):
             self.counts[sig] += 1
             if self.counts[sig] == 1:
@@ -168,6 +175,29 @@ class ProgressWatch:
             self.stream.flush()
         elif step % (self.every or 1) == 0 or step == self.total:
             self.echo(self.last_line)
+
+    def _count_parts(self, logs: Mapping[str, Any]) -> None:
+        for key, v in logs.items():
+            n = _num(v)
+            if n is not None and key.startswith("rewards/") and key.endswith(VARYING):
+                rec = self.parts.setdefault(key[len("rewards/") : -len(VARYING)], [0, 0])
+                rec[0] += 1
+                rec[1] += n > 0
+
+    def constant_parts(self) -> str | None:
+        """A sentence naming the weighted parts constant within every group on every step
+        (none while the whole stage had no signal: that message says more)."""
+        names = [
+            n
+            for n, (seen, varied) in self.parts.items()
+            if seen and not varied and self.part_weights.get(n, 1.0)
+        ]
+        if not names or self.no_signal():
+            return None
+        return (
+            f"reward part(s) {', '.join(names)} constant within every group on all the steps they were "
+            "logged: they contributed no gradient (a GRPO advantage is relative to the group)"
+        )
 
     def _say(self, text: str) -> None:
         if self.tty:
@@ -181,6 +211,9 @@ class ProgressWatch:
         msg = self.no_signal()
         if msg:
             self.echo(f"[{self.stage}] NO LEARNING SIGNAL: {msg}")
+        parts = self.constant_parts()
+        if parts:
+            self.echo(f"[{self.stage}] warning: {parts}")
 
     def no_signal(self) -> str | None:
         """A sentence when no logged step of the stage had a gradient, else ``None``."""
@@ -199,6 +232,9 @@ class ProgressWatch:
         msg = self.no_signal()
         if msg:
             notes["no learning signal"] = msg
+        parts = self.constant_parts()
+        if parts:
+            notes["constant reward parts"] = parts
         seen = [f"{s.replace('_', ' ')} in {n} of {self.steps} steps" for s, n in self.counts.items() if n]
         if seen:
             notes["signal warnings"] = "; ".join(seen)

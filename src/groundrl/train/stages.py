@@ -37,6 +37,7 @@ from groundrl.monitor.callback import monitor_callback
 from groundrl.train import runlog
 from groundrl.train.config import TrainConfig, build_train_config, check_paths
 from groundrl.train.finite import finite_guard_callback
+from groundrl.train.group_variation import variation_callback, weighted_parts
 from groundrl.train.progress import attach_progress, trained_before
 from groundrl.train.ranks import is_main_process, run_once, wait_for_everyone
 
@@ -101,10 +102,13 @@ def _attach_callbacks(
 ) -> Any:
     """The run's log.jsonl writer, the live progress line and the no-signal watch (and
     the monitor when the config has one); TRL's own dict printer only with ``verbose``."""
+    if stage.kind.trainer == "grpo":  # before the writer: it adds rewards/<part>/groups_varying to the row
+        trainer.add_callback(variation_callback(trainer))
     trainer.add_callback(runlog.log_callback(out / runlog.LOG_FILE, stage.name))
     trainer.add_callback(finite_guard_callback(stage.name))  # a NaN loss or weight stops the run unsaved
     trained_by = trained_before(cfg.stages, stage.name)  # the no-signal hint fits the run
     watch = attach_progress(trainer, stage.name, echo, tiny=cfg.tiny, verbose=verbose, trained_by=trained_by)
+    watch.watch.part_weights = weighted_parts(trainer)  # weight-0 parts are metrics: never flagged
     monitor = stage.blocks.get("monitor")
     if monitor is not None:
         trainer.add_callback(monitor_callback(monitor, out, stage.name, trainer))
