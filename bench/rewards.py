@@ -28,10 +28,19 @@ implementation always reads the completions first), in **CPU seconds of this pro
 timings; a shape's rate comes from its median time, the overall rate from the median
 per-pass total. The groundrl side is the recipe's **whole rubric** (``score_batch`` in
 batches of 64, as ``groundrl score`` and the server call it), compared with the released
-calls that compute the same parts (EmbodiedBrain: the format ORM *and* the P/R/F1 core); ``--bare`` adds the
-bare reward functions. Targets: ≥ 2× the released code overall for every comparison; the
-Reinforced Reasoning rubric within 3× one ``json.loads`` of the same completions. Then
-(``--only recipes``) each rubric against its bare parts (target ≤ 1.2×).
+calls that compute the same parts (EmbodiedBrain: the format ORM *and* the P/R/F1 core). Beside
+it, in the same interleaved passes (issue 41): the **bare** reward functions called in a plain
+loop, and the **TRL adapter** (:func:`groundrl.integrations.trl.reward_funcs`, every function
+called as ``GRPOTrainer`` calls it, 64 completions a batch). Targets: ≥ 2× the released code
+overall for every comparison, and for the TRL adapter on Reinforced Reasoning, EmbodiedBrain
+format, EmbodiedBrain P/R/F1 (each half through its own TRL functions) and detection; rubric ÷
+bare and TRL adapter ÷ bare ≤ 1.15×; the Reinforced Reasoning rubric within 3× one
+``json.loads`` of the same completions; the pairwise verdict parser within 1.3× of its floor
+(its own one regex search per completion). Then (``--only recipes``) each recipe's rubric and
+TRL adapter against its part functions called directly (target ≤ 1.15×). Every corpus has a
+**long reasoning** shape (issue 41): 2-8 KB of reasoning before the tags and, for plans, 20-60
+steps. The script exits 1 when any target is missed (``make bench`` fails), after the list
+of misses.
 
 Released code is **never** part of this repository. Point environment variables at
 local checkouts (work trees) of the papers' repositories to include it:
@@ -52,7 +61,7 @@ Only the named top-level functions, classes and constants are read from those fi
 (their imports of training frameworks, network clients and file paths are skipped;
 ``print`` is silenced so logging does not dominate). Run::
 
-    .venv/bin/python bench/rewards.py [--n 6000] [--repeats 11] [--only rr,eb] [--bare]
+    .venv/bin/python bench/rewards.py [--n 6000] [--repeats 11] [--only rr,eb]
 """
 
 from __future__ import annotations
@@ -131,6 +140,17 @@ def _length(rng: random.Random) -> int:
     return rng.choice([5, 20, 60, 150, 400])
 
 
+def long_prose(rng: random.Random) -> str:
+    """2-8 KB of reasoning, as a thinking model writes before its tags (issue 41)."""
+    target = rng.randint(2_000, 8_000)
+    parts: list[str] = []
+    size = 0
+    while size < target:
+        parts.append(prose(rng, rng.randint(8, 30)))
+        size += len(parts[-1]) + 1
+    return " ".join(parts)
+
+
 def clear_caches() -> None:
     """Every cache groundrl's parsers and rewards keep between calls (a fair cold pass)."""
     import groundrl.parse
@@ -193,6 +213,7 @@ RR_SHAPES = {
     "clean": ("none",),
     "steps": ("drop", "swap", "repeat", "rename", "extra_steps"),
     "long plan": ("long",),
+    "long reasoning": ("long_reasoning",),  # 2-8 KB reasoning, 20-60-step plans (issue 41)
     "surface": ("case", "whitespace", "unicode", "indent"),
     "types": ("string_id", "bool_id", "name_not_str", "step_not_dict", "plan_not_list", "ints"),
     "prose": ("fenced", "prose_around", "missing_key", "duplicate_key"),
@@ -224,12 +245,12 @@ def rr_corpus(rng: random.Random, n: int, amap: dict[str, str]) -> list[dict[str
         shape = _shape(rng, RR_SHAPES)
         if shape == "real examples" and not examples:
             shape = "clean"
-        real = shape == "real examples" or rng.random() < 0.25
+        real = shape == "real examples" or (shape != "long reasoning" and rng.random() < 0.25)
         ex = rng.choice(examples) if examples and real else None
         if ex is not None:
             gold_steps = [{"action_id": i, "action_name": nm} for nm, i in zip(ex[1], ex[2], strict=True)]
         else:
-            t = rng.choice([1, 2, 3, 4, 6, 8, 12, 20])
+            t = rng.randint(20, 60) if shape == "long reasoning" else rng.choice([1, 2, 3, 4, 6, 8, 12, 20])
             gold_steps = [
                 {"action_id": int(i), "action_name": amap[i]} for i in (rng.choice(ids) for _ in range(t))
             ]
@@ -267,8 +288,9 @@ def rr_corpus(rng: random.Random, n: int, amap: dict[str, str]) -> list[dict[str
                 plan = "goto fridge then open"
             elif mut == "ints":
                 plan = [s["action_id"] for s in steps]
+            reasoning = long_prose(rng) if mut == "long_reasoning" else prose(rng, length, mut == "unicode")
             obj: dict[str, Any] = {
-                "reasoning_and_reflection": prose(rng, length, mut == "unicode"),
+                "reasoning_and_reflection": reasoning,
                 "visual_state_description": prose(rng, max(3, length // 2), mut == "unicode"),
                 "language_plan": prose(rng, max(3, length // 3)),
                 "executable_plan": plan,
@@ -312,6 +334,7 @@ EB_SHAPES = {
     "real gold": ("gold", "plans_inside"),
     "steps": ("drop", "swap", "repeat", "rename", "verb_only"),
     "long plan": ("long",),
+    "long reasoning": ("long_reasoning",),  # 2-8 KB reasoning first, 20-60-step plans (issue 41)
     "surface": ("case", "whitespace", "unicode", "double_quotes"),
     "tuples": ("tuple_items", "tuple_top", "no_brackets"),
     "tags": ("tag_case", "no_response", "duplicate_tags", "plans_inside_case"),
@@ -341,6 +364,8 @@ def eb_corpus(rng: random.Random, n: int) -> list[dict[str, Any]]:
             shape = _shape(rng, EB_SHAPES) if MIXED_GROUPS else shape
             mut = rng.choice(EB_SHAPES[shape])
             a = _steps(rng, [list(x) for x in acts], mut)
+            if mut == "long_reasoning" and a:
+                a = [list(a[i % len(a)]) for i in range(rng.randint(20, 60))]
             if mut == "rename" and a:
                 a[rng.randrange(len(a))][0] = rng.choice(["Grab", "Put down", "Take", "Slice", "Wipe"])
             elif mut == "case":
@@ -361,7 +386,7 @@ def eb_corpus(rng: random.Random, n: int) -> list[dict[str, Any]]:
             elif mut == "not_list":
                 body = "Pick Apple then Place Apple"
             text = _ACT_RE.sub(lambda _m, body=body: f"<actions>{body}</actions>", gold, count=1)
-            if mut in ("plans_inside", "plans_inside_case", "long"):  # numbered lines inside <plans>
+            if mut in ("plans_inside", "plans_inside_case", "long", "long_reasoning"):  # lines inside <plans>
                 tag = "PLANS" if mut == "plans_inside_case" else "plans"
                 text = text.replace("<plans></plans>", f"<{tag}>{_plan_lines(a)}</{tag}>")
             elif mut == "tag_case":
@@ -376,6 +401,8 @@ def eb_corpus(rng: random.Random, n: int) -> list[dict[str, Any]]:
                 text = text[: rng.randrange(1, len(text))]
             elif mut == "empty":
                 text = ""
+            if mut == "long_reasoning":
+                text = f"<think>{long_prose(rng)}</think>\n{text}"
             out.append({"completion": text, "gold": gold, "shape": shape})
     return out[:n]
 
@@ -441,6 +468,7 @@ DET_SHAPES = {
     "clean": ("none",),
     "boxes": ("jitter", "drop", "extra", "wrong_label", "repeat"),
     "many boxes": ("many",),
+    "long reasoning": ("long_reasoning",),  # 2-8 KB reasoning before the answer (issue 41)
     "literal": ("python_literal", "tuples", "bare_boxes"),
     "prose": ("no_answer_tag", "fenced", "prose_after", "two_lists"),
     "tags": ("tag_case", "case"),
@@ -489,7 +517,7 @@ def det_corpus(rng: random.Random, n: int) -> list[dict[str, Any]]:
                 body = json.dumps([d["bbox_2d"] for d in b])
             elif mut == "two_lists":
                 body = json.dumps(b[:1]) + " then, corrected: " + body
-            think = prose(rng, _length(rng) // 2)
+            think = long_prose(rng) if mut == "long_reasoning" else prose(rng, _length(rng) // 2)
             tag = "Answer" if mut == "tag_case" else "answer"
             if mut == "no_answer_tag":
                 text = f"<think>{think}</think>{body}"
@@ -513,7 +541,18 @@ def eqa_corpus(rng: random.Random, n: int) -> list[dict[str, Any]]:
     out = []
     for _ in range(n):
         mut = rng.choice(
-            ["none", "none", "decimal", "slash", "out_of_range", "word", "no_tag", "two_scores", "empty"]
+            [
+                "none",
+                "none",
+                "decimal",
+                "slash",
+                "out_of_range",
+                "word",
+                "no_tag",
+                "two_scores",
+                "empty",
+                "long",
+            ]
         )
         s = rng.randint(0, 10)
         sc = {
@@ -522,7 +561,8 @@ def eqa_corpus(rng: random.Random, n: int) -> list[dict[str, Any]]:
             "out_of_range": "11",
             "word": "seven",
         }.get(mut, str(s))
-        text = f"<critique>{prose(rng, _length(rng))}</critique><score>{sc}</score>"
+        critique = long_prose(rng) if mut == "long" else prose(rng, _length(rng))
+        text = f"<critique>{critique}</critique><score>{sc}</score>"
         if mut == "no_tag":
             text = text.replace("<score>", "")
         elif mut == "two_scores":
@@ -724,69 +764,141 @@ def compare(impls: dict[str, Impl], data: list[dict[str, Any]], repeats: int) ->
 
 
 SUMMARY: list[tuple[str, str, float | None, str]] = []  # (comparison, path, ratio, note)
+# (what, measured, target, "≤" or "≥"): every target the run checks; main() exits 1 on a miss
+TARGETS: list[tuple[str, float, float, str]] = []
+ADAPTER_TARGET = 1.15  # rubric / TRL adapter cost over the bare reward [issue 41]
+RELEASED_TARGET = 2.0  # speed over the released code [issue 30 / 41]
+FLOOR_TARGET = 1.3  # verdict parser cost over its one regex search [issue 41]
+
+
+def _target(what: str, value: float, target: float, op: str) -> str:
+    met = value <= target if op == "≤" else value >= target
+    TARGETS.append((what, value, target, op))
+    return f"target {op} {target:g}×: {'met' if met else 'NOT met'}"
+
+
+def _cost(rates: dict[str, float], impl: str, base: str) -> float:
+    """How many times ``base``'s time ``impl`` takes (rates are completions per second)."""
+    return rates[base] / rates[impl]
 
 
 def report(
-    title: str, path: str, rates: dict[str, dict[str, float]], target_json: float | None = None
+    title: str,
+    path: str,
+    rates: dict[str, dict[str, float]],
+    target_json: float | None = None,
+    trl_vs_released: bool = False,
 ) -> None:
-    """One table per comparison: a row per shape and the overall row, with the ratios."""
+    """One table per comparison: a row per shape and the overall row, with the ratios.
+    ``groundrl`` is the rubric (or the parser); ``groundrl_bare`` the bare reward functions,
+    ``groundrl_trl`` the TRL adapter's functions, ``floor`` the parser's one regex search."""
     counts = rates.pop("_n")
-    has_rel, has_json = "released" in rates["overall"], "json.loads" in rates["overall"]
+    o = rates["overall"]
+    has_rel, has_json = "released" in o, "json.loads" in o
+    extra = [k for k in ("groundrl_bare", "groundrl_trl", "floor") if k in o]
+    label = {"groundrl_bare": "bare", "groundrl_trl": "TRL", "floor": "floor"}
     print(f"\n{title} — {path}")
-    head = f"  {'shape':22s} {'n':>5s} {'groundrl/s':>11s}"
-    head += f" {'released/s':>11s} {'ours÷released':>14s}" if has_rel else ""
+    head = f"  {'shape':22s} {'n':>5s} {'groundrl/s':>11s}" + "".join(
+        f" {label[k] + '/s':>10s}" for k in extra
+    )
+    head += f" {'released/s':>11s} {'ours÷rel':>9s}" if has_rel else ""
+    head += f" {'TRL÷rel':>8s}" if has_rel and "groundrl_trl" in o else ""
+    head += "".join(f" {'÷' + label[k]:>7s}" for k in extra if k != "groundrl_trl")
     head += f" {'json÷ours':>10s}" if has_json else ""
     print(head)
     for sh, r in rates.items():
-        line = f"  {sh:22s} {counts[sh]:5d} {r['groundrl']:11,.0f}"
+        line = f"  {sh:22s} {counts[sh]:5d} {r['groundrl']:11,.0f}" + "".join(
+            f" {r[k]:10,.0f}" for k in extra
+        )
         if has_rel:
-            line += f" {r['released']:11,.0f} {r['groundrl'] / r['released']:13.2f}×"
+            line += f" {r['released']:11,.0f} {r['groundrl'] / r['released']:8.2f}×"
+            if "groundrl_trl" in r:
+                line += f" {r['groundrl_trl'] / r['released']:7.2f}×"
+        line += "".join(f" {_cost(r, 'groundrl', k):6.2f}×" for k in extra if k != "groundrl_trl")
         if has_json:
             line += f" {r['json.loads'] / r['groundrl']:9.2f}×"
         print(line)
-    o = rates["overall"]
     if has_rel:
         ratio = o["groundrl"] / o["released"]
         worst = min(rates, key=lambda sh: rates[sh]["groundrl"] / rates[sh]["released"])
         note = f"worst shape {worst} {rates[worst]['groundrl'] / rates[worst]['released']:.2f}×"
         SUMMARY.append((title, path, ratio, note))
         print(
-            f"  overall ours÷released {ratio:.2f}× (target ≥ 2×: {'met' if ratio >= 2 else 'NOT met'}); {note}"
+            f"  overall ours÷released {ratio:.2f}× ({_target(f'{title}: ours÷released', ratio, RELEASED_TARGET, '≥')}); {note}"
         )
+        if "groundrl_trl" in o:
+            r = o["groundrl_trl"] / o["released"]
+            SUMMARY.append((title, "TRL adapter", r, "TRL adapter ÷ released"))
+            if trl_vs_released:
+                print(
+                    f"  overall TRL adapter÷released {r:.2f}× ({_target(f'{title}: TRL÷released', r, RELEASED_TARGET, '≥')})"
+                )
+            else:
+                print(f"  overall TRL adapter÷released {r:.2f}×")
     else:
         SUMMARY.append((title, path, None, "released code not loaded"))
+    if "groundrl_bare" in o:
+        r = _cost(o, "groundrl", "groundrl_bare")
+        print(f"  overall rubric÷bare {r:.2f}× ({_target(f'{title}: rubric÷bare', r, ADAPTER_TARGET, '≤')})")
+    if "groundrl_bare" in o and "groundrl_trl" in o:
+        r = _cost(o, "groundrl_trl", "groundrl_bare")
+        print(
+            f"  overall TRL adapter÷bare {r:.2f}× ({_target(f'{title}: TRL÷bare', r, ADAPTER_TARGET, '≤')})"
+        )
+    if "floor" in o:
+        r = _cost(o, "groundrl", "floor")
+        print(f"  overall parser÷floor {r:.2f}× ({_target(f'{title}: parser÷floor', r, FLOOR_TARGET, '≤')})")
     if has_json and target_json:
         r = o["json.loads"] / o["groundrl"]
         print(
-            f"  overall json.loads÷ours {r:.2f}× (target ≤ {target_json:g}×: {'met' if r <= target_json else 'NOT met'})"
+            f"  overall json.loads÷ours {r:.2f}× ({_target(f'{title}: json.loads÷ours', r, target_json, '≤')})"
         )
         SUMMARY.append((title, path + " vs json.loads", r, f"target ≤ {target_json:g}×"))
 
 
 def _batched(rubric: Any, fields: tuple[str, ...], extra: dict[str, Any] | None = None) -> Impl:
-    """A recipe rubric scoring in batches of 64, as ``groundrl score`` and the server call it."""
+    """A recipe rubric scoring in batches of 64, as ``groundrl score`` and the server call it.
+    The corpus rows are the samples, as a data set's records are (the parts read the fields
+    they name; building a second dict per row was the bench's cost, not the rubric's)."""
 
     def run(samples: list[dict[str, Any]]) -> None:
         for i in range(0, len(samples), 64):
             chunk = samples[i : i + 64]
-            rubric.score_batch(
-                [s["completion"] for s in chunk],
-                [{**{f: s[f] for f in fields}, **(extra or {})} for s in chunk],
-            )
+            rows = chunk if not extra else [{**s, **extra} for s in chunk]
+            rubric.score_batch([s["completion"] for s in chunk], rows)
 
     return run
 
 
-def main() -> None:
+def _trl(rubric: Any, fields: tuple[str, ...], names: tuple[str, ...] | None = None) -> Impl:
+    """The TRL adapter's reward functions (:func:`groundrl.integrations.trl.reward_funcs`)
+    called as ``GRPOTrainer`` calls them, a batch of 64 at a time: prompts, completions,
+    one list per dataset column, ``trainer_state`` and the logging callbacks. ``names``:
+    only the functions of these parts."""
+    from groundrl.integrations.trl import reward_funcs
+
+    funcs = [f for f in reward_funcs(rubric)[0] if names is None or f.__name__ in names]
+
+    def run(samples: list[dict[str, Any]]) -> None:
+        for i in range(0, len(samples), 64):
+            chunk = samples[i : i + 64]
+            completions = [s["completion"] for s in chunk]
+            columns = {f: [s[f] for s in chunk] for f in fields}
+            prompts = ["prompt"] * len(chunk)
+            for f in funcs:
+                f(prompts=prompts, completions=completions, completion_ids=None, trainer_state=None,
+                  log_extra=_noop, log_metric=_noop, **columns)  # fmt: skip
+
+    return run
+
+
+def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=6000, help="completions per reward (default 6000)")
     ap.add_argument("--repeats", type=int, default=11, help="interleaved timed passes (median; default 11)")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument(
         "--only", default="", help="comma-separated subset of: rr,eb,proxy,verdict,detection,eqa,recipes"
-    )
-    ap.add_argument(
-        "--bare", action="store_true", help="also time the bare reward functions (not only the rubrics)"
     )
     ap.add_argument("--mixed-groups", action="store_true",
                     help="a shape per completion, not per group (a shape's timing then parses most golds)")  # fmt: skip
@@ -798,6 +910,7 @@ def main() -> None:
     def want(k: str) -> bool:
         return not only or k in only
 
+    from groundrl.parse.scores import _VERDICT_SEARCH
     from groundrl.recipes import get_recipe
 
     rng = random.Random(args.seed)
@@ -806,6 +919,8 @@ def main() -> None:
     amap = load_action_map(amap_s)
     rr, eb, px = rr_corpus(rng, n, amap_s), eb_corpus(rng, n), proxy_corpus(rng, n)
     det, eqa = det_corpus(rng, n), eqa_corpus(rng, n)
+    for s in det:
+        s["boxes"], s["task_type"] = s["gold"], "detection"
     rel: dict[str, Callable[..., Any]] = {}
     for loader in (lambda: released_rr(amap_s), released_eb, released_proxy):
         try:
@@ -817,17 +932,25 @@ def main() -> None:
         f"{n} completions per reward, median of {rep} interleaved passes (process CPU time), groundrl caches"
         " cleared before each;"
         f" python {sys.version.split()[0]}; load average {load};"
-        f" released code: {', '.join(sorted(rel)) or 'none (set GROUNDRL_RELEASED_*)'}"
+        f" released code: {', '.join(sorted(rel)) or 'none (set GROUNDRL_RELEASED_* to include it)'}"
     )
 
-    def run(title: str, path: str, ours: Impl, data: list, released: Impl | None, key: str,
-            json_target: float | None = None) -> None:  # fmt: skip
-        impls: dict[str, Impl] = {"groundrl": ours}
+    def run(title: str, path: str, impls: dict[str, Impl], data: list, released: Impl | None, key: str,
+            json_target: float | None = None, trl_vs_released: bool = False) -> None:  # fmt: skip
+        impls = dict(impls)
         if released is not None and key in rel:
             impls["released"] = released
         if json_target:
             impls["json.loads"] = _json_loads_all
-        report(title, path, compare(impls, data, rep), json_target)
+        report(title, path, compare(impls, data, rep), json_target, trl_vs_released)
+
+    def each(*calls: Callable[[dict[str, Any]], Any]) -> Impl:
+        def bare(samples: list[dict[str, Any]]) -> None:
+            for s in samples:
+                for c in calls:
+                    c(s)
+
+        return bare
 
     if want("rr"):
 
@@ -837,24 +960,16 @@ def main() -> None:
                 f(s["completion"], s["gold"])
 
         rubric = get_recipe("reinforced_planning").rubric(action_map=amap)
-        title = "Reinforced Reasoning format + accuracy"
-        run(
-            title,
-            "rubric reinforced_planning",
-            _batched(rubric, ("gold",)),
-            rr,
-            rel_rr,
-            "rr",
-            json_target=3.0,
-        )
-        if args.bare:
-
-            def ours_rr(samples):
-                for s in samples:
-                    reinforced_format(s["completion"], amap)
-                    reinforced_accuracy(s["completion"], s["gold"])
-
-            run(title, "bare reward functions", ours_rr, rr, rel_rr, "rr")
+        impls = {
+            "groundrl": _batched(rubric, ("gold",)),
+            "groundrl_bare": each(
+                lambda s: reinforced_format(s["completion"], amap),
+                lambda s: reinforced_accuracy(s["completion"], s["gold"]),
+            ),  # fmt: skip
+            "groundrl_trl": _trl(rubric, ("gold",)),
+        }
+        run("Reinforced Reasoning format + accuracy", "rubric reinforced_planning", impls, rr, rel_rr, "rr",
+            json_target=3.0, trl_vs_released=True)  # fmt: skip
     if want("eb"):
 
         def rel_ebf(samples):
@@ -870,22 +985,27 @@ def main() -> None:
             rel_prf(samples)
 
         rubric = get_recipe("embodied_brain").rubric()
-        title = "EmbodiedBrain format + plan P/R/F1"
-        run(title, "rubric embodied_brain (released ORM + P/R/F1 core)", _batched(rubric, ("gold",)), eb, rel_eb,
-            "eb_format")  # fmt: skip
-        if args.bare:
-
-            def ours_ebf(samples):
-                for s in samples:
-                    embodied_format(s["completion"])
-
-            def ours_prf(samples):
-                for s in samples:
-                    plan_f1(s["completion"], s["gold"])
-                    plan_order_f1(s["completion"], s["gold"])
-
-            run("EmbodiedBrain format", "bare embodied_format", ours_ebf, eb, rel_ebf, "eb_format")
-            run("EmbodiedBrain plan P/R/F1", "bare plan_f1 + plan_order_f1", ours_prf, eb, rel_prf, "eb_prf")
+        fmt = each(lambda s: embodied_format(s["completion"]))
+        prf = each(
+            lambda s: plan_f1(s["completion"], s["gold"]), lambda s: plan_order_f1(s["completion"], s["gold"])
+        )
+        impls = {
+            "groundrl": _batched(rubric, ("gold",)),
+            "groundrl_bare": each(
+                lambda s: embodied_format(s["completion"]),
+                lambda s: plan_f1(s["completion"], s["gold"]),
+                lambda s: plan_order_f1(s["completion"], s["gold"]),
+            ),  # fmt: skip
+            "groundrl_trl": _trl(rubric, ("gold",)),
+        }
+        run("EmbodiedBrain format + plan P/R/F1", "rubric embodied_brain (released ORM + P/R/F1 core)", impls, eb,
+            rel_eb, "eb_format")  # fmt: skip
+        # the TRL adapter's own functions for each half, against the released half
+        run("EmbodiedBrain format", "TRL format function", {"groundrl": fmt, "groundrl_trl": _trl(rubric, ("gold",), ("format",))},
+            eb, rel_ebf, "eb_format", trl_vs_released=True)  # fmt: skip
+        run("EmbodiedBrain plan P/R/F1", "TRL plan_f1 + plan_order_f1 functions",
+            {"groundrl": prf, "groundrl_trl": _trl(rubric, ("gold",), ("plan_f1", "plan_order_f1"))},
+            eb, rel_prf, "eb_prf", trl_vs_released=True)  # fmt: skip
     if want("proxy"):
 
         def rel_px(samples):
@@ -894,70 +1014,62 @@ def main() -> None:
                 f("bench", s["completion"], str(s["preferred"]))
 
         rubric = get_recipe("proxy_grm").rubric()
-        title = "Proxy-GRM accuracy + format"
+        impls = {
+            "groundrl": _batched(rubric, ("preferred",)),
+            "groundrl_bare": each(
+                lambda s: proxy_accuracy(s["completion"], s["preferred"]),
+                lambda s: proxy_format(s["completion"]),
+            ),  # fmt: skip
+            "groundrl_trl": _trl(rubric, ("preferred",)),
+        }
         run(
-            title,
+            "Proxy-GRM accuracy + format",
             "rubric proxy_grm (released compute_score)",
-            _batched(rubric, ("preferred",)),
+            impls,
             px,
             rel_px,
             "proxy",
         )
-        if args.bare:
-
-            def ours_px(samples):
-                for s in samples:
-                    proxy_accuracy(s["completion"], s["preferred"])
-                    proxy_format(s["completion"])
-
-            run(title, "bare reward functions", ours_px, px, rel_px, "proxy")
     if want("verdict"):
 
         def ours_v(samples):
             for s in samples:
                 parse_pairwise_verdict(s["completion"])
 
+        def floor_v(samples):  # the parser's own first regex search, nothing else
+            for s in samples:
+                _VERDICT_SEARCH(s["completion"])
+
         def rel_v(samples):
             f = rel["verdict"]
             for s in samples:
                 f(s["completion"])
 
-        run(
-            "pairwise verdict parser",
-            "parse_pairwise_verdict (released parse_answer)",
-            ours_v,
-            px,
-            rel_v,
-            "verdict",
-        )
+        run("pairwise verdict parser", "parse_pairwise_verdict (released parse_answer)",
+            {"groundrl": ours_v, "floor": floor_v}, px, rel_v, "verdict")  # fmt: skip
     if want("detection"):
-        for s in det:
-            s["boxes"], s["task_type"] = s["gold"], "detection"
 
         def rel_det(samples):
             rel["detection"]([s["completion"] for s in samples], [s["gold"] for s in samples])
 
         rubric = get_recipe("embodied_brain").rubric(router=True)
-        title = "EmbodiedBrain detection"
-        run(title, "rubric embodied_brain router=true (released VisualPerceptionAccuracy)",
-            _batched(rubric, ("task_type", "boxes")), det, rel_det, "detection")  # fmt: skip
-        if args.bare:
-
-            def ours_det(samples):
-                for s in samples:
-                    detection_reward(s["completion"], s["gold"])
-
-            run(title, "bare detection_reward", ours_det, det, rel_det, "detection")
+        impls = {
+            "groundrl": _batched(rubric, ("task_type", "boxes")),
+            "groundrl_bare": each(lambda s: detection_reward(s["completion"], s["gold"])),
+            "groundrl_trl": _trl(rubric, ("task_type", "boxes")),
+        }
+        run("EmbodiedBrain detection", "rubric embodied_brain router=true (released VisualPerceptionAccuracy)",
+            impls, det, rel_det, "detection", trl_vs_released=True)  # fmt: skip
     if want("eqa"):
-
-        def ours_eqa(samples):
-            for s in samples:
-                eqa_accuracy(s["completion"], s["gt_score"])
-                eqa_format(s["completion"])
-
-        run(
-            "EQA-RM accuracy + format", "bare reward functions (no released code)", ours_eqa, eqa, None, "eqa"
-        )
+        rubric = get_recipe("eqa_rm").rubric()
+        impls = {
+            "groundrl": _batched(rubric, ("gt_score",)),
+            "groundrl_bare": each(
+                lambda s: eqa_accuracy(s["completion"], s["gt_score"]), lambda s: eqa_format(s["completion"])
+            ),  # fmt: skip
+            "groundrl_trl": _trl(rubric, ("gt_score",)),
+        }
+        run("EQA-RM accuracy + format", "rubric eqa_rm (no released code)", impls, eqa, None, "eqa")
     if SUMMARY:
         print(f"\n{'summary':60s} {'ratio':>7s}")
         for title, path, ratio, note in SUMMARY:
@@ -965,14 +1077,20 @@ def main() -> None:
     if want("recipes"):
         recipes(n, rep, {"reinforced_planning": (rr, {"action_map": amap}), "embodied_brain": (eb, {}),
                          "proxy_grm": (px, {}), "eqa_rm": (eqa, {})})  # fmt: skip
+    missed = [t for t in TARGETS if not (t[1] <= t[2] if t[3] == "≤" else t[1] >= t[2])]
+    print(f"\n{len(TARGETS) - len(missed)} of {len(TARGETS)} targets met")
+    for what, value, target, op in missed:
+        print(f"  MISSED {what}: {value:.2f}× (target {op} {target:g}×)")
+    return 1 if missed else 0
 
 
 def recipes(n: int, rep: int, corpora: dict[str, tuple[list[dict[str, Any]], dict[str, Any]]]) -> None:
-    """Per recipe rubric on the same corpora, in batches of 64 as ``groundrl score`` and the
-    server call it, against its part functions called directly with the fields each names
-    (target: the rubric within 1.2× of the bare parts)."""
+    """Per recipe rubric and TRL adapter on the same corpora, in batches of 64 as
+    ``groundrl score``, the server and ``GRPOTrainer`` call them, against its part functions
+    called directly with the fields each names (target: both within 1.15× of the bare parts)."""
     print(
-        f"\n{'recipe rubric':34s} {'completions/s':>13s} {'bare parts/s':>13s} {'overhead':>9s}  target ≤ 1.20×"
+        f"\n{'recipe rubric':34s} {'rubric/s':>11s} {'TRL/s':>11s} {'bare/s':>11s} {'rubric÷bare':>12s}"
+        f" {'TRL÷bare':>9s}  target ≤ {ADAPTER_TARGET:g}×"
     )
     from groundrl.recipes import get_recipe
 
@@ -987,14 +1105,21 @@ def recipes(n: int, rep: int, corpora: dict[str, tuple[list[dict[str, Any]], dic
                 for fn, keys in calls:
                     fn(c, **{k: s[k] for k in keys})
 
-        rates = compare({"groundrl": _batched(rubric, fields), "groundrl_bare": bare},
-                        [{**s, "shape": "all"} for s in data], rep)["overall"]  # fmt: skip
-        ratio = rates["groundrl_bare"] / rates["groundrl"]
-        ok = "ok" if ratio <= 1.2 else "MISSED"
+        impls = {
+            "groundrl": _batched(rubric, fields),
+            "groundrl_trl": _trl(rubric, fields),
+            "groundrl_bare": bare,
+        }
+        rates = compare(impls, [{**s, "shape": "all"} for s in data], rep)["overall"]
+        r_rub = _cost(rates, "groundrl", "groundrl_bare")
+        r_trl = _cost(rates, "groundrl_trl", "groundrl_bare")
+        ok = [_target(f"recipe {name}: {k}÷bare", r, ADAPTER_TARGET, "≤").split(": ")[1] for k, r in
+              (("rubric", r_rub), ("TRL", r_trl))]  # fmt: skip
         print(
-            f"{name:34s} {rates['groundrl']:11,.0f}/s {rates['groundrl_bare']:11,.0f}/s {ratio:8.2f}×  {ok}"
+            f"{name:34s} {rates['groundrl']:9,.0f}/s {rates['groundrl_trl']:9,.0f}/s {rates['groundrl_bare']:9,.0f}/s"
+            f" {r_rub:11.2f}× {r_trl:8.2f}×  {' / '.join(ok)}"
         )
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -111,6 +111,8 @@ class Part:
     _required: tuple[str, ...] = field(default=(), init=False, repr=False)
     _var_kw: bool = field(default=False, init=False, repr=False)
     _first: str = field(default="completion", init=False, repr=False)
+    # the one required field is the second positional parameter: passed by position
+    _positional: bool = field(default=False, init=False, repr=False)
 
     def __post_init__(self) -> None:
         if not self.name or not isinstance(self.name, str):
@@ -146,6 +148,11 @@ class Part:
                 if p.default is inspect.Parameter.empty:
                     required.append(p.name)
         self._params, self._required = tuple(names), tuple(required)
+        self._positional = (
+            len(params) > 1
+            and params[1].kind is inspect.Parameter.POSITIONAL_OR_KEYWORD
+            and required[:1] == [params[1].name]
+        )
 
     @property
     def required_fields(self) -> tuple[str, ...]:
@@ -206,16 +213,18 @@ class Part:
         self, completions: Sequence[Any], samples: Sequence[Mapping[str, Any]], key: str | None
     ) -> list[Score]:
         """The most common part shape, ``fn(completion)`` or ``fn(completion, field)``:
-        no keyword dict per call."""
+        no keyword dict per call (the field by position when it is the second parameter,
+        issue 41: no dict built and unpacked per call)."""
         fn, name = self.fn, self.name
         out: list[Score] = []
         append = out.append
+        positional = self._positional
         for completion, sample in zip(completions, samples, strict=True):
             try:
                 if key is None:
                     r = fn(completion)
                 elif key in sample:
-                    r = fn(completion, **{key: sample[key]})
+                    r = fn(completion, sample[key]) if positional else fn(completion, **{key: sample[key]})
                 else:
                     append(self._failed(f"missing field {key!r}"))
                     continue
@@ -465,13 +474,15 @@ class Rubric:
         columns = [p.score_batch(completions, samples, limit) for p in self.parts]
         verdicts = []
         if self.aggregate == "sum":  # the common case, summed in place (same order as total())
-            weights = [p.weight for p in self.parts]
-            for row in zip(*columns, strict=True):
-                total = 0
-                for w, sc in zip(weights, row, strict=True):
-                    if sc.value is not None:
-                        total += w * sc.value
-                verdicts.append(Verdict(float(total), dict(zip(names, row, strict=True))))
+            # column by column: the same sums, in the same order, as total()
+            totals = [0.0] * len(completions)
+            for w, col in zip([p.weight for p in self.parts], columns, strict=True):
+                for i, sc in enumerate(col):
+                    v = sc.value
+                    if v is not None:
+                        totals[i] += w * v
+            for t, row in zip(totals, zip(*columns, strict=True), strict=True):
+                verdicts.append(Verdict(float(t), dict(zip(names, row, strict=True))))
             return verdicts
         for row in zip(*columns, strict=True):
             parts = dict(zip(names, row, strict=True))

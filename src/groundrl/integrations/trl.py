@@ -59,21 +59,49 @@ def _samples(prompts: list[Any] | None, n: int, columns: dict[str, Any]) -> list
     return samples
 
 
+class _BatchInputs:
+    """The texts and sample dicts of one TRL batch, built once and shared by the part
+    functions of a rubric (issue 41: each function rebuilt them, once per part).
+
+    TRL hands every reward function of one step the same ``completions`` list and the
+    same column lists. The cache holds those objects themselves and is reused only when
+    every one is the same object again (an ``id`` alone could be reused by a later
+    batch once the earlier list is freed)."""
+
+    def __init__(self) -> None:
+        self._objs: tuple[Any, ...] = ()
+        self._texts: list[str] = []
+        self._samples: list[dict[str, Any]] = []
+
+    def get(
+        self, prompts: Any, completions: list[Any], kwargs: dict[str, Any]
+    ) -> tuple[list[str], list[dict[str, Any]]]:
+        objs = (completions, prompts, *(v for k, v in kwargs.items() if k not in _TRL_KEYS))
+        old = self._objs
+        if len(old) != len(objs) or any(a is not b for a, b in zip(old, objs, strict=True)):
+            self._texts = [completion_text(c) for c in completions]
+            self._samples = _samples(prompts, len(self._texts), kwargs)
+            self._objs = objs
+        return self._texts, self._samples
+
+
 class _BatchScorer:
     """Scores a TRL batch once and shares the verdicts among the part functions.
 
     TRL hands the same ``completions`` list object to every reward function of one step,
-    so its identity is the cache key."""
+    so its identity is the cache key. The list itself is held (not its ``id``, which a
+    later batch's list could reuse once this one is freed)."""
 
     def __init__(self, rubric: Rubric) -> None:
         self.rubric = rubric
-        self._key: tuple[int, int] | None = None
+        self._key: tuple[Any, int] | None = None
         self._verdicts: list[Verdict] = []
         self._logged = False
 
     def verdicts(self, prompts, completions, kwargs) -> list[Verdict]:
-        key = (id(completions), len(completions))
-        if key != self._key:
+        key = self._key
+        if key is None or key[0] is not completions or key[1] != len(completions):
+            key = (completions, len(completions))
             texts = [completion_text(c) for c in completions]
             samples = _samples(prompts, len(texts), kwargs)
             self._verdicts = self.rubric.score_batch(texts, samples)
@@ -107,21 +135,29 @@ def _total_func(scorer: _BatchScorer, name: str | None) -> Callable[..., list[fl
     return reward
 
 
-def _score_part(part: Part, prompts, completions, kwargs, timeout: float | None = None) -> list[float | None]:
+def _score_part(
+    part: Part, prompts, completions, kwargs, timeout: float | None = None, inputs: _BatchInputs | None = None
+) -> list[float | None]:
     if completions is None:
         raise ValueError("TRL reward function called without completions")
-    texts = [completion_text(c) for c in completions]
-    scores = part.score_batch(texts, _samples(prompts, len(texts), kwargs), timeout)
+    if inputs is None:
+        texts = [completion_text(c) for c in completions]
+        samples = _samples(prompts, len(texts), kwargs)
+    else:
+        texts, samples = inputs.get(prompts, completions, kwargs)
+    scores = part.score_batch(texts, samples, timeout)
     log_extra = kwargs.get("log_extra")
     if callable(log_extra):
         log_extra(f"{part.name}_reason", [sc.reason for sc in scores])
     return _check([sc.value for sc in scores], completions)
 
 
-def _part_func(part: Part, async_judges: bool, timeout: float | None = None) -> Callable[..., Any]:
+def _part_func(
+    part: Part, async_judges: bool, timeout: float | None = None, inputs: _BatchInputs | None = None
+) -> Callable[..., Any]:
     reward: Callable[..., Any]  # TRL awaits a coroutine function, calls a plain one
     if part.batched and async_judges:
-
+        # in a worker thread, beside the others: its own inputs, no shared cache to race on
         async def awaited(prompts=None, completions=None, completion_ids=None, **kwargs):
             return await asyncio.to_thread(_score_part, part, prompts, completions, kwargs, timeout)
 
@@ -129,7 +165,7 @@ def _part_func(part: Part, async_judges: bool, timeout: float | None = None) -> 
     else:
 
         def called(prompts=None, completions=None, completion_ids=None, **kwargs):
-            return _score_part(part, prompts, completions, kwargs, timeout)
+            return _score_part(part, prompts, completions, kwargs, timeout, inputs)
 
         reward = called
     reward.__name__ = reward.__qualname__ = part.name
@@ -152,7 +188,10 @@ def reward_funcs(
     "model": …, "url": …}``) or a ready judge object."""
     rubric = resolve_rubric(recipe_or_rubric, recipe_options, judge, **options)
     if rubric.aggregate == "sum":
-        return [_part_func(p, async_judges, rubric.part_timeout) for p in rubric.parts], rubric.weights
+        inputs = _BatchInputs()  # shared by the plain (non-async) part functions
+        return [
+            _part_func(p, async_judges, rubric.part_timeout, inputs) for p in rubric.parts
+        ], rubric.weights
     scorer = _BatchScorer(rubric)
     funcs = [_total_func(scorer, None)] + [_total_func(scorer, name) for name in rubric.names]
     return funcs, [1.0] + [0.0] * len(rubric.names)
