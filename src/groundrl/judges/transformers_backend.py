@@ -1,5 +1,7 @@
 """A judge running a local transformers checkpoint (``AutoModelForImageTextToText`` for
-VLMs, ``AutoModelForCausalLM`` for text models), loaded from a path — no hub.
+VLMs, ``AutoModelForCausalLM`` for text models, picked by the shared loader
+:func:`groundrl.models.loading.load_model`), loaded from a path or a fixture name such as
+``smollm2-135m-instruct`` — no hub.
 
 Generation is batched with left padding (``batch_size`` requests per ``generate`` call,
 ``n`` samples each via ``num_return_sequences``); images go through the model's
@@ -33,7 +35,8 @@ from typing import Any
 from groundrl.judges.base import Generation, JudgeBackend, LogProbResult, Request, SamplingParams
 from groundrl.judges.cache import ResponseCache, as_cache, lookup, store
 from groundrl.judges.images import ImagePolicy, map_content, to_pil
-from groundrl.models.tiny_vlm import ensure_processor_registered
+from groundrl.models.fixtures import resolve_model
+from groundrl.models.loading import load_model
 
 
 def _err(e: BaseException) -> str:
@@ -60,10 +63,10 @@ class TransformersBackend(JudgeBackend):
             raise ValueError(f"batch_size must be ≥ 1, got {batch_size}")
         self.batch_size = batch_size
         if isinstance(model, (str, Path)):
-            path = Path(model)
+            path = Path(resolve_model(model))  # a fixture name → its converted folder
             if not path.exists():
                 raise FileNotFoundError(f"--judge-model {model} is not a local path (no hub downloads here)")
-            model, processor = _load(path)
+            model, processor = load_model(str(path))
             self.model = str(path)
         else:
             self.model = getattr(getattr(model, "config", None), "_name_or_path", "") or type(model).__name__
@@ -257,20 +260,3 @@ class TransformersBackend(JudgeBackend):
         targets = batch["input_ids"][:, -cmax:]
         lp = torch.log_softmax(logits, dim=-1).gather(-1, targets.unsqueeze(-1)).squeeze(-1).cpu()
         return [lp[r, cmax - len(c) :].tolist() for r, c in enumerate(cont_ids)]
-
-
-def _load(path: Path) -> tuple[Any, Any]:
-    # lazy: transformers loads only when a model is loaded
-    from transformers import (
-        AutoConfig,
-        AutoModelForCausalLM,
-        AutoModelForImageTextToText,
-        AutoProcessor,
-        AutoTokenizer,
-    )
-
-    ensure_processor_registered()
-    config = AutoConfig.from_pretrained(path)
-    if getattr(config, "vision_config", None) is not None:
-        return AutoModelForImageTextToText.from_pretrained(path), AutoProcessor.from_pretrained(path)
-    return AutoModelForCausalLM.from_pretrained(path), AutoTokenizer.from_pretrained(path)

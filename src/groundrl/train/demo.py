@@ -49,7 +49,7 @@ from groundrl.sim.teacher import (
     replay,
     teacher_plan,
 )
-from groundrl.train.multiturn import EnvRollout, default_feedback_text, env_reward_funcs
+from groundrl.train.multiturn import EnvRollout, cut_at_eos, default_feedback_text, env_reward_funcs
 from groundrl.train.planning_data import global_action_map, plan_json, prompt, records
 from groundrl.train.progress import attach_progress
 
@@ -309,7 +309,8 @@ def _length_batches(pairs: list, size: int, rng: random.Random) -> list[list]:
 
 
 def greedy(model, tokenizer, contexts: list[list[int]], max_new_tokens: int, trainer=None, batch: int = 300):
-    """Greedy continuations of token-id contexts (left-padded batches), padding removed."""
+    """Greedy continuations of token-id contexts (left-padded batches), each cut after its
+    first EOS (:func:`~groundrl.train.multiturn.cut_at_eos`)."""
     # lazy: torch loads only when a model is built or run; importing the demo stays light
     import torch
 
@@ -332,7 +333,7 @@ def greedy(model, tokenizer, contexts: list[list[int]], max_new_tokens: int, tra
                 pad_token_id=pad,
                 eos_token_id=tokenizer.eos_token_id,
             )
-        out.extend([t for t in row if t != pad] for row in gen[:, width:].tolist())
+        out.extend(cut_at_eos(gen[:, width:].tolist(), tokenizer.eos_token_id))
     return out
 
 

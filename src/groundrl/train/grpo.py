@@ -27,6 +27,7 @@ from typing import Any
 
 from groundrl.integrations.trl import reward_funcs
 from groundrl.io import JsonlError, iter_lines
+from groundrl.models.loading import flatten_text_content, is_text_only
 from groundrl.recipes import get_recipe
 from groundrl.recipes.resolve import resolve_rubric
 from groundrl.train.builders import grpo_trainer
@@ -56,13 +57,14 @@ def load_dataset_records(path: str | Path, step_grpo: dict[str, Any] | None = No
 
 
 def load_rows(
-    path: str | Path, step_grpo: dict[str, Any] | None = None
+    path: str | Path, step_grpo: dict[str, Any] | None = None, text_only: bool = False
 ) -> tuple[list[dict[str, Any]], frozenset[str]]:
     """``(rows, json_columns)``: chat prompts with image parts and every other field as a
     column. Arrow needs one type per column, so a column holding mappings or nested
     lists (``points_masks``, ``boxes``, ``timestamps``…) is stored as JSON text and named
     in ``json_columns``; :func:`decode_columns` turns it back into objects before the
-    reward functions see it."""
+    reward functions see it. ``text_only`` (a text-only model, whose chat template may
+    take only string content) makes the prompt a plain string and refuses images."""
     # lazy: Pillow loads only when images are read
     from PIL import Image
 
@@ -93,9 +95,13 @@ def load_rows(
             Image.open(p if Path(p).is_absolute() else base / p).convert("RGB")
             for p in rec.pop("images", None) or []
         ]
+        if text_only and images:
+            raise ValueError(f"{path}: a record has images; the model is text-only (no vision part)")
         content: list[dict[str, Any]] = [{"type": "image"} for _ in images]
         content.append({"type": "text", "text": rec.pop("prompt")})
         row: dict[str, Any] = {"prompt": [{"role": "user", "content": content}]}
+        if text_only:
+            row["prompt"] = flatten_text_content(row["prompt"])
         for key in sorted(keys):
             v = rec.get(key)
             row[key] = json.dumps(v) if key in json_cols and v is not None else v
@@ -243,7 +249,7 @@ def build_trainer(
     out.mkdir(parents=True, exist_ok=True)
     if "data" not in cfg:
         raise ValueError("the config needs `data:` (a JSONL of prompts and the recipe's fields)")
-    rows, json_cols = load_rows(cfg["data"])
+    rows, json_cols = load_rows(cfg["data"], text_only=is_text_only(str(cfg.get("model", "tiny"))))
     missing = [f for f in rec.required if f not in rows[0]]
     if missing:
         raise ValueError(f"{cfg['data']}: recipe {recipe} needs field(s) {missing}")

@@ -15,10 +15,13 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 from typing import Any
 
-from groundrl.models.tiny_vlm import ensure_processor_registered
+from groundrl.models.loading import load_model
+
+log = logging.getLogger("groundrl.train")
 
 PEFT_KEYS = {
     "r",
@@ -91,8 +94,19 @@ def _is_vision(name: str) -> bool:
 
 def freeze_modules(model: Any, vision_tower: bool = False, projector: bool = False) -> dict[str, int]:
     """Stop gradients of the vision tower and/or projector; returns the counts of
-    parameters frozen per kind."""
+    parameters frozen per kind. A text-only model (no ``vision_config``) has neither, so
+    the block is skipped with a warning (a recipe's VLM config reused on a text model);
+    a VLM with no parameter of a named kind is an error."""
     counts = {"vision_tower": 0, "projector": 0}
+    if getattr(getattr(model, "config", None), "vision_config", None) is None:
+        named = [k for k, on in (("vision_tower", vision_tower), ("projector", projector)) if on]
+        if named:
+            log.warning(
+                "freeze: %s skipped: %s is a text-only model (no vision tower or projector)",
+                ", ".join(f"{k}: true" for k in named),
+                type(model).__name__,
+            )
+        return counts
     for name, p in model.named_parameters():
         if vision_tower and _is_vision(name):
             p.requires_grad_(False)
@@ -120,13 +134,12 @@ def set_pixel_bounds(processor: Any, min_pixels: int | None = None, max_pixels: 
 
 
 def load_policy(path: str, cfg: Mapping[str, Any], bf16: bool = False) -> tuple[Any, Any]:
-    """``(model, processor)`` from a local checkpoint with the config's hardware blocks."""
+    """``(model, processor)`` from a local checkpoint (or a fixture name) with the config's
+    hardware blocks; the model class comes from its config (a VLM with its processor, a
+    text-only causal LM with its tokenizer: :func:`groundrl.models.loading.load_model`)."""
     # lazy: torch loads only when a model runs
     import torch
-    from transformers import AutoModelForImageTextToText, AutoProcessor
 
-    ensure_processor_registered()
-    processor = AutoProcessor.from_pretrained(path)
     kwargs: dict[str, Any] = dict(cfg.get("model_kwargs") or {})
     if bf16:
         kwargs.setdefault("dtype", torch.bfloat16)
@@ -137,11 +150,13 @@ def load_policy(path: str, cfg: Mapping[str, Any], bf16: bool = False) -> tuple[
         kwargs["quantization_config"] = BitsAndBytesConfig(
             load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=torch.bfloat16
         )
-    model = AutoModelForImageTextToText.from_pretrained(path, **kwargs)
+    model, processor = load_model(path, **kwargs)
     fr = _block(cfg, "freeze", FREEZE_KEYS)
     if fr.get("vision_tower") or fr.get("projector"):
         freeze_modules(model, bool(fr.get("vision_tower")), bool(fr.get("projector")))
     img = _block(cfg, "image", IMAGE_KEYS)
-    if img:
+    if img and not hasattr(processor, "image_processor"):
+        log.warning("image: skipped: %s is a text-only model (no image processor)", type(model).__name__)
+    elif img:
         set_pixel_bounds(processor, img.get("min_pixels"), img.get("max_pixels"))
     return model, processor

@@ -279,7 +279,8 @@ class EnvRollout:
         model: Any, tokenizer: Any, contexts: list[list[int]], max_new_tokens: int, trainer: Any = None
     ):
         """Sample one continuation per context (left-padded batch) with the trainer's
-        sampling settings; returns the new token ids (padding removed)."""
+        sampling settings; returns the new token ids up to and including the first EOS
+        (:func:`cut_at_eos`)."""
         # lazy: torch loads only when the rollout generates
         import torch
 
@@ -311,8 +312,18 @@ class EnvRollout:
                 )
         finally:
             model.train(was_training)
-        new = out[:, width:].tolist()
-        return [[t for t in row if t != pad] for row in new]
+        return cut_at_eos(out[:, width:].tolist(), tokenizer.eos_token_id)
+
+
+def cut_at_eos(rows: list[list[int]], eos: int | None) -> list[list[int]]:
+    """Each generated row up to and including its first ``eos``; what follows is the
+    batch's padding. Cutting (not dropping pad ids) keeps the sampled EOS when pad == eos
+    (``<|im_end|>`` in many instruct models), so the policy is trained to stop.
+
+    >>> cut_at_eos([[5, 2, 2, 2], [5, 6, 7, 8]], eos=2)
+    [[5, 2], [5, 6, 7, 8]]
+    """
+    return [row[: row.index(eos) + 1] if eos is not None and eos in row else row for row in rows]
 
 
 def _prompt_key(prompt: Any) -> str:
@@ -336,6 +347,7 @@ def _encode_prompt(tokenizer: Any, prompt: Any) -> list[int]:
 __all__ = [
     "Episode",
     "EnvRollout",
+    "cut_at_eos",
     "env_reward",
     "env_reward_funcs",
     "env_success",

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from groundrl.curate.rejective import rejective_filter
+from groundrl.models.loading import flatten_text_content, is_text_only
 from groundrl.train.builders import sft_trainer
 
 
@@ -40,7 +41,10 @@ def rft_records(
     return rows, counts
 
 
-def sft_dataset(rows: list[dict[str, Any]], base: Path | None = None) -> Any:
+def sft_dataset(rows: list[dict[str, Any]], base: Path | None = None, text_only: bool = False) -> Any:
+    """Records → a conversational prompt/completion dataset. ``text_only`` (a text-only
+    model's tokenizer; its chat template may take only string content) writes plain
+    string content and refuses records with images."""
     # lazy: datasets loads only when a trainer is built
     from datasets import Dataset
     from PIL import Image
@@ -50,6 +54,8 @@ def sft_dataset(rows: list[dict[str, Any]], base: Path | None = None) -> Any:
         if not isinstance(r.get("prompt"), str) or not isinstance(r.get("target"), str):
             raise ValueError(f"SFT record {k} needs string `prompt` and `target`")
         paths = r.get("images") or []
+        if text_only and paths:
+            raise ValueError(f"SFT record {k} has images; the model is text-only (no vision part)")
         images = [
             Image.open(p if base is None or Path(p).is_absolute() else base / p).convert("RGB") for p in paths
         ]
@@ -58,6 +64,8 @@ def sft_dataset(rows: list[dict[str, Any]], base: Path | None = None) -> Any:
             "prompt": [{"role": "user", "content": content}],
             "completion": [{"role": "assistant", "content": [{"type": "text", "text": r["target"]}]}],
         }
+        if text_only:
+            row = {key: flatten_text_content(row[key]) for key in ("prompt", "completion")}
         row["images"] = images
         out.append(row)
     if not any(row["images"] for row in out):  # text only: a plain (not vision) dataset
@@ -82,5 +90,6 @@ def build_sft_trainer(
     holds a train config's ``peft``/``freeze``/``image``/``model_kwargs`` blocks
     (:mod:`groundrl.train.hardware`); ``config`` the ``SFTConfig`` fields, merged with the
     defaults by :func:`groundrl.train.config.trainer_args` (CPU smoke settings only with
-    ``tiny=True``)."""
-    return sft_trainer(model_path, sft_dataset(rows, base), output_dir, hardware or {}, tiny=tiny, **config)
+    ``tiny=True``). A text-only model (no vision part in its config) gets string content."""
+    data = sft_dataset(rows, base, text_only=not tiny and is_text_only(model_path))
+    return sft_trainer(model_path, data, output_dir, hardware or {}, tiny=tiny, **config)
