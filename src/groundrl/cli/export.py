@@ -86,7 +86,11 @@ class _Samples:
             if name is None:
                 yield None, f"line {line.number}: names no recipe (give --recipe)"
                 continue
-            yield line.value, ""
+            row, problem = _with_prompt(line.value, self.path.parent)
+            if problem:
+                yield None, f"line {line.number}: {problem}"
+                continue
+            yield row, ""
             n += 1
             if self.limit is not None and n >= self.limit:
                 return
@@ -104,3 +108,38 @@ class _Samples:
 
     def __iter__(self) -> Iterator[Any]:
         return (row for row, msg in self._checked() if not msg)
+
+
+EPISODE_FIELDS = ("question", "reasoning", "answer", "frames")
+
+
+def _with_prompt(row: dict[str, Any], base: Path) -> tuple[dict[str, Any], str]:
+    """The row as exported, or a problem. A row with a prompt goes as it is. An EQA-RM
+    episode record — groundrl's own format (``{question, reasoning, answer, gt_score,
+    frames}``: what ``train`` and ``bench build-eqa`` read) — becomes the EQA-RM evaluator
+    prompt over its 5 keyframes [EQA-RM §3: N = 5 keyframes sampled uniformly], the same
+    prompt and frames the rft / cgrpo stages train on. Anything else without a prompt
+    is refused (it used to be written with an empty prompt and no images)."""
+    prompt = row.get("prompt")
+    if prompt not in (None, "", []):
+        return row, ""
+    if not all(row.get(k) not in (None, "") for k in EPISODE_FIELDS):
+        missing = [k for k in EPISODE_FIELDS if row.get(k) in (None, "")]
+        return row, (
+            "no `prompt`, and not an EQA-RM episode record either (missing "
+            f"{', '.join(missing)}): give each sample a `prompt`"
+        )
+    # lazy: judges.prompts and train.rm_data load only for episode records
+    from groundrl.judges.prompts import eqa_rm_request
+    from groundrl.train.rm_data import frame_paths, keyframe_indices
+
+    try:
+        paths = frame_paths(row["frames"], base)
+    except ValueError as e:
+        return row, str(e)
+    if not paths:
+        return row, f"frames: no image files in {row['frames']!r}"
+    frames = [str(paths[i].resolve()) for i in keyframe_indices(len(paths), 5)]
+    msgs = eqa_rm_request(str(row["question"]), str(row["reasoning"]), str(row["answer"]), None)
+    rest = {k: v for k, v in row.items() if k != "frames"}
+    return {**rest, "prompt": msgs, "images": frames, "frames": row["frames"]}, ""
