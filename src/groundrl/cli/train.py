@@ -120,6 +120,7 @@ def command(
                 _dry_run_checks(cfg, num_processes, launch_config)
                 _model_note(cfg)
             typer.echo(dump_yaml(effective_config(cfg)), nl=False)
+            _print_provenance(config, effective_config(cfg))
             if dry_run:
                 typer.echo(f"# dry run: {len(cfg.stages)} stage(s) would run; nothing was trained", err=True)
             return
@@ -128,6 +129,18 @@ def command(
     _preflight(cfg, None, None)  # this launch's process count, before any stage runs
     _model_note(cfg)
     _run(cfg, verbose, resume)
+
+
+def _print_provenance(config: Path, effective: dict[str, Any]) -> None:
+    """The objective and judge-sampling settings with the file's provenance comments."""
+    # lazy: loads when the command runs; groundrl --help imports every command module
+    from groundrl.train.provenance import provenance_lines
+
+    try:
+        text = Path(config).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return
+    typer.echo("\n".join(provenance_lines(text, effective)))
 
 
 def _problems(cfg: Any, num_processes: int | None, launch_config: Path | None) -> tuple[list[str], int]:
