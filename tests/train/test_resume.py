@@ -203,3 +203,28 @@ def test_cli_resume_flag_reaches_the_run(tmp_path, monkeypatch):
     r = CliRunner().invoke(app, ["train", "--config", str(f), "--resume"])
     assert r.exit_code == 0, r.output
     assert seen == {"resume": True}
+
+
+def test_the_online_filters_refill_sampler_and_buffer_log_round_trip(tmp_path):
+    """What a checkpoint of an online-filter stage carries beside TRL's files: the refill
+    sampler continues with the same draws, the buffer log and TRL's buffer come back."""
+    import random
+    from types import SimpleNamespace
+
+    from groundrl.train.online_filter import load_buffer_state, save_buffer_state
+
+    def trainer():
+        return SimpleNamespace(
+            _step=0, _buffered_inputs=None, _refill_rng=random.Random(7), buffers=[], accelerator=None
+        )
+
+    a = trainer()
+    a._refill_rng.random()
+    a._step, a._buffered_inputs, a.buffers = 6, [{"x": [1, 2]}], [{"kept": 3, "generated": 5, "rows": 6}]
+    assert save_buffer_state(a, tmp_path).name == "groundrl_buffer_rank0.pt"
+    b = trainer()
+    assert load_buffer_state(b, tmp_path)
+    assert (b._step, b._buffered_inputs, b.buffers) == (6, [{"x": [1, 2]}], a.buffers)
+    assert [b._refill_rng.random() for _ in range(3)] == [a._refill_rng.random() for _ in range(3)]
+    assert not load_buffer_state(trainer(), tmp_path / "none")  # an older checkpoint: TRL regenerates
+    assert save_buffer_state(SimpleNamespace(), tmp_path) is None  # an SFT trainer has no buffer

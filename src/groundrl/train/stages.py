@@ -34,6 +34,7 @@ from typing import Any
 from groundrl.io import iter_jsonl, read_jsonl
 from groundrl.models.tiny_vlm import build_tiny_vlm
 from groundrl.monitor.callback import monitor_callback
+from groundrl.recipes.resolve import resolve_rubric
 from groundrl.train import runlog
 from groundrl.train.config import TrainConfig, build_train_config, check_paths
 from groundrl.train.finite import finite_guard_callback
@@ -126,8 +127,6 @@ def _attach_resume_and_eval(trainer: Any, cfg: TrainConfig, stage: Any, out: Pat
     trainer.add_callback(buffer_state_callback(trainer))
     ev = stage.blocks.get("eval")
     if ev is not None:
-        from groundrl.recipes.resolve import resolve_rubric
-
         rubric = resolve_rubric(cfg.recipe, stage.settings.get("recipe_options"), stage.settings.get("judge"))
         write = jsonl_writer(out / runlog.LOG_FILE, stage.name)
         trainer.add_callback(eval_callback(ev, rubric, trainer.processing_class, write))
