@@ -179,6 +179,9 @@ def test_resume_keys_are_checked_at_load(tmp_path):
     with pytest.raises(ConfigError, match="not a checkpoint folder"):
         check_paths(tc)
     check_paths(build_train_config({**cfg, "resume_from_checkpoint": "latest"}))
+    # the TRL field of the same name was accepted and silently ignored before (issue 39)
+    with pytest.raises(ConfigError, match="grpo.resume_from_checkpoint is not read by the trainer"):
+        build_train_config({**cfg, "grpo": {"resume_from_checkpoint": "latest"}})
 
 
 def test_cli_resume_flag_reaches_the_run(tmp_path, monkeypatch):

@@ -50,7 +50,8 @@ def command(
         "--config",
         "-c",
         help="YAML: recipe, model, data, output_dir, recipe_options, judge, grpo/sft, step_grpo, online_filter, "
-        "verifier, peft, freeze, image, monitor, stages (see docs/training.md and configs/).",
+        "verifier, peft, freeze, image, monitor, eval, resume_from_checkpoint, stages (see docs/training.md "
+        "and configs/).",
     ),
     output: Path | None = typer.Option(
         None, "-o", "--output", help="Run folder (created); replaces the config's output_dir."

@@ -461,6 +461,11 @@ def _build_stage(i: int, st: Mapping[str, Any], top: Mapping[str, Any], tiny: bo
         args = trainer_args(kind.trainer, merged.get(kind.trainer), tiny, seed)
         settings[kind.trainer] = args
         _check_eval(where, kind.trainer, args)
+        if args.get("resume_from_checkpoint"):  # a TrainingArguments field Trainer never reads itself
+            raise ConfigError(
+                f"{where}: {kind.trainer}.resume_from_checkpoint is not read by the trainer: move it to the stage "
+                "(or the top level) as `resume_from_checkpoint: latest | PATH`, or run with --resume"
+            )
     typed = {k: v for k, v in merged.items() if k not in ("grpo", "sft", "data", "seed") and v is not None}
     return StageConfig(name, kind, merged.get("data"), args, typed, settings)
 
