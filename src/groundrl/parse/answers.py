@@ -86,6 +86,8 @@ def after_last_think(text: str) -> str:
     >>> after_last_think("<think>a</think>b</ Think >c"), after_last_think("no tag")
     ('c', 'no tag')
     """
+    if "</" not in text:  # no closer can start: skip the backward walk over the whole text
+        return text
     m = _LAST_THINK_CLOSE_RE.match(text)
     return text[m.end() :] if m else text
 
