@@ -111,7 +111,9 @@ def test_build_eqa_end_to_end_and_resume(openeqa, chat_server, tmp_path):
         if POLICY_SYSTEM[:40] in text or INCORRECT_SYSTEM[:40] in text:
             assert "Reference answer" not in text
         else:
-            assert "do not reveal" in text and "Never state" in text
+            assert (
+                "do not reveal" in text and "never mention the reference" in text
+            )  # [EQA-RM App. D Important 1]
     # the built items are score-rm items
     chat_server.responder = lambda msgs, body: "<critique>c</critique><score>9</score>"
     r = runner.invoke(

@@ -12,8 +12,9 @@ For each OpenEQA question with local episode frames:
    response without an ``<answer>`` is dropped and counted;
 3. **ground truth**: a judge sees the keyframes, the question, the **reference answer**
    (and OpenEQA's ``extra_answers``), and the agent's reasoning and answer, and writes a
-   critique in ``<critique>…</critique>`` and a 0–10 score in ``<score>…</score>``; it is
-   told not to reveal the reference in the critique. A critique that contains the
+   critique in ``<critique>…</critique>`` and a 1–10 score in ``<score>…</score>`` with
+   EQA-RM's labelling criteria (:data:`LABEL_SYSTEM`: 60 % agreement, 40 % trace [EQA-RM
+   App. D]); it is told not to reveal the reference in the critique. A critique that contains the
    reference answer while the agent's answer does not is flagged ``leaks_reference``
    (counted in the manifest; kept). A response whose score cannot be read is dropped and
    counted;
@@ -47,30 +48,28 @@ from typing import Any
 
 from groundrl.io import iter_lines, json_line, write_jsonl
 from groundrl.judges.base import JudgeBackend, SamplingParams
+from groundrl.judges.prompts import EQA_RM_REFERENCE_SYSTEM
 from groundrl.parse.scores import parse_score
 from groundrl.parse.tags import find_tag
 
 POLICY_SYSTEM = (
     "You are a household robot that has just explored a home. The images are frames from your "
     "exploration, in the order you saw them. Answer the question about the home. First reason step by "
-    "step inside <think>...</think>: say which frames show what, where things are and what changed. Then "
-    "give a short final answer inside <answer>...</answer>."
+    "step inside <think>...</think>: say what you saw, where things are and what changed, naming views by "
+    "their content or timing (at first, then, finally), never by a frame number or index. Then give a "
+    "short final answer inside <answer>...</answer>."
 )
+"""[EQA-RM App. D, response generation, guideline 2: "DO NOT use specific frame number or
+index"]; in our words."""
 INCORRECT_SYSTEM = (
     "You are helping build a test of answer checkers. The images are frames from a robot's exploration of "
     "a home, in order. Write the reasoning of a robot that gets the question WRONG in a believable way "
     "(a misread frame, a confused object or place), step by step inside <think>...</think>, then its "
     "plausible but incorrect short answer inside <answer>...</answer>. Do not say that it is wrong."
 )
-LABEL_SYSTEM = (
-    "You grade an embodied agent's answer to a question about a home it explored. You see frames of its "
-    "exploration in order, the question, the correct reference answer (for you only), and the agent's "
-    "reasoning and final answer. Judge whether the answer is correct, and whether the reasoning is "
-    "grounded in the frames (the objects, places and order it cites are really there) and coherent. Write "
-    "your critique inside <critique>...</critique>. Never state, quote or paraphrase the reference answer "
-    "in the critique: the critique will be shown to models that must not learn it. Then give an integer "
-    "score from 0 (wrong and ungrounded) to 10 (correct and fully grounded) inside <score>...</score>."
-)
+LABEL_SYSTEM = EQA_RM_REFERENCE_SYSTEM
+"""The labeller uses EQA-RM's own labelling criteria [EQA-RM App. D]: agreement with the
+reference 60 %, reasoning trace 40 %, a 1-10 score, the reference never in the critique."""
 
 
 def episode_split(episode: str, seed: int, test_fraction: float) -> str:

@@ -43,12 +43,18 @@ EQA_RM_REFERENCE_SYSTEM = (
     "its references to what was seen match the frames; does the final answer follow from the trace?\n"
     "Write your analysis inside <critique>...</critique>, then one integer from 1 to 10 inside "
     "<score>...</score> that combines the two with those weights. Use the whole scale: keep 1 and 10 for "
-    "responses that truly deserve them."
+    "responses that truly deserve them.\n"
+    "Important: (1) the critique must never mention the reference answer, not even in other words; use it "
+    "for the score only. (2) The agent saw the whole video while you see only some keyframes, so the trace "
+    "may name things you cannot see; do not count those against it, but judge strictly every part of the "
+    "trace that concerns the frames you do see."
 )
 """EQA-RM's ground-truth score labeller [EQA-RM App. D, "Ground Truth Score Generation
 Prompt Guideline"]: semantic similarity to the reference 60%, reasoning-trace quality 40%,
-1-10 weighted score; in our words. Differs: the no-extreme-scores line is carried over
-from the RFT prompt (the paper's labelling prompt states the format only)."""
+1-10 weighted score, and the prompt's two "Important" rules (no mention of the ground
+truth in the critique; keyframes only, strict on what is visible); in our words. Differs:
+the no-extreme-scores line is carried over from the RFT prompt (the paper's labelling
+prompt states the format only)."""
 
 PROXY_POLICY_SYSTEM = (
     "You compare two responses to the same visual question. First write a rubric: the concrete, checkable "
