@@ -54,3 +54,12 @@ def test_cli_refuses_an_unknown_name():
     res = CliRunner().invoke(app, ["models", "get", "gpt-7"])
     assert res.exit_code == 2
     assert "smollm2-135m-instruct" in res.output
+
+
+def test_the_dry_run_calls_a_fixture_name_a_fixture_not_a_hub_download(tmp_path, monkeypatch):
+    from groundrl.train.config import model_note
+
+    monkeypatch.setenv("GROUNDRL_CACHE", str(tmp_path))
+    note = model_note(NAME)
+    assert note is not None and "groundrl model fixture" in note and "hub" not in note
+    assert "converted on first use" in note and str(tmp_path) in note

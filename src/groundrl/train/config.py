@@ -35,6 +35,8 @@ from typing import Any
 
 from groundrl.io import YamlTooLarge, load_yaml
 from groundrl.judges.config import JudgeConfig
+from groundrl.models.fixtures import FIXTURES, model_dir
+from groundrl.models.fixtures import is_ready as fixture_ready
 from groundrl.monitor.config import MonitorConfig
 from groundrl.recipes import get_recipe
 from groundrl.train import trl_fields
@@ -559,6 +561,9 @@ def model_note(model: str) -> str | None:
     """What the dry run says about where ``model`` comes from: None for ``tiny`` or a
     local folder; for a hub id whether transformers finds it in the local hub cache or will
     download it. Looks in the cache only; never contacts the hub."""
+    if model in FIXTURES:  # groundrl's own real-model fixture (docs/models.md)
+        state = "converted" if fixture_ready(model) else "fetched with pip and converted on first use"
+        return f"model {model}: a groundrl model fixture, {state} ({model_dir(model)})"
     if is_tiny_model(model) or not is_hub_id(model):
         return None
     # lazy: huggingface_hub is read only for a hub model id
