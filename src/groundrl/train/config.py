@@ -73,7 +73,8 @@ TINY_SFT: dict[str, Any] = {
 
 TOP_KEYS: dict[str, str] = {
     "recipe": "the recipe this file trains (`groundrl recipes` lists them)",
-    "model": "a local checkpoint folder, a hub model id (downloaded by transformers), or `tiny` "
+    "model": "a local checkpoint folder, a hub model id (downloaded by transformers), a model fixture "
+    "(`groundrl models list`, e.g. smollm2-135m-instruct), or `tiny` "
     "(the tiny random Qwen2.5-VL; CPU smoke defaults apply)",
     "data": "JSONL of prompts and the recipe's fields",
     "output_dir": "the run folder (default runs/train-<recipe>)",

@@ -7,7 +7,8 @@
   loads the base model through bitsandbytes 4-bit NF4, a GPU-only path);
 * ``freeze: {vision_tower: true, projector: true}`` → the vision encoder's blocks and
   patch embedding (``visual.*`` except the merger) and the projector (``visual.merger``,
-  Qwen2-VL/2.5-VL naming; ``multi_modal_projector`` elsewhere) stop taking gradients;
+  Qwen2-VL/2.5-VL naming; ``multi_modal_projector`` elsewhere) stop taking gradients; on a
+  text-only model (no ``vision_config``) the block is skipped with a warning;
 * ``image: {min_pixels: 3136, max_pixels: 262144}`` → the image processor's bounds;
 * ``model_kwargs: {attn_implementation: flash_attention_2, device_map: …}`` → given to
   ``from_pretrained``.
