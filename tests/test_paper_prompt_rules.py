@@ -21,3 +21,23 @@ def test_build_eqa_labels_with_the_papers_criteria():
 def test_build_eqa_responses_name_no_frame_numbers():
     p = eqa_build.POLICY_SYSTEM  # [EQA-RM App. D guideline 2: no frame number or index]
     assert "which frames" not in p and "never by a frame number or index" in p
+
+
+def test_eb_rejection_judge_gets_the_question_and_answers_the_papers_json():
+    from groundrl.curate.rejection import label_check, pass_rate_filter, semantic_judge
+    from groundrl.judges.base import Generation
+
+    sent = []
+
+    class Backend:
+        def generate(self, requests, params):
+            sent.extend(requests)
+            return [Generation(['{"consistent": false, "reason": "left is not right"}']) for _ in requests]
+
+    judge = semantic_judge(Backend())
+    rec = {"id": 1, "question": "Is the cup left of the sink?", "gold": "left", "answers": ["right"]}
+    assert pass_rate_filter(rec, judge=judge)["reason"] == "too_hard"
+    assert label_check({**rec, "strong_answer": "right"}, judge=judge)["reason"] == "label_contradicted"
+    text = sent[0][-1]["content"][-1]["text"]
+    assert "Is the cup left of the sink?" in text and "Answer A: right" in text and "Answer B: left" in text
+    assert '"consistent"' in sent[0][0]["content"]  # [EmbodiedBrain §9.2.1] JSON output

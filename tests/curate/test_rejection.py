@@ -56,7 +56,10 @@ def test_cli_two_stages_drop_with_counts(tmp_path, chat_server):
     assert [json.loads(x)["id"] for x in k1.read_text().splitlines()] == ["a", "b", "d", "e"]
     # stage 2: the stronger model answers "B" to every question; d has no gold -> contradicted
     # (the consistency check says "no" to B vs None)
-    chat_server.responder = lambda msgs, body: "no" if "mean the same" in str(msgs) else "<answer>B</answer>"
+    # [EmbodiedBrain §9.2.1] the consistency check sees the question and answers JSON
+    chat_server.responder = lambda msgs, body: (
+        '{"consistent": false, "reason": "B vs None"}' if "Answer A:" in str(msgs) else "<answer>B</answer>"
+    )
     s2, k2 = tmp_path / "s2.jsonl", tmp_path / "k2.jsonl"
     args = ["curate", "reject-label", str(k1), "-o", str(s2), "--kept", str(k2), "-q"]
     judge = ["--judge-backend", "openai", "--judge-model", "m", "--judge-url", chat_server.base_url]
@@ -72,9 +75,11 @@ def _semantic(chat_server):
 
     def responder(msgs, body):
         text = msgs[-1]["content"][-1]["text"]
-        ref = text.split("Reference answer: ", 1)[1].split("\n", 1)[0]
-        pred = text.split("Predicted answer: ", 1)[1].split("\n", 1)[0]
-        return "yes" if (pred, ref) in same else "no"
+        assert text.startswith("Question: ")  # [EmbodiedBrain §9.2.1] the question goes with them
+        pred = text.split("Answer A: ", 1)[1].split("\n", 1)[0]
+        ref = text.split("Answer B: ", 1)[1].split("\n", 1)[0]
+        verdict = "true" if (pred, ref) in same else "false"
+        return f'{{"consistent": {verdict}, "reason": "by the numbers"}}'  # §9.2.1's JSON
 
     chat_server.responder = responder
 

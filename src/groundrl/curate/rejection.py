@@ -25,6 +25,7 @@ Both write every record annotated with ``kept`` and ``reason`` (so a run resumes
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,7 @@ from typing import Any
 from groundrl.curate.consensus import exact_judge
 from groundrl.curate.pipelines import write_selected
 from groundrl.judges.base import SamplingParams
-from groundrl.judges.prompts import semantic_request
+from groundrl.judges.prompts import consistency_request
 
 Judge = Callable[[Any, Any], bool]
 
@@ -78,7 +79,7 @@ def pass_rate_filter(
         if not isinstance(answers, (list, tuple)):
             answers = [answers]
         gold = _gold(record)
-        flags = [bool(judge(a, gold)) for a in answers]
+        flags = [_ask(judge, a, gold, record) for a in answers]
     if not flags:
         return {
             **record,
@@ -124,32 +125,59 @@ def label_check(
         strong = strong_answer(record)
     if strong is None:
         return {**record, "kept": True, "reason": "no_strong_answer"}
-    ok = bool(judge(strong, _gold(record)))
+    ok = _ask(judge, strong, _gold(record), record)
     return {**record, "strong_answer": strong, "kept": ok, "reason": "kept" if ok else "label_contradicted"}
 
 
 def semantic_judge(backend: Any, params: Any = None) -> Judge:
-    """A :data:`Judge` asking an LLM whether an answer means the same as the gold (the
-    semantic-equivalence prompt, :func:`groundrl.judges.prompts.semantic_request`); an
-    exact match is accepted without a call. A failed or unreadable call raises, so the
-    curate run records an error and retries the record instead of judging it wrong."""
-    # lazy: the papers' judges bring orjson; only a judge-backed check needs them
-    from groundrl.judges.papers import parse_yes_no
+    """A :data:`Judge` asking an LLM whether an answer agrees with the gold, with the
+    record's question, in EmbodiedBrain's consistency-checker form [EmbodiedBrain §9.2.1:
+    Question, Answer A, Answer B → ``{"consistent": bool, "reason": …}``]
+    (:func:`groundrl.judges.prompts.consistency_request`); an exact match is accepted
+    without a call. A failed or unreadable call raises, so the curate run records an
+    error and retries the record instead of judging it wrong."""
+    sampling = params or SamplingParams(temperature=0.0, max_tokens=128)  # [ours] room for the reason
 
-    sampling = params or SamplingParams(temperature=0.0, max_tokens=16)
-
-    def judge(answer: Any, gold: Any) -> bool:
+    def judge(answer: Any, gold: Any, question: Any = None) -> bool:
         if exact_judge(answer, gold):
             return True
-        g = backend.generate([semantic_request(None, str(answer), str(gold))], sampling)[0]
+        g = backend.generate([consistency_request(question, str(answer), str(gold))], sampling)[0]
         if not g.ok:
             raise RuntimeError(f"judge call failed: {g.error}")
-        v = parse_yes_no(g.text)
+        v = parse_consistent(g.text)
         if v is None:
-            raise RuntimeError(f"judge answered neither yes nor no: {str(g.text)[:80]!r}")
+            raise RuntimeError(f'judge gave no {{"consistent": true|false}} JSON: {str(g.text)[:80]!r}')
         return v
 
+    judge.takes_question = True  # type: ignore[attr-defined]
     return judge
+
+
+_CONSISTENT_RE = re.compile(r'"consistent"\s*+:\s*+(true|false)\b', re.IGNORECASE)
+
+
+def parse_consistent(text: Any) -> bool | None:
+    """The ``consistent`` verdict of a §9.2.1 JSON answer (fenced or not); ``None`` when
+    there is none. Linear.
+
+    >>> parse_consistent('```json\\n{"consistent": false, "reason": "left vs right"}\\n```')
+    False
+    >>> parse_consistent("yes") is None
+    True
+    """
+    m = _CONSISTENT_RE.search(text) if isinstance(text, str) else None
+    return None if m is None else m.group(1).lower() == "true"
+
+
+def _question(record: dict[str, Any]) -> Any:
+    return record.get("question", record.get("prompt"))
+
+
+def _ask(judge: Judge, answer: Any, gold: Any, record: dict[str, Any]) -> bool:
+    """Call ``judge``, with the record's question when it takes one (§9.2.1)."""
+    if getattr(judge, "takes_question", False):
+        return bool(judge(answer, gold, question=_question(record)))  # type: ignore[call-arg]
+    return bool(judge(answer, gold))
 
 
 def kept_records(annotated: Path, dest: Path) -> int:

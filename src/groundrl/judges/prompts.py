@@ -185,6 +185,23 @@ def planning_grm_request(
     return [{"role": "system", "content": PLANNING_GRM_SYSTEM}, _user(_images(images), text)]
 
 
+CONSISTENCY_SYSTEM = (
+    "You check whether two answers to the same question agree. You get the question and two answers, "
+    "Answer A and Answer B. Decide whether they mean the same thing or at least do not conflict "
+    "(consistent), or whether they contradict each other or differ in meaning (inconsistent). Reply with "
+    'one JSON object and nothing else: {"consistent": true or false, "reason": "<one short sentence>"}.'
+)
+"""EmbodiedBrain's rejection-sampling consistency checker [EmbodiedBrain §9.2.1]: question
+plus Answer A / Answer B, strict JSON ``{"consistent": bool, "reason": str}``; in our words."""
+
+
+def consistency_request(question: str | None, answer_a: str, answer_b: str) -> Request:
+    """[EmbodiedBrain §9.2.1] the question and both answers; the judge answers JSON."""
+    q = question if isinstance(question, str) and question.strip() else "(not given)"
+    text = f"Question: {q}\nAnswer A: {answer_a}\nAnswer B: {answer_b}"
+    return [{"role": "system", "content": CONSISTENCY_SYSTEM}, _user([], text)]
+
+
 def semantic_request(question: str | None, prediction: str, reference: str) -> Request:
     q = f"Question: {question}\n" if question else ""
     text = (
