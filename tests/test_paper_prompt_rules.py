@@ -41,3 +41,23 @@ def test_eb_rejection_judge_gets_the_question_and_answers_the_papers_json():
     text = sent[0][-1]["content"][-1]["text"]
     assert "Is the cup left of the sink?" in text and "Answer A: right" in text and "Answer B: left" in text
     assert '"consistent"' in sent[0][0]["content"]  # [EmbodiedBrain §9.2.1] JSON output
+
+
+def test_argos_video_reasoning_quality_sees_frames_across_the_video():
+    from groundrl.judges.base import LogProbResult
+    from groundrl.judges.papers import REASONING_FRAMES, ArgosTeachers
+
+    seen = []
+
+    class Backend:
+        def logprob(self, requests, continuations):
+            seen.extend(requests)
+            return [LogProbResult([-0.1]) for _ in requests]
+
+    frames = [f"f{k}.png" for k in range(30)]
+    ArgosTeachers(Backend()).reasoning(
+        ["I look. <answer>cup</answer>"], [{"question": "q", "frames": frames}]
+    )
+    images = [p["image"] for p in seen[0][-1]["content"] if p.get("type") == "image"]
+    # Eq. 5's v is the video [Argos §3.1]: frames from first to last, not the first alone
+    assert len(images) == REASONING_FRAMES and images[0] == "f0.png" and images[-1] == "f29.png"

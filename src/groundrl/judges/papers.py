@@ -371,6 +371,28 @@ def _strip_answer(text: str) -> str:
     return drop_tag_blocks(text, "answer")
 
 
+REASONING_FRAMES = 8  # [ours] frames of a video shown to the reasoning teacher (Eq. 5's v)
+
+
+def visual_input(sample: Mapping[str, Any], max_frames: int = REASONING_FRAMES) -> Any:
+    """Eq. 5's ``v`` [Argos §3.1]: the sample's image, or for a video up to ``max_frames``
+    of its ``frames`` spread evenly from the first to the last, in order [ours: the paper
+    gives the whole video; a teacher's context bounds the count]; ``None`` without either.
+
+    >>> visual_input({"frames": list(range(20))}, 4)
+    [0, 6, 13, 19]
+    """
+    if sample.get("image") is not None:
+        return sample["image"]
+    frames = sample.get("frames")
+    if not isinstance(frames, (list, tuple)) or not frames:
+        return None
+    n = len(frames)
+    if n <= max_frames:
+        return list(frames)
+    return [frames[round(k * (n - 1) / (max_frames - 1))] for k in range(max_frames)]
+
+
 class ArgosTeachers(PaperJudge):
     """Argos' teacher judges: semantic equivalence, frame- and segment-level grounding
     (binary, the judge answers ``{"score": 0.0|1.0}``: :func:`parse_binary_score`), and
@@ -456,8 +478,7 @@ class ArgosTeachers(PaperJudge):
             if not ans.ok or not reasoning:
                 scores[i] = Score("reasoning", None, "needs reasoning text and a final answer")
                 continue
-            image = s.get("image") or (s.get("frames") or [None])[0]
-            reqs.append(prompts.reasoning_request(str(s.get("question", "")), reasoning, image))
+            reqs.append(prompts.reasoning_request(str(s.get("question", "")), reasoning, visual_input(s)))
             conts.append(" " + ans.value)
             idx.append(i)
         if reqs:
