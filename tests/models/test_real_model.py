@@ -117,8 +117,10 @@ def test_one_sft_step_then_one_grpo_step_through_groundrl_train(smollm2, tmp_pat
     for stage in ("sft", "grpo"):
         assert math.isfinite(steps[stage]["loss"]), steps[stage]
         assert steps[stage]["grad_norm"] > 0, steps[stage]
-    final = tmp_path / "out" / "final"
-    assert (final / "config.json").is_file() and (final / "tokenizer_config.json").is_file()
+    from groundrl.models.loading import load_model
+
+    trained, tok = load_model(str(tmp_path / "out" / "final"))  # saved in HF format, reloads
+    assert type(trained).__name__ == "LlamaForCausalLM" and tok.eos_token == "<|im_end|>"
 
 
 def test_save_and_reload_generate_the_same_greedy_tokens(smollm2, tmp_path):
