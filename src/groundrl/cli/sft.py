@@ -20,7 +20,10 @@ def command(
         "image records may be mixed.",
     ),
     model: str = typer.Option(
-        "tiny", "--model", help="A local checkpoint path, or `tiny` to build the tiny random Qwen2.5-VL."
+        "tiny",
+        "--model",
+        help="A local checkpoint path, a model fixture (`groundrl models list`, e.g. "
+        "smollm2-135m-instruct), or `tiny` to build the tiny random Qwen2.5-VL.",
     ),
     output: Path = typer.Option(
         Path("runs/sft"),
