@@ -72,7 +72,9 @@ def test_server_judge_refuses_sample_paths_per_sample(tmp_path, chat_server):
     with TestClient(build_app({"recipe": "proxy_grm", "judge": judge})) as c:
         rows = c.post("/score", json={"samples": samples}).json()["results"]
     proxy = [(r["parts"]["proxy"], r["reasons"].get("proxy", "")) for r in rows]
-    assert proxy[0][0] == 0.0 and "local image paths are not read" in proxy[0][1]
+    # a refused image is not the policy's doing: the proxy part is unscored (None, issue 37),
+    # never a silent 0, and the reason names the refusal
+    assert proxy[0][0] is None and "local image paths are not read" in proxy[0][1]
     assert proxy[1] == (1.0, "proxy picked 1")
-    assert proxy[2][0] == 0.0 and "URLs are off" in proxy[2][1]
+    assert proxy[2][0] is None and "URLs are off" in proxy[2][1]
     assert len(chat_server.requests) == 1  # only the inline image reached the judge

