@@ -38,12 +38,16 @@ SemanticJudge = Callable[[str, str], "float | None"]
 _GOLD_LETTER_RE = re.compile(r"\s*[(\[]?([A-Z])[)\]]?\.?\s*")
 _ALL_LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 # A standalone capital letter; "A" and "I" are words unless bracketed or followed by . ) ] : or the end.
-_NAMED_LETTER_RE = re.compile(r"(?<![\w(\[])([B-HJ-Z])(?!\w)|[(\[]([A-Z])[)\]]|(?<![\w(\[])([AI])(?=[.)\]:]|$)")
+_NAMED_LETTER_RE = re.compile(
+    r"(?<![\w(\[])([B-HJ-Z])(?!\w)|[(\[]([A-Z])[)\]]|(?<![\w(\[])([AI])(?=[.)\]:]|$)"
+)
 
 
 def _named_letters(answer: str) -> set[str]:
     """The distinct choice letters an answer names as tokens (linear)."""
     return {next(g for g in m.groups() if g) for m in _NAMED_LETTER_RE.finditer(answer or "")}
+
+
 NUMERIC_REL_TOL = 0.05
 
 
