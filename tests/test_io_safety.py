@@ -19,6 +19,7 @@ from groundrl.cli.main import app
 from groundrl.io import SameFileError, atomic_output, check_output
 
 ROW = json.dumps({"id": 1, "completion": "<critique>c</critique><score>6</score>", "gt_score": 7}) + "\n"
+EXPORT_ROW = json.dumps({"id": 1, "prompt": "Rate it.", "gt_score": 7}) + "\n"
 
 
 def _input(tmp_path, text=ROW * 3, name="in.jsonl"):
@@ -182,7 +183,7 @@ def test_other_os_errors_are_not_swallowed(monkeypatch):
 def test_export_disk_full_leaves_no_parquet(tmp_path, monkeypatch, capsys):
     from groundrl.integrations import verl
 
-    src = _input(tmp_path)
+    src = _input(tmp_path, text=EXPORT_ROW * 3)  # export needs a prompt (or an EQA-RM episode record)
     real = verl._write_batch
     calls = []
 

@@ -15,13 +15,18 @@ from groundrl.models.tiny_vlm import ensure_processor_registered
 
 def is_text_only(model: str) -> bool:
     """True when the checkpoint's config has no vision part (``tiny`` is the tiny VLM).
-    Reads only the config."""
+    Reads only the config. A config that cannot be read counts as a VLM (False): the model's
+    own load reports the missing checkpoint, after the data's checks have run."""
     if model == "tiny":
         return False
     # lazy: transformers loads only when a model is named
     from transformers import AutoConfig
 
-    return getattr(AutoConfig.from_pretrained(resolve_model(model)), "vision_config", None) is None
+    try:
+        config = AutoConfig.from_pretrained(resolve_model(model))
+    except (OSError, ValueError):
+        return False
+    return getattr(config, "vision_config", None) is None
 
 
 def load_model(model: str, **kwargs: Any) -> tuple[Any, Any]:
