@@ -10,7 +10,8 @@ from typer.testing import CliRunner
 
 from groundrl.cli.main import app
 from groundrl.train import stages
-from groundrl.train.config import build_train_config, missing_reporters
+from groundrl.train.config import build_train_config
+from groundrl.train.preflight import missing_reporters
 
 ROOT = Path(__file__).resolve().parents[2]
 RR_DATA = str(ROOT / "configs/data/reinforced_planning.jsonl")

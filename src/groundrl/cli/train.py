@@ -168,20 +168,15 @@ def _report(found: list[str], processes: int) -> None:
 
 
 def _preflight(cfg: Any, num_processes: int | None, launch_config: Path | None) -> None:
-    # lazy: loads when the command runs; groundrl --help imports every command module
-    from groundrl.train.config import missing_reporters
-
-    found, processes = _problems(cfg, num_processes, launch_config)
-    _report(found + missing_reporters(cfg), processes)
+    _report(*_problems(cfg, num_processes, launch_config))
 
 
 def _dry_run_checks(cfg: Any, num_processes: int | None, launch_config: Path | None) -> None:
     """Every problem the dry run finds, together: the paths, then the preflight's."""
     # lazy: loads when the command runs; groundrl --help imports every command module
-    from groundrl.train.config import ConfigError, check_paths, missing_reporters
+    from groundrl.train.config import ConfigError, check_paths
 
     found, processes = _problems(cfg, num_processes, launch_config)
-    found += missing_reporters(cfg)
     try:
         check_paths(cfg)
     except ConfigError as e:

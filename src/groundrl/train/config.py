@@ -576,40 +576,6 @@ def model_note(model: str) -> str | None:
     return f"model {model}: will be downloaded from the hub (not found locally)"
 
 
-# report_to name -> (the module transformers looks for, what to install) [ours: the extras]
-REPORTERS: dict[str, tuple[tuple[str, ...], str]] = {
-    "tensorboard": (("tensorboard", "tensorboardX"), "pip install 'groundrl[train]' (or tensorboard)"),
-    "wandb": (("wandb",), "pip install 'groundrl[wandb]' (or wandb), then `wandb login`"),
-    "trackio": (("trackio",), "pip install 'groundrl[trackio]' (or trackio)"),
-    "mlflow": (("mlflow",), "pip install mlflow"),
-    "comet_ml": (("comet_ml",), "pip install comet_ml"),
-    "clearml": (("clearml",), "pip install clearml"),
-    "swanlab": (("swanlab",), "pip install swanlab"),
-}
-
-
-def _installed(modules: tuple[str, ...]) -> bool:
-    # lazy: looked up, never imported
-    import importlib.util
-
-    return any(importlib.util.find_spec(m) is not None for m in modules)
-
-
-def missing_reporters(cfg: TrainConfig) -> list[str]:
-    """Each stage's ``report_to`` tracker that is not installed here, with what to install
-    (``report_to: [wandb]`` without wandb fails inside transformers at the first step)."""
-    found = []
-    for st in cfg.stages:
-        names = st.args.get("report_to") or []
-        for name in [names] if isinstance(names, str) else names:
-            spec = REPORTERS.get(str(name))
-            if spec and not _installed(spec[0]):
-                found.append(
-                    f"stage {st.name}: {st.kind.trainer}.report_to names {name}, which is not installed: {spec[1]}"
-                )
-    return found
-
-
 OFFLINE_HINT = (
     "the model is a hub id and could not be loaded from the hub: check the name and the connection, "
     "or download it first (`huggingface-cli download NAME`) and give its local folder as `model:`; "

@@ -7,7 +7,9 @@ launch file, when given) and find, stage by stage, what would fail later:
 
 * packages a setting needs: ``use_vllm`` → vLLM; ``model_kwargs.attn_implementation:
   flash_attention_2`` → flash-attn; a DeepSpeed launch or a ``deepspeed:`` trainer field
-  → DeepSpeed (and the file it names); ``peft.load_in_4bit`` → bitsandbytes;
+  → DeepSpeed (and the file it names); ``peft.load_in_4bit`` → bitsandbytes; each
+  ``report_to`` tracker (``report_to: [wandb]`` without wandb fails inside transformers
+  at the first step);
 * the batch geometry on ``num_processes`` ranks: TRL needs the global generation batch
   (``per_device_train_batch_size × steps_per_generation × processes``) to be whole groups
   of ``num_generations``; C-GRPO and the online filter need whole groups on each rank;
@@ -67,6 +69,35 @@ class Launch:
         return cls(n, str(raw.get("distributed_type") or "NO").upper(), str(path))
 
 
+# report_to name -> (the modules transformers looks for, what to install) [ours: the extras]
+REPORTERS: dict[str, tuple[tuple[str, ...], str]] = {
+    "tensorboard": (("tensorboard", "tensorboardX"), "pip install 'groundrl[train]' (or tensorboard)"),
+    "wandb": (("wandb",), "pip install 'groundrl[wandb]' (or wandb), then `wandb login`"),
+    "trackio": (("trackio",), "pip install 'groundrl[trackio]' (or trackio)"),
+    "mlflow": (("mlflow",), "pip install mlflow"),
+    "comet_ml": (("comet_ml",), "pip install comet_ml"),
+    "clearml": (("clearml",), "pip install clearml"),
+    "swanlab": (("swanlab",), "pip install swanlab"),
+}
+
+
+def _trackers(st: StageConfig) -> list[Finding]:
+    names = st.args.get("report_to") or []
+    out = []
+    for name in [names] if isinstance(names, str) else names:
+        spec = REPORTERS.get(str(name))
+        if spec and not any(installed(m) for m in spec[0]):
+            out.append(
+                Finding(st.name, f"{st.kind.trainer}.report_to names {name}, which is not installed", spec[1])
+            )
+    return out
+
+
+def missing_reporters(cfg: TrainConfig) -> list[str]:
+    """Each stage's ``report_to`` tracker that is not installed here, with what to install."""
+    return [str(f) for st in cfg.stages for f in _trackers(st)]
+
+
 def _needs(stage: str, setting: str, module: str, package: str, install: str = "") -> list[Finding]:
     if installed(module):
         return []
@@ -103,6 +134,7 @@ def _packages(st: StageConfig, launch: Launch) -> list[Finding]:
             "bitsandbytes",
             "pip install bitsandbytes (CUDA)",
         )
+    out += _trackers(st)
     return out
 
 
