@@ -76,6 +76,12 @@ def _weighted_total(rewards: Mapping[str, Sequence[float]], weights: Sequence[fl
     return sum(v * w for v, w in finite) if finite else None  # TRL: nansum; all-NaN = unscorable
 
 
+def trainer_weights(trainer: Any, n: int) -> list[float]:
+    """A TRL trainer's ``reward_weights`` (a tensor) as floats; ``n`` ones without them."""
+    raw = getattr(trainer, "reward_weights", None)
+    return [float(w) for w in raw.tolist()] if raw is not None and hasattr(raw, "tolist") else [1.0] * n
+
+
 def rows_from_trl(trainer: Any, cfg: MonitorConfig) -> list[dict[str, Any]]:
     """The latest generation batch of a TRL ``GRPOTrainer`` (its ``_logs``, the data of the
     completions table): one row per completion, consecutive ``num_generations`` rows
@@ -85,12 +91,7 @@ def rows_from_trl(trainer: Any, cfg: MonitorConfig) -> list[dict[str, Any]]:
     rewards = {k: list(v) for k, v in (logs.get("rewards") or {}).items()}
     names = list(getattr(trainer, "reward_func_names", rewards))
     rewards = {n: rewards[n] for n in names if n in rewards and len(rewards[n]) == len(completions)}
-    raw = getattr(trainer, "reward_weights", None)  # a tensor on TRL's trainer
-    weights = (
-        [float(w) for w in raw.tolist()]
-        if raw is not None and hasattr(raw, "tolist")
-        else [1.0] * len(rewards)
-    )
+    weights = trainer_weights(trainer, len(rewards))
     g = int(getattr(trainer, "num_generations", 0) or 0)
 
     def value(name: str | None, i: int) -> float | None:

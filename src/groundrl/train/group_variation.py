@@ -22,6 +22,8 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from groundrl.monitor.rows import trainer_weights
+
 KEY = "rewards/{}/groups_varying"
 
 
@@ -81,8 +83,4 @@ def variation_callback(trainer: Any) -> Any:
 def weighted_parts(trainer: Any) -> dict[str, float]:
     """``{part name: weight}`` of a TRL trainer's reward functions."""
     names = list(getattr(trainer, "reward_func_names", []) or [])
-    raw = getattr(trainer, "reward_weights", None)
-    weights = (
-        [float(w) for w in raw.tolist()] if raw is not None and hasattr(raw, "tolist") else [1.0] * len(names)
-    )
-    return dict(zip(names, weights, strict=False))
+    return dict(zip(names, trainer_weights(trainer, len(names)), strict=False))

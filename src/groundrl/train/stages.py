@@ -79,14 +79,8 @@ def run_verifier_filter_stage(
     }
 
 
-def _is_main_process() -> bool:
-    """True on the process that writes the run folder's files (rank 0 under
-    ``accelerate launch`` / ``torchrun``; always in a single process)."""
-    return is_main_process()
-
-
 def _save(trainer: Any, path: Path) -> None:
-    main = _is_main_process()
+    main = is_main_process()
     tmp = runlog.partial_dir(path, clean=main)  # written whole, then renamed: a cut save leaves no final/
     trainer.save_model(str(tmp))  # every rank calls it (ZeRO-3 gathers the shards); rank 0 writes
     proc = getattr(trainer, "processing_class", None)
@@ -216,7 +210,7 @@ def run_config(
     check_paths(tc)
     out = Path(tc.output_dir)
     out.mkdir(parents=True, exist_ok=True)
-    main = _is_main_process()
+    main = is_main_process()
     resuming = resume or any(s.settings.get("resume_from_checkpoint") for s in tc.stages)
     if main:
         if not resuming:  # an earlier (perhaps interrupted) run's log is kept, not deleted
