@@ -92,3 +92,33 @@ def test_workers_with_a_judge_is_refused(tmp_path):
          "--judge-url", "http://127.0.0.1:9/v1"],
     )  # fmt: skip
     assert r.exit_code == 2 and "--workers" in r.output
+
+
+def test_a_live_thread_means_spawn_and_the_run_still_ends(tmp_path):
+    """A thread holding a lock at fork time deadlocks a forked child before its initializer
+    (CI hang); with a thread alive the pool must spawn, and scoring must come out the same."""
+    import threading
+
+    from groundrl.scoring_parallel import start_method
+
+    data = tmp_path / "in.jsonl"
+    data.write_text("\n".join(_lines(60)) + "\n")
+    lock, stop = threading.Lock(), threading.Event()
+
+    def hold() -> None:
+        with lock:
+            stop.wait(60)
+
+    t = threading.Thread(target=hold, daemon=True)
+    t.start()
+    try:
+        assert start_method() == "spawn"
+        import io
+
+        buf, one = io.StringIO(), io.StringIO()
+        score_file_parallel("eqa_rm", {}, data, workers=2, out=buf, chunk_lines=7)
+    finally:
+        stop.set()
+        t.join()
+    score_file_parallel("eqa_rm", {}, data, workers=1, out=one, chunk_lines=7)
+    assert buf.getvalue() == one.getvalue() != ""

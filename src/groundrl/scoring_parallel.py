@@ -18,6 +18,7 @@ import os
 import shutil
 import signal
 import tempfile
+import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -107,6 +108,17 @@ def chunk_offsets(data: bytes, chunk_lines: int = CHUNK_LINES) -> Iterator[tuple
         start = end
 
 
+def start_method() -> str:
+    """``fork`` while this process runs no other Python thread (the CLI: children start in
+    ms), else ``spawn``. A child forked while another thread holds a lock (a judge's event
+    loop, logging's lock) can block on it forever before ``_init`` runs — with SIGTERM
+    still held (see :func:`_pool`), so the pool's terminate never ends it and the run
+    hangs at exit (seen in CI: a test process with leftover judge-loop threads)."""
+    if "fork" in mp.get_all_start_methods() and threading.active_count() == 1:
+        return "fork"
+    return "spawn"
+
+
 def _pool(ctx: Any, workers: int, init: tuple) -> Any:
     """The worker pool, created with SIGTERM held: a SIGTERM that arrives while the pool
     forks runs score's handler inside an at-fork hook (logging's lock release), where its
@@ -152,8 +164,7 @@ def score_file_parallel(
     del data
     all_rows: list[dict[str, Any]] = []
     errors = count = 0
-    # fork: the parent holds no threads here (no judge) and children start in ~ms
-    ctx = mp.get_context("fork" if "fork" in mp.get_all_start_methods() else "spawn")
+    ctx = mp.get_context(start_method())
     # the parts live beside the output (not in /tmp), in a folder named by this process:
     # removed on exit and on SIGTERM (score's handler), and by the next run after a kill -9
     parent = Path(getattr(out, "name", "")).parent if isinstance(getattr(out, "name", None), str) else None
