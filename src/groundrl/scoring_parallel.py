@@ -17,6 +17,7 @@ import multiprocessing as mp
 import os
 import shutil
 import signal
+import sys
 import tempfile
 import threading
 from collections.abc import Iterator, Mapping
@@ -113,8 +114,11 @@ def start_method() -> str:
     ms), else ``spawn``. A child forked while another thread holds a lock (a judge's event
     loop, logging's lock) can block on it forever before ``_init`` runs — with SIGTERM
     still held (see :func:`_pool`), so the pool's terminate never ends it and the run
-    hangs at exit (seen in CI: a test process with leftover judge-loop threads)."""
-    if "fork" in mp.get_all_start_methods() and threading.active_count() == 1:
+    hangs at exit (seen in CI: a test process with leftover judge-loop threads). torch
+    loaded counts as threaded too: its native thread pools are invisible to ``threading``
+    and GNU OpenMP is not fork-safe. ``groundrl score`` imports neither."""
+    calm = threading.active_count() == 1 and "torch" not in sys.modules
+    if "fork" in mp.get_all_start_methods() and calm:
         return "fork"
     return "spawn"
 
