@@ -28,10 +28,10 @@ def main() -> None:
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
 
+    from groundrl.demos.planner import build_policy
     from groundrl.integrations.trl import reward_funcs
     from groundrl.rewards.planning import reinforced_format
     from groundrl.rubric import Part, Rubric
-    from groundrl.train.demo import build_policy
 
     torch.set_num_threads(1)
     model, tok = build_policy(["find a Apple pick up the Apple"] * 20, 32, 1, 0)

@@ -219,7 +219,7 @@ def policy_rollouts() -> None:
     through :class:`groundrl.train.multiturn.EnvRollout`, 32 episodes per batch."""
     import torch
 
-    from groundrl.train.demo import build_policy, demo_tasks
+    from groundrl.demos.planner import build_policy, demo_tasks
     from groundrl.train.multiturn import EnvRollout
     from groundrl.train.planning_data import global_action_map, records
 

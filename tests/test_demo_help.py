@@ -6,8 +6,8 @@ from __future__ import annotations
 from typer.testing import CliRunner
 
 from groundrl.cli.main import app
-from groundrl.train.rm_demo import RMDemoConfig
-from groundrl.train.rm_demo_report import headline
+from groundrl.demos.rm_demo import RMDemoConfig
+from groundrl.demos.rm_demo_report import headline
 
 runner = CliRunner()
 

@@ -55,6 +55,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("integrations",),
     ("monitor",),
     ("train",),
+    ("demos",),
     ("serve", "cli", "__main__"),
     ("testing",),
 )

@@ -124,8 +124,8 @@ def test_one_sft_step_then_one_grpo_step_through_groundrl_train(smollm2, tmp_pat
 
 
 def test_save_and_reload_generate_the_same_greedy_tokens(smollm2, tmp_path):
+    from groundrl.demos.planner import greedy as greedy_ids
     from groundrl.models.loading import load_model
-    from groundrl.train.demo import greedy as greedy_ids
     from groundrl.train.multiturn import EnvRollout, cut_at_eos
 
     model, tok = load_model(str(smollm2))

@@ -14,8 +14,8 @@ def test_stop_on_alarm_ends_a_real_grpo_run(tmp_path):
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
 
+    from groundrl.demos.planner import build_policy
     from groundrl.monitor import MonitorConfig, monitor_callback
-    from groundrl.train.demo import build_policy
 
     prompts = [f"Instruction: put the apple {i} in the fridge\nPlan:" for i in range(8)]
     model, tok = build_policy(prompts, hidden=32, layers=1, seed=0)

@@ -14,7 +14,7 @@ pytest.importorskip("trl")
 
 @pytest.fixture(scope="module")
 def demo_run(tmp_path_factory):
-    from groundrl.train.monitor_demo import run_monitor_demo
+    from groundrl.demos.monitor_demo import run_monitor_demo
 
     out = tmp_path_factory.mktemp("monitor_demo")
     return out, run_monitor_demo(out, quick=True, log=lambda *_: None)

@@ -23,7 +23,7 @@ OK = "Last action executed successfully."
 
 @pytest.fixture(scope="module")
 def tasks():
-    from groundrl.train.demo import demo_tasks
+    from groundrl.demos.planner import demo_tasks
 
     return demo_tasks(300, seed=11)
 

@@ -12,8 +12,8 @@ pytest.importorskip("trl")
 def setup():
     import torch
 
+    from groundrl.demos.planner import build_policy, demo_tasks
     from groundrl.sim.episode_prompt import prompt
-    from groundrl.train.demo import build_policy, demo_tasks
     from groundrl.train.planning_data import global_action_map, records
 
     torch.set_num_threads(1)
@@ -185,8 +185,8 @@ def test_replan_records_recover_from_a_dropped_step():
     the target, run after it, completes the task."""
     import json
 
+    from groundrl.demos.planner import demo_tasks
     from groundrl.sim.env import HouseholdEnv
-    from groundrl.train.demo import demo_tasks
     from groundrl.train.planning_data import global_action_map, records, replan_records
 
     tasks = demo_tasks(30, seed=5)

@@ -45,7 +45,7 @@ RM_HELP = (
 )
 MONITOR_HELP = (
     "The reward-hacking monitor on two GRPO runs, one with a hackable judge and one honest "
-    "(groundrl.train.monitor_demo): when the monitor first alarms, and when the hack dominates. "
+    "(groundrl.demos.monitor_demo): when the monitor first alarms, and when the hack dominates. "
     "Writes report.md, monitor_demo.png and metrics.json into -o/--output (default runs/demo_monitor)."
 )
 
@@ -110,7 +110,7 @@ def demo_cmd(
         _evaluate_planner(planner, output, episodes)
         return
     # lazy: train.demo brings numpy, the simulator and the trainer's modules; `groundrl --help` must not
-    from groundrl.train.demo import DemoConfig, run_demo
+    from groundrl.demos.planner import DemoConfig, run_demo
 
     cfg = _demo_config(DemoConfig, quick, seed, {"grpo_steps": steps, "n_eval": episodes})
     metrics = run_demo(output, log=typer.echo, cfg=cfg)
@@ -175,8 +175,8 @@ def rm_cmd(
 ) -> None:
     _require_extras()
     # lazy: the demo's training modules load only when the demo runs, not at `groundrl --help`
-    from groundrl.train.rm_demo import RMDemoConfig, run_rm_demo
-    from groundrl.train.rm_demo_report import headline
+    from groundrl.demos.rm_demo import RMDemoConfig, run_rm_demo
+    from groundrl.demos.rm_demo_report import headline
 
     cfg = _demo_config(RMDemoConfig, quick, seed, {"cgrpo_steps": steps, "n_eval": episodes})
     m = run_rm_demo(output, cfg, log=typer.echo)
@@ -199,7 +199,7 @@ def monitor_cmd(
 
 def _evaluate_planner(planner: Path, output: Path, episodes: int | None) -> None:
     # lazy: train.demo brings numpy, the simulator and the trainer's modules; `groundrl --help` must not
-    from groundrl.train.demo import evaluate_saved_planner
+    from groundrl.demos.planner import evaluate_saved_planner
 
     try:
         m = evaluate_saved_planner(planner, episodes, log=typer.echo)

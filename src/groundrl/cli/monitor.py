@@ -116,7 +116,7 @@ def named_demo(what: str, output: Path, quick: bool) -> None:
     if what not in DEMOS:
         raise typer.BadParameter(f"unknown demo {what!r}; named demos: {', '.join(DEMOS)}", param_hint="WHAT")
     # lazy: loads when the command runs; groundrl --help imports every command module
-    from groundrl.train.monitor_demo import run_monitor_demo
+    from groundrl.demos.monitor_demo import run_monitor_demo
 
     out = Path("runs/demo_monitor") if output == Path("runs/demo") else output
     m = run_monitor_demo(out, quick=quick, log=typer.echo)

@@ -1,10 +1,10 @@
 """``groundrl demo rm``: EQA-RM's training story at toy scale, CPU only, no downloads.
 
 A tiny Qwen2.5-VL grader learns to score embodied-QA trajectories of a synthetic world
-(:mod:`groundrl.train.rm_demo_world`: five frames, questions whose answers depend on
+(:mod:`groundrl.demos.rm_demo_world`: five frames, questions whose answers depend on
 frame order and on what is visible) [EQA-RM §4.2–4.3]:
 
-1. **RFT data**: an imperfect auxiliary evaluator (:func:`~groundrl.train.rm_demo_world.teacher_evaluation`:
+1. **RFT data**: an imperfect auxiliary evaluator (:func:`~groundrl.demos.rm_demo_world.teacher_evaluation`:
    blind guesses and misread frames at stated rates) writes ``k`` evaluations per training
    episode; EQA-RM's rejective filter (:func:`groundrl.curate.rejective.rejective_filter`,
    Eq. 1: keep ``|s* − s| < τ``, drop instances all ``k`` get right) keeps the SFT rows;
@@ -29,11 +29,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from groundrl.demos import rm_demo_world as world
 from groundrl.intervals import bootstrap_ci, wilson_ci
 from groundrl.models.tiny_vlm import save_tiny_model
 from groundrl.parse.scores import parse_score
 from groundrl.rewards.scoring import eqa_format
-from groundrl.train import rm_demo_world as world
 
 EVAL_KINDS = ("none", "temporal", "spatial")
 
@@ -461,8 +461,8 @@ def run_rm_demo(out: Path, cfg: RMDemoConfig | None = None, log=print) -> dict[s
     # lazy: torch and the trainer builders load only when the demo runs
     import torch
 
+    from groundrl.demos.rm_demo_report import plot_results, write_report
     from groundrl.train.builders import set_threads
-    from groundrl.train.rm_demo_report import plot_results, write_report
 
     cfg = cfg or RMDemoConfig()
     set_threads()

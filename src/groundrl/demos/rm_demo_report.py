@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from groundrl.train.rm_demo_world import QUESTION_KINDS
+from groundrl.demos.rm_demo_world import QUESTION_KINDS
 
 GRADERS = (
     ("teacher", "auxiliary evaluator, mistakes off (ceiling)"),
@@ -44,7 +44,7 @@ SMOKE = (
 
 def headline(m: dict[str, Any]) -> list[str]:
     """The first screen: the table, the paired differences and whether the target is met.
-    Sensitivity is shown on right answers (see :func:`groundrl.train.rm_demo.subsets`) and
+    Sensitivity is shown on right answers (see :func:`groundrl.demos.rm_demo.subsets`) and
     on all episodes."""
     lines = [
         "| grader | format rate | accuracy (|Δ| ≤ 2) | drop on shuffled frames: right answers / all "

@@ -83,7 +83,7 @@ def test_cli_flags_reach_the_config(tmp_path, monkeypatch):
     """--seed / --steps / --episodes / --quick become the DemoConfig the demo runs with."""
     from typer.testing import CliRunner
 
-    import groundrl.train.demo as demo
+    import groundrl.demos.planner as demo
     from groundrl.cli.main import app
 
     seen = {}
@@ -110,7 +110,7 @@ def test_rm_demo_cli_flags_reach_its_config(tmp_path, monkeypatch):
     RMDemoConfig it runs with; a value the config refuses is a usage error naming it."""
     from typer.testing import CliRunner
 
-    import groundrl.train.rm_demo as rm_demo
+    import groundrl.demos.rm_demo as rm_demo
     from groundrl.cli.main import app
 
     seen = {}
@@ -139,7 +139,7 @@ def test_rm_demo_cli_flags_reach_its_config(tmp_path, monkeypatch):
 
 
 def test_config_errors_name_the_key():
-    from groundrl.train.demo import DemoConfig
+    from groundrl.demos.planner import DemoConfig
 
     with pytest.raises(ValueError, match="skip_opn"):
         DemoConfig(teacher_rates={"skip_opn": 0.5})
@@ -152,7 +152,7 @@ def test_config_errors_name_the_key():
 def test_teacher_episodes_are_sft_demos_with_their_mistakes():
     """Every turn the teacher plays becomes one SFT record whose context holds the earlier
     turns and their feedback; with no habits the teacher is the expert and wins in one turn."""
-    from groundrl.train.demo import DemoConfig, demo_tasks, teacher_episodes
+    from groundrl.demos.planner import DemoConfig, demo_tasks, teacher_episodes
     from groundrl.train.planning_data import global_action_map, records
 
     tasks = demo_tasks(30, seed=4)
@@ -172,7 +172,7 @@ def test_teacher_episodes_are_sft_demos_with_their_mistakes():
 def test_split_by_task_types_seen_in_rl():
     from types import SimpleNamespace
 
-    from groundrl.train.demo import split_by_rl
+    from groundrl.demos.planner import split_by_rl
 
     tasks = [SimpleNamespace(task_type=t) for t in ("a", "b", "a", "c")]
     assert split_by_rl([1, 0, 0, 1], tasks, ("a",)) == {"rl_types": [1, 0], "new_types": [0, 1]}
@@ -180,14 +180,14 @@ def test_split_by_task_types_seen_in_rl():
 
 
 def test_reward_curve_plots_without_steps(tmp_path):
-    from groundrl.train.demo import plot_curve
+    from groundrl.demos.planner import plot_curve
 
     plot_curve([], [3.0, 2.0], tmp_path / "c.png", group=8)  # a run with no logged GRPO step
     assert (tmp_path / "c.png").stat().st_size > 1000
 
 
 def test_bootstrap_ci_hand_worked():
-    from groundrl.train.demo import bootstrap_ci
+    from groundrl.demos.planner import bootstrap_ci
 
     assert bootstrap_ci([1, 1, 1, 1]) == (1.0, 1.0)
     assert bootstrap_ci([0, 0, 0, 0], [1, 1, 1, 1]) == (1.0, 1.0)  # paired: every task gained

@@ -6,7 +6,7 @@ import random
 import pytest
 
 from groundrl.augment import mask_patches, shuffle_frames
-from groundrl.train import rm_demo_world as W
+from groundrl.demos import rm_demo_world as W
 
 
 def test_true_answers_follow_order_and_skip_empty_frames():

@@ -32,6 +32,7 @@ from typing import Any
 
 import yaml
 
+from groundrl.demos.planner import build_policy, sft
 from groundrl.integrations.common import completion_text
 from groundrl.monitor.callback import monitor_callback
 from groundrl.monitor.config import MonitorConfig
@@ -41,7 +42,6 @@ from groundrl.sim.execute import execute
 from groundrl.sim.generate import generate_tasks
 from groundrl.sim.tasks import Task
 from groundrl.train import runlog
-from groundrl.train.demo import build_policy, sft
 from groundrl.train.planning_data import global_action_map, plan_json, records
 
 CLAIM = "plan verified"

@@ -7,11 +7,11 @@ import pytest
 
 pytest.importorskip("trl")
 
-from groundrl.train import rm_demo_world as W  # noqa: E402
+from groundrl.demos import rm_demo_world as W  # noqa: E402
 
 
 def test_eval_rows_carry_the_perturbations_cgrpo_uses():
-    from groundrl.train.rm_demo import RMDemoConfig, eval_rows
+    from groundrl.demos.rm_demo import RMDemoConfig, eval_rows
 
     eps = W.make_episodes(40, 0, "t")
     rows = eval_rows(eps, RMDemoConfig.quick())
@@ -35,7 +35,7 @@ def test_eval_rows_carry_the_perturbations_cgrpo_uses():
 
 
 def test_the_contrast_is_scored_on_grader_outputs_with_the_recipe_reward():
-    from groundrl.train.rm_demo import grader_metrics, paired_sensitivity_gain
+    from groundrl.demos.rm_demo import grader_metrics, paired_sensitivity_gain
 
     def row(i, none, temporal, spatial, gold=9, kind="first"):
         return {
@@ -113,7 +113,7 @@ def test_sft_sees_the_positions_generation_uses():
     decoded garbage)."""
     import torch
 
-    from groundrl.train.rm_demo import (
+    from groundrl.demos.rm_demo import (
         RMDemoConfig,
         build_grader,
         demo_corpus,
