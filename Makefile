@@ -79,10 +79,12 @@ clean:
 # scripts/gpu_envs.py against each trainer's own declared dependencies. On a CUDA machine:
 # `make gpu-env-trl` (TRL + vLLM), `make gpu-env-verl` (verl 0.9.1 + its vLLM) or
 # `make gpu-env-openrlhf` (OpenRLHF 0.11.2 + its pins) builds .venv-gpu-NAME. CI runs
-# `make check-gpu-envs`: each lock file must still resolve (pip's metadata only, no build).
+# `make check-gpu-envs`: each lock file must still resolve for linux x86_64 / Python 3.11
+# (uv, index metadata only: seconds).
 gpu-env-%: envs/gpu-%.txt
 	$(PYTHON) -m venv .venv-gpu-$*
 	.venv-gpu-$*/bin/python scripts/gpu_envs.py install $*
 
 check-gpu-envs: setup
+	$(PY) -m uv --version >/dev/null 2>&1 || $(PY) -m pip install --quiet '$(UV)'
 	$(PY) scripts/gpu_envs.py check

@@ -5,18 +5,17 @@
     python scripts/gpu_envs.py install NAME                    # into this interpreter (a GPU machine)
 
 Each environment is groundrl's extras plus one trainer at the version groundrl supports,
-resolved by pip against the trainer's *own* declared dependencies (``pip install
---dry-run --report``: package metadata only, nothing is built or downloaded beyond it):
+resolved by uv for the GPU machines' platform (``uv pip compile --python-platform
+x86_64-unknown-linux-gnu --python-version 3.11``: index metadata only, whatever this machine
+has installed) against the trainer's *own* declared dependencies:
 
 * ``trl``      — ``groundrl[train,serve,sim]`` + ``trl[vllm]`` ≥ 1.16 + torch 2.13.0
   (the torch of the CPU machines; TRL 1.16's ``[vllm]`` extra admits vLLM 0.22–0.31);
 * ``verl``     — ``groundrl[serve,sim]`` + ``verl[vllm]==0.9.1`` (verl pins its vLLM, torch
   and transformers);
 * ``openrlhf`` — ``groundrl[serve,sim]`` + ``openrlhf[vllm]==0.11.2`` (it pins transformers,
-  Ray, DeepSpeed, flash-attn and vLLM). flash-attn's and DeepSpeed's ``setup.py`` import
-  torch to report their metadata, so this one resolves without build isolation beside the
-  running interpreter's torch: run the script with ``.venv/bin/python`` (CUDA builds are
-  skipped: ``FLASH_ATTENTION_SKIP_CUDA_BUILD=TRUE``, ``DS_BUILD_OPS=0``).
+  Ray, DeepSpeed, flash-attn and vLLM). Installing it builds flash-attn against the torch
+  already there, hence ``install``'s torch-first order and ``--no-build-isolation``.
 
 A lock file pins every resolved distribution (``name==version``; a local ``+cpu`` tag is
 dropped, so on a CUDA machine PyPI's CUDA build of that version installs). Install one on
@@ -31,7 +30,6 @@ groundrl extra that no longer fits shows up as a resolution failure, which CI re
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import re
 import subprocess
@@ -45,8 +43,9 @@ ENVS: dict[str, dict[str, list[str] | dict[str, str]]] = {
     "verl": {"requirements": [".[serve,sim]", "verl[vllm]==0.9.1"], "env": {}},
     "openrlhf": {
         "requirements": [".[serve,sim]", "openrlhf[vllm]==0.11.2"],
-        # flash-attn's and DeepSpeed's setup.py import torch: build metadata beside this
-        # interpreter's torch (run the script with .venv/bin/python), CUDA build skipped
+        # should a resolver have to build flash-attn's / DeepSpeed's metadata (their setup.py
+        # imports torch), the CUDA kernels are skipped; `install` drops these two and builds
+        # flash-attn against the torch it installed first (no build isolation)
         "env": {"FLASH_ATTENTION_SKIP_CUDA_BUILD": "TRUE", "DS_BUILD_OPS": "0"},
         "pip": ["--no-build-isolation"],
     },
@@ -57,38 +56,67 @@ def lock_path(name: str) -> Path:
     return ROOT / "envs" / f"gpu-{name}.txt"
 
 
+UV_HINT = "uv is missing from this interpreter: pip install uv==0.13.9 (make setup puts it in .venv)"
+# The GPU machines' platform, not this one's: resolved here, pip took the local CPU wheel of
+# torch 2.13.0 (no triton / nvidia-* requirements) and wrote locks that a CUDA machine
+# could not install (triton 3.9.0 beside torch 2.13.0's triton==3.7.1). uv resolves for a
+# named platform from the index's metadata, whatever this machine has installed.
+TARGET = ["--python-version", "3.11", "--python-platform", "x86_64-unknown-linux-gnu"]
+
+
+def _requirements(name: str) -> list[str]:
+    """The environment's requirement lines; groundrl itself as an editable path."""
+    reqs = ENVS[name]["requirements"]
+    return [f"-e {ROOT}{r[1:]}" if r.startswith(".[") else r for r in reqs]  # type: ignore[union-attr]
+
+
 def _resolve(name: str, constraints: Path | None) -> tuple[int, dict[str, str], str]:
-    """pip's dry-run resolution: (exit code, {name: version} without groundrl, pip's output)."""
+    """uv's resolution for linux x86_64 / Python 3.11: (exit code, {name: version} without
+    groundrl, uv's output)."""
     spec = ENVS[name]
-    reqs = [str(ROOT) + r[1:] if r.startswith(".[") else r for r in spec["requirements"]]  # type: ignore[union-attr]
     with tempfile.TemporaryDirectory() as tmp:
-        report = Path(tmp) / "report.json"
-        cmd = [sys.executable, "-m", "pip", "install", "--dry-run", "--ignore-installed", "--quiet"]
-        cmd += [*spec.get("pip", []), "--report", str(report), *reqs]  # type: ignore[misc]
+        req_in, out = Path(tmp) / "requirements.in", Path(tmp) / "resolved.txt"
+        req_in.write_text("\n".join(_requirements(name)) + "\n")
+        cmd = [
+            sys.executable,
+            "-m",
+            "uv",
+            "pip",
+            "compile",
+            "--quiet",
+            "--no-header",
+            "--no-annotate",
+            *TARGET,
+        ]
+        cmd += [str(req_in), "-o", str(out)]
         if constraints is not None:
             cmd += ["-c", str(constraints)]
         env = {**os.environ, **spec["env"]}  # type: ignore[dict-item]
-        res = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        try:
+            res = subprocess.run(cmd, capture_output=True, text=True, env=env)
+        except FileNotFoundError as exc:  # no interpreter at all
+            return 1, {}, str(exc)
+        if "No module named uv" in res.stderr:
+            return 1, {}, UV_HINT
         pins: dict[str, str] = {}
-        if res.returncode == 0 and report.is_file():
-            for item in json.loads(report.read_text())["install"]:
-                meta = item["metadata"]
-                name = re.sub(r"[-_.]+", "-", meta["name"]).lower()  # PEP 503: flash_attn = flash-attn
-                if name != "groundrl":
-                    pins[name] = re.sub(r"\+.*$", "", meta["version"])
-    noise = "\n".join(
-        ln for ln in (res.stdout + res.stderr).splitlines() if not ln.startswith("WARNING: Location")
-    )
-    return res.returncode, pins, noise
+        if res.returncode == 0 and out.is_file():
+            for line in out.read_text().splitlines():
+                m = re.match(r"^([A-Za-z0-9][A-Za-z0-9._-]*)==([^\s;]+)", line)
+                if m is None:
+                    continue
+                pkg = re.sub(r"[-_.]+", "-", m.group(1)).lower()  # PEP 503: flash_attn = flash-attn
+                if pkg != "groundrl":
+                    pins[pkg] = re.sub(r"\+.*$", "", m.group(2))
+    return res.returncode, pins, (res.stdout + res.stderr).strip()
 
 
 def lock(name: str) -> int:
     rc, pins, out = _resolve(name, None)
     if rc:
-        print(f"{name}: pip could not resolve it:\n{out}", file=sys.stderr)
+        print(f"{name}: uv could not resolve it:\n{out}", file=sys.stderr)
         return 1
     head = [
-        f"# GPU environment '{name}' (scripts/gpu_envs.py lock {name}): every distribution pip resolved for",
+        f"# GPU environment '{name}' (scripts/gpu_envs.py lock {name}): every distribution uv resolved for",
         f"#   {' '.join(ENVS[name]['requirements'])}",  # type: ignore[arg-type]
         "# against the trainer's own declared dependencies (linux x86_64, Python 3.11).",
         f"# Install: pip install -c envs/gpu-{name}.txt -e '{ENVS[name]['requirements'][0]}' "  # type: ignore[index]
