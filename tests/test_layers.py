@@ -44,6 +44,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "registry",
         "results",
         "run_params",
+        "settings",
         "summary",
     ),
     ("parse",),
