@@ -35,7 +35,6 @@ import math
 import types
 import typing
 from collections.abc import Mapping
-from functools import cache
 from typing import Any, Literal, TypeVar, Union
 
 T = TypeVar("T")
@@ -52,9 +51,13 @@ def unknown_key(block: str, key: str, allowed: list[str]) -> SettingsError:
     return SettingsError(f"{block}: unknown key {key!r}{hint}; allowed: {', '.join(allowed)}")
 
 
-@cache
+_HINTS: dict[type, dict[str, Any]] = {}
+
+
 def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls)
+    if cls not in _HINTS:  # resolved once per class (annotations are strings under PEP 563)
+        _HINTS[cls] = typing.get_type_hints(cls)
+    return _HINTS[cls]
 
 
 def settings_fields(cls: type) -> list[dataclasses.Field[Any]]:

@@ -29,6 +29,7 @@ from typing import Any
 from groundrl.augment import mask_patches, shuffle_frames, shuffle_reasoning
 from groundrl.integrations.common import completion_text
 from groundrl.rewards.scoring import combine_boosts, contrastive_boost, eqa_accuracy
+from groundrl.settings import parse_settings
 from groundrl.train.rm_data import eqa_rm_messages
 
 PERTURBATIONS = ("temporal", "spatial", "reasoning")
@@ -79,8 +80,6 @@ class CGRPOConfig:
     train_perturbed: bool = False
     seed: int = 0
 
-    KEYS = ("types", "delta", "mu", "min_acc", "mask_ratio", "patch", "train_perturbed", "seed")
-
     def __post_init__(self) -> None:
         types = tuple(self.types)
         bad = [t for t in types if t not in PERTURBATIONS]
@@ -95,15 +94,9 @@ class CGRPOConfig:
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any] | None) -> CGRPOConfig:
-        if isinstance(raw, cls):  # parsed once at load (groundrl.train.config)
-            return raw
-        raw = dict(raw or {})
-        unknown = set(raw) - set(cls.KEYS)
-        if unknown:
-            raise ValueError(f"cgrpo: unknown key(s) {sorted(unknown)}; allowed: {', '.join(cls.KEYS)}")
-        if "types" in raw:
-            raw["types"] = tuple(raw["types"] or ())
-        return cls(**raw)
+        if isinstance(raw, Mapping) and raw.get("types") is None and "types" in raw:
+            raw = {**raw, "types": ()}  # `types:` left empty: no perturbation (plain GRPO)
+        return parse_settings(cls, raw, "cgrpo")
 
 
 def _with_reasoning(row: Mapping[str, Any], new: str) -> list[dict[str, Any]]:

@@ -32,8 +32,7 @@ from typing import Any
 
 from groundrl.intervals import bootstrap_ci
 from groundrl.io import iter_lines
-
-EVAL_KEYS = ("data", "every", "max_new_tokens", "limit", "batch_size")
+from groundrl.settings import parse_settings
 
 
 @dataclass(frozen=True)
@@ -49,24 +48,25 @@ class EvalConfig:
         """The typed block; ``ValueError`` naming the key and what is allowed."""
         if raw is None:
             return None
-        if not isinstance(raw, Mapping):
-            raise ValueError(f"eval must be a mapping {{data: FILE.jsonl, every: N}}, got {raw!r}")
-        bad = sorted(set(raw) - set(EVAL_KEYS))
-        if bad:
-            raise ValueError(f"eval: unknown key {bad[0]!r}; allowed: {', '.join(EVAL_KEYS)}")
-        if not isinstance(raw.get("data"), str) or not raw["data"]:
-            raise ValueError(
-                "eval.data must be a JSONL file of held-out prompts (the training data's format)"
-            )
-        for key, low in (("every", 1), ("max_new_tokens", 1), ("limit", 1), ("batch_size", 1)):
-            v = raw.get(key)
-            if key == "every" and v is None:
+        if isinstance(raw, Mapping):  # a null value is the default, as before
+            raw = {k: v for k, v in raw.items() if v is not None}
+            if "data" not in raw:
+                raw = {**raw, "data": ""}  # said below with what to give
+            if "every" not in raw:
                 raise ValueError(
                     "eval.every must be given: evaluate every N optimiser steps (an integer ≥ 1)"
                 )
-            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < low):
-                raise ValueError(f"eval.{key} must be an integer ≥ {low}, got {v!r}")
-        return cls(**{k: raw[k] for k in EVAL_KEYS if raw.get(k) is not None})
+        return parse_settings(cls, raw, "eval")
+
+    def __post_init__(self) -> None:
+        if not self.data:
+            raise ValueError(
+                "eval.data must be a JSONL file of held-out prompts (the training data's format)"
+            )
+        for key in ("every", "max_new_tokens", "limit", "batch_size"):
+            v = getattr(self, key)
+            if v is not None and v < 1:
+                raise ValueError(f"eval.{key} must be an integer ≥ 1, got {v!r}")
 
 
 def load_eval_records(cfg: EvalConfig) -> list[dict[str, Any]]:

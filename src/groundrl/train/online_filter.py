@@ -53,7 +53,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from groundrl.curate.online_filter import CRITERIA, group_keep_mask
+from groundrl.curate.online_filter import group_keep_mask
+from groundrl.settings import parse_settings
 
 __all__ = [
     "AccuracyRecorder",
@@ -122,35 +123,23 @@ class OnlineFilterConfig:
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any] | bool | None) -> OnlineFilterConfig | None:
-        if isinstance(raw, cls):  # parsed once at load (groundrl.train.config)
-            return raw
+        """``None``/``false``: no filter; ``true``: the defaults; else the block's keys."""
         if raw is None or raw is False:
             return None
-        if raw is True:
-            raw = {}
-        if not isinstance(raw, Mapping):
-            raise ValueError("online_filter must be a mapping, e.g. {lo: 0.1, hi: 0.9, criterion: paper}")
-        allowed = set(cls.__dataclass_fields__)
-        unknown = set(raw) - allowed
-        if unknown:
-            raise ValueError(
-                f"online_filter: unknown key(s) {sorted(unknown)}; allowed: {', '.join(sorted(allowed))}"
-            )
-        cfg = cls(**raw)
-        group_keep_mask([], 1, cfg.lo, cfg.hi, cfg.full, cfg.criterion)  # validates bounds/criterion
-        if cfg.criterion not in CRITERIA:  # pragma: no cover - validated above
-            raise ValueError(cfg.criterion)
-        if isinstance(cfg.max_rounds, bool) or not isinstance(cfg.max_rounds, int) or cfg.max_rounds < 1:
-            raise ValueError(f"online_filter.max_rounds must be an int ≥ 1, got {cfg.max_rounds!r}")
+        return parse_settings(cls, {} if raw is True else raw, "online_filter")
+
+    def __post_init__(self) -> None:
+        group_keep_mask([], 1, self.lo, self.hi, self.full, self.criterion)  # validates bounds/criterion
+        if self.max_rounds < 1:
+            raise ValueError(f"online_filter.max_rounds must be an int ≥ 1, got {self.max_rounds!r}")
         for key in ("buffer_groups", "steps_per_buffer"):
-            v = getattr(cfg, key)
-            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 1):
+            v = getattr(self, key)
+            if v is not None and v < 1:
                 raise ValueError(f"online_filter.{key} must be an int ≥ 1 (or left out), got {v!r}")
-        if cfg.when_exhausted not in WHEN_EXHAUSTED:
+        if self.when_exhausted not in WHEN_EXHAUSTED:
             raise ValueError(
-                f"online_filter.when_exhausted must be one of {', '.join(WHEN_EXHAUSTED)}, got {cfg.when_exhausted!r}"
+                f"online_filter.when_exhausted must be one of {', '.join(WHEN_EXHAUSTED)}, got {self.when_exhausted!r}"
             )
-        return cfg
 
 
 def steps_per_buffer(

@@ -46,6 +46,7 @@ from groundrl.io import write_jsonl
 from groundrl.judges.base import SamplingParams
 from groundrl.judges.config import JudgeConfig
 from groundrl.judges.transformers_backend import TransformersBackend
+from groundrl.settings import parse_settings
 from groundrl.train.builders import resolve_model, sft_trainer
 from groundrl.train.ranks import run_once
 from groundrl.train.rm_data import eqa_rm_messages, load_keyframes, read_instances, stage_inputs
@@ -62,8 +63,6 @@ class RFTConfig:
     max_tokens: int = 512
     seed: int = 0
     sampler: Any = None
-
-    KEYS = ("k", "tau", "temperature", "max_tokens", "seed", "sampler")
 
     def __post_init__(self) -> None:
         if isinstance(self.k, bool) or not isinstance(self.k, int) or self.k < 1:
@@ -89,13 +88,7 @@ class RFTConfig:
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any] | None) -> RFTConfig:
-        if isinstance(raw, cls):  # parsed once at load (groundrl.train.config)
-            return raw
-        raw = dict(raw or {})
-        unknown = set(raw) - set(cls.KEYS)
-        if unknown:
-            raise ValueError(f"rft: unknown key(s) {sorted(unknown)}; allowed: {', '.join(cls.KEYS)}")
-        return cls(**raw)
+        return parse_settings(cls, raw, "rft")
 
 
 def select_rft(

@@ -31,6 +31,7 @@ from typing import Any
 
 from groundrl.io import read_jsonl
 from groundrl.judges.prompts import eqa_rm_request
+from groundrl.settings import parse_settings
 
 FRAME_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp")
 
@@ -44,8 +45,6 @@ class RMInputConfig:
     min_pixels: int | None = None
     max_pixels: int | None = None
 
-    KEYS = ("keyframes", "min_pixels", "max_pixels")
-
     def __post_init__(self) -> None:
         if isinstance(self.keyframes, bool) or not isinstance(self.keyframes, int) or self.keyframes < 1:
             raise ValueError(f"keyframes must be an integer ≥ 1 (EQA-RM: 5), got {self.keyframes!r}")
@@ -58,13 +57,7 @@ class RMInputConfig:
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any] | None) -> RMInputConfig:
-        if isinstance(raw, cls):  # parsed once at load (groundrl.train.config)
-            return raw
-        raw = dict(raw or {})
-        unknown = set(raw) - set(cls.KEYS)
-        if unknown:
-            raise ValueError(f"inputs: unknown key(s) {sorted(unknown)}; allowed: {', '.join(cls.KEYS)}")
-        return cls(**raw)
+        return parse_settings(cls, raw, "inputs")
 
 
 def stage_inputs(st: Mapping[str, Any]) -> RMInputConfig:

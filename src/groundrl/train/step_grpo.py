@@ -37,6 +37,7 @@ from typing import Any
 from groundrl.curate.step_hints import hinted_prompt, step_hint
 from groundrl.parse.structured import parse_literal_list
 from groundrl.parse.tags import find_tag
+from groundrl.settings import parse_settings
 
 
 @dataclass(frozen=True)
@@ -46,23 +47,14 @@ class StepGRPOConfig:
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any] | bool | None) -> StepGRPOConfig | None:
-        if isinstance(raw, cls):  # parsed once at load (groundrl.train.config)
-            return raw
+        """``None``/``false``: no hints; ``true``: the defaults; else the block's keys."""
         if raw is None or raw is False:
             return None
-        if raw is True:
-            raw = {}
-        if not isinstance(raw, Mapping):
-            raise ValueError("step_grpo must be a mapping, e.g. {p: 0.5, seed: 0}")
-        unknown = set(raw) - {"p", "seed"}
-        if unknown:
-            raise ValueError(f"step_grpo: unknown key(s) {sorted(unknown)}; allowed: p, seed")
-        cfg = cls(**raw)
-        if isinstance(cfg.p, bool) or not isinstance(cfg.p, (int, float)) or not 0 <= cfg.p <= 1:
-            raise ValueError(f"step_grpo.p (the hint probability) must be a number in [0, 1], got {cfg.p!r}")
-        if isinstance(cfg.seed, bool) or not isinstance(cfg.seed, int):
-            raise ValueError(f"step_grpo.seed must be an int, got {cfg.seed!r}")
-        return cfg
+        return parse_settings(cls, {} if raw is True else raw, "step_grpo")
+
+    def __post_init__(self) -> None:
+        if not 0 <= self.p <= 1:
+            raise ValueError(f"step_grpo.p (the hint probability) must be a number in [0, 1], got {self.p!r}")
 
 
 def gold_steps(gold: Any) -> tuple[list[Any] | None, str | None]:
