@@ -4,7 +4,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.groundrl-installed
 
-.PHONY: setup demo test lint bench clean cluster-env test-cluster check-gpu-envs
+.PHONY: setup demo test lint bench clean cluster-env cluster-env-verl09 test-cluster check-gpu-envs
 
 setup: $(STAMP)
 
@@ -44,6 +44,20 @@ $(CSTAMP): pyproject.toml constraints-cpu.txt constraints-cluster.txt
 	$(CVENV)/bin/python -m uv pip install --python $(CVENV)/bin/python --quiet --no-deps -c constraints-cluster.txt verl openrlhf datasets multiprocess xxhash
 	touch $(CSTAMP)
 
+# The same with verl 0.9.1 and transformers 5.9 (the verl GPU environment's versions):
+# scripts/run_tests.sh runs the verl agent-loop and image-row tests against it too.
+C9VENV  ?= .venv-cluster-verl09
+C9STAMP := $(C9VENV)/.groundrl-installed
+cluster-env-verl09: $(C9STAMP)
+
+$(C9STAMP): pyproject.toml constraints-cpu.txt constraints-cluster-verl09.txt
+	$(PYTHON) -m venv $(C9VENV)
+	$(C9VENV)/bin/python -m pip install --quiet torch==2.13.0 '$(UV)'
+	$(C9VENV)/bin/python -m uv pip install --python $(C9VENV)/bin/python --quiet -c constraints-cluster-verl09.txt -e '.[serve,dev]' \
+		'ray[serve,data]' transformers tensordict hydra-core codetiming dill pylatexenc numpy pyarrow pandas gymnasium cachetools
+	$(C9VENV)/bin/python -m uv pip install --python $(C9VENV)/bin/python --quiet --no-deps -c constraints-cluster-verl09.txt verl openrlhf datasets multiprocess xxhash
+	touch $(C9STAMP)
+
 test-cluster: setup cluster-env
 	OMP_NUM_THREADS=1 GROUNDRL_CLUSTER_PYTHON=$(CVENV)/bin/python $(PY) -m pytest -q -rs tests/integrations/test_real_cluster_packages*.py
 
@@ -59,8 +73,8 @@ demo: setup
 # a test that passes alone (state an earlier test left in the shared worker process); two
 # separate processes share nothing. pytest-xdist stays installed for developers' -n 2.
 test:
-	$(MAKE) -j2 setup cluster-env
-	PY=$(PY) GROUNDRL_CLUSTER_PYTHON=$(CVENV)/bin/python scripts/run_tests.sh
+	$(MAKE) -j2 setup cluster-env cluster-env-verl09
+	PY=$(PY) GROUNDRL_CLUSTER_PYTHON=$(CVENV)/bin/python GROUNDRL_CLUSTER_PYTHON_VERL09=$(C9VENV)/bin/python scripts/run_tests.sh
 
 # ruff's lint and its formatter, and the package's types (mypy, settings in pyproject's
 # [tool.mypy]: 0 errors) (issue 23 item 6); .ci/run runs it after the tests.
@@ -73,7 +87,7 @@ bench: setup
 	$(PY) bench/rewards.py
 
 clean:
-	rm -rf $(VENV) $(CVENV) runs .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(CVENV) $(C9VENV) runs .pytest_cache .ruff_cache
 
 # GPU environments (issue 35 item 1), one per trainer path, pinned in envs/gpu-*.txt by
 # scripts/gpu_envs.py against each trainer's own declared dependencies. On a CUDA machine:

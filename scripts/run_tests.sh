@@ -41,7 +41,19 @@ group=()
 if command -v setsid >/dev/null 2>&1; then
   group=(setsid)
 fi
-${group[@]+"${group[@]}"} "$PY" -m pytest -q -rs -p no:cacheprovider --basetemp "$base/t" "${CLUSTER_TESTS[@]}" >"$log" 2>&1 &
+# then the verl agent-loop and image-row tests again under verl 0.9.1 / transformers 5.9
+# (the verl GPU environment's versions; .venv-cluster-verl09), when that venv is given
+VERL09_TESTS=(tests/integrations/test_real_cluster_packages_verl_multiturn.py tests/integrations/test_real_cluster_packages_verl_images.py)
+PY09=${GROUNDRL_CLUSTER_PYTHON_VERL09:-}
+cluster_half() {
+  "$PY" -m pytest -q -rs -p no:cacheprovider --basetemp "$base/t" "${CLUSTER_TESTS[@]}" || return $?
+  [ -n "$PY09" ] || return 0
+  echo
+  echo "---- the same verl tests under verl 0.9 ($PY09) ----"
+  "$PY09" -c 'import verl, sys; v = verl.__version__; print("verl", v); sys.exit(0 if v.startswith("0.9") else 3)' || return $?
+  GROUNDRL_CLUSTER_PYTHON="$PY09" "$PY" -m pytest -q -rs -p no:cacheprovider --basetemp "$base/t9" "${VERL09_TESTS[@]}"
+}
+${group[@]+"${group[@]}"} bash -c "$(declare -p PY PY09 base CLUSTER_TESTS VERL09_TESTS); $(declare -f cluster_half); cluster_half" >"$log" 2>&1 &
 cluster=$!
 
 "$PY" -m pytest -q -rs --ignore-glob='tests/integrations/test_real_cluster_packages*.py'

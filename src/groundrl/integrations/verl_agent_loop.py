@@ -1,4 +1,4 @@
-"""verl 0.8 multi-turn agent loop with groundrl's household simulator in the rollout.
+"""verl (0.8 and 0.9) multi-turn agent loop with groundrl's household simulator in the rollout.
 
 The paper leaves *online interaction* as future work: its rewards score a whole plan
 offline against the simulator. This loop puts the simulator inside verl's rollout, so
@@ -12,7 +12,8 @@ Episode semantics (identical to ``EnvRollout``; the shared parts are imported fr
 
 1. The row's task (``extra_info["task"]``, below) starts one
    :class:`~groundrl.sim.env.HouseholdEnv` episode; the row's chat ``prompt`` goes
-   through verl's ``apply_chat_template`` (``AgentLoopBase``), as in verl's own loops.
+   through verl's own prompt builder (``AgentLoopBase``: 0.8's ``apply_chat_template``,
+   0.9's Continuous Token ``ct_build_initial_tokens``), as in verl's own loops.
 2. Each turn the policy — ``server_manager.generate`` (vLLM / SGLang, token in, token
    out) — writes a plan; the tokens up to and including the first EOS are kept with
    ``response_mask`` 1; their text is one :meth:`HouseholdEnv.step`: the actions run
@@ -448,6 +449,24 @@ else:
             self.prompt_length = self.rollout_config.prompt_length
             self.response_length = self.rollout_config.response_length
 
+        async def _prompt_ids(
+            self, messages: list, images: Any, videos: Any, audios: Any, mm_kwargs: Any
+        ) -> list[int]:
+            """The row's chat prompt as token ids, the way this verl builds them: 0.9 made
+            its Continuous Token builder the only path (``ct_build_initial_tokens``; a
+            multimodal row needs a VL builder and a processor, checked first, as its own
+            loops do); 0.8 has ``apply_chat_template``."""
+            if hasattr(self, "ct_build_initial_tokens"):
+                self._assert_mm_supported(bool(images or videos or audios))
+                ids = await self.ct_build_initial_tokens(
+                    messages, images=images, videos=videos, audios=audios
+                )
+            else:
+                ids = await self.apply_chat_template(
+                    messages, images=images, videos=videos, audios=audios, mm_processor_kwargs=mm_kwargs
+                )
+            return list(ids)
+
         @rollout_trace_op
         async def run(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
             task = task_of_row(kwargs.get("extra_info"))
@@ -455,9 +474,7 @@ else:
             mm = await self.process_multi_modal_info(messages)
             images, videos, audios = mm.get("images"), mm.get("videos"), mm.get("audios")
             mm_kwargs = self._get_mm_processor_kwargs(audios)
-            prompt_ids = await self.apply_chat_template(
-                messages, images=images, videos=videos, audios=audios, mm_processor_kwargs=mm_kwargs
-            )
+            prompt_ids = await self._prompt_ids(messages, images, videos, audios, mm_kwargs)
             request_id = uuid4().hex
             metrics: dict[str, Any] = {"generate_sequences": 0.0, "num_preempted": -1}
             extra: dict[str, Any] = {}
