@@ -101,6 +101,26 @@ def test_length_repetition_format_and_group_alarms():
     assert names["zero_std_groups"]["value"] == pytest.approx(1.0)
 
 
+def test_a_weighted_part_constant_in_every_group_for_a_window_fires_and_a_metric_part_never():
+    """issue 38 item 2: 'reward term constant within groups: contributes no gradient'."""
+    mon = Monitor(_cfg(window=3), part_weights={"contrastive": 1.0, "success": 0.0, "accuracy": 1.0})
+    fired = {}
+    for step in range(1, 8):
+        metrics = {
+            "rewards/contrastive/groups_varying": 0.0 if step >= 3 else 0.5,  # constant from step 3
+            "rewards/success/groups_varying": 0.0,  # weight 0: a metric, never flagged
+            "rewards/accuracy/groups_varying": 0.0 if step % 2 else 0.25,  # streaks of 1
+        }
+        for a in mon.observe(step, _honest(step), metrics)["alarms"]:
+            fired[a["name"]] = a
+    alarm = fired.pop("constant_reward_part")
+    assert fired == {}
+    # streak 3 at step 5 = one window (3 steps) -> value 1.0 >= the default threshold 1.0
+    assert alarm["step"] == 5 and alarm["value"] == pytest.approx(1.0)
+    assert "contrastive" in alarm["detail"] and "success" not in alarm["detail"]
+    assert "accuracy" not in alarm["detail"] and "no gradient" in alarm["detail"]
+
+
 def test_kl_jump_alarm_from_step_metrics():
     mon = Monitor(_cfg(window=4))
     for step, kl in enumerate([0.01, 0.01, 0.012], 1):

@@ -22,7 +22,7 @@ from typing import Any
 from groundrl.monitor.config import MonitorConfig
 from groundrl.monitor.monitor import Monitor
 from groundrl.monitor.probes import load_probe, run_probe
-from groundrl.monitor.rows import rows_from_trl
+from groundrl.monitor.rows import rows_from_trl, trainer_weights
 
 log = logging.getLogger("groundrl.monitor")
 
@@ -105,7 +105,9 @@ def monitor_callback(config: MonitorConfig, out_dir: Path, stage: str, trainer: 
                 if ds is None or col not in getattr(ds, "column_names", ()):
                     raise ValueError(f"monitor.reference_column: the training data has no column {col!r}")
                 ref = ds[col][:5000]
-            self.monitor = Monitor(config, ref)
+            names = list(getattr(trainer, "reward_func_names", ()))
+            weights = dict(zip(names, trainer_weights(trainer, len(names)), strict=False))
+            self.monitor = Monitor(config, ref, part_weights=weights)
 
         def on_log(self, args: Any, state: Any, control: Any, logs: Any = None, **kwargs: Any) -> None:
             if not state.is_world_process_zero or not logs or "reward" not in logs or self.monitor is None:

@@ -25,6 +25,9 @@ DEFAULT_THRESHOLDS: dict[str, float] = {
     "repetition_rise": 0.2,  # repeated word-trigram share rose this much
     "format_over_accuracy": 0.2,  # format-part gain minus accuracy gain
     "zero_std_groups": 0.95,  # share of GRPO groups whose rewards are all equal
+    # a weighted reward part that varied in no group for this many windows in a row (1.0:
+    # a whole window of steps): it contributes no gradient, whatever its weight [ours]
+    "constant_reward_part": 1.0,
     "shortcut_token": 0.3,  # share of high-reward samples with a token the data never has
     "kl_jump": 5.0,  # KL this many times its recent median
     # judge health on the probe set

@@ -18,6 +18,7 @@ from groundrl.monitor import signals as sg
 from groundrl.monitor.config import MonitorConfig
 
 PREFIX = "monitor/"
+VARYING = "/groups_varying"  # rewards/<part>/groups_varying (train.group_variation)
 
 
 @dataclass
@@ -53,8 +54,16 @@ class Monitor:
     """Feed it with :meth:`observe` once per training step (and :meth:`observe_probe`
     after each probe run); read :attr:`fired` for every alarm so far."""
 
-    def __init__(self, config: MonitorConfig, reference_texts: Iterable[Any] | None = None) -> None:
+    def __init__(
+        self,
+        config: MonitorConfig,
+        reference_texts: Iterable[Any] | None = None,
+        part_weights: Mapping[str, float] | None = None,
+    ) -> None:
         self.config = config
+        # reward part -> weight in the total: a weight-0 part is a metric, never "constant"
+        self.part_weights = dict(part_weights or {})
+        self.constant_steps: dict[str, int] = {}  # part -> steps in a row it varied in no group
         self.window: deque[list[dict[str, Any]]] = deque(maxlen=config.window)
         self.history: dict[str, list[float]] = {}  # signal -> its values so far (for baselines)
         self.fired: dict[str, Alarm] = {}
@@ -88,6 +97,7 @@ class Monitor:
         if self.steps_seen <= self.config.baseline_steps:
             self._early.extend(str(r.get("completion") or "") for r in rows)
         win = [r for rs in self.window for r in rs]
+        self._count_constant_parts(metrics or {})
         values = self._signals(win, metrics or {})
         for k, v in values.items():
             if not isinstance(v, str):
@@ -97,6 +107,18 @@ class Monitor:
         out[PREFIX + "alarms_fired"] = float(len(self.fired))
         out["alarms"] = [a.to_dict() for a in new]
         return out
+
+    def _count_constant_parts(self, metrics: Mapping[str, Any]) -> None:
+        """Streaks of steps in which a weighted part varied in no GRPO group, read from the
+        ``rewards/<part>/groups_varying`` metric (train.group_variation adds it to the log
+        row): a GRPO advantage is relative to its group, so such a part adds no gradient."""
+        for key, value in metrics.items():
+            if not (isinstance(key, str) and key.startswith("rewards/") and key.endswith(VARYING)):
+                continue
+            part, share = key[len("rewards/") : -len(VARYING)], sg.num(value)
+            if share is None or self.part_weights.get(part, 1.0) == 0:
+                continue
+            self.constant_steps[part] = self.constant_steps.get(part, 0) + 1 if share == 0 else 0
 
     def _signals(self, win: list[dict[str, Any]], metrics: Mapping[str, Any]) -> dict[str, Any]:
         c = self.config
@@ -122,6 +144,8 @@ class Monitor:
             v["shortcut_token_gap"] = gap
             if tok is not None:
                 v["shortcut_token"] = tok
+        if self.constant_steps:
+            v["constant_part_steps"] = float(max(self.constant_steps.values()))
         kl = sg.num(metrics.get("kl"))
         if kl is not None:
             v["kl"] = kl
@@ -174,6 +198,7 @@ class Monitor:
         tok = v.get("shortcut_token")
         candidates.append(("shortcut_token", v.get("shortcut_token_gap"), None, f"token {tok!r}"))
         candidates.append(("kl_jump", v.get("kl_jump"), None, f"kl {_f(v.get('kl'))}"))
+        candidates.append(self._constant_part_candidate(v))
         new = []
         for name, val, b, detail in candidates:
             if val is not None:  # each alarm's statistic, for measuring headroom on a clean run
@@ -184,6 +209,18 @@ class Monitor:
             self.fired[name] = alarm
             new.append(alarm)
         return new
+
+    def _constant_part_candidate(self, v: Mapping[str, Any]) -> tuple[str, float | None, None, str]:
+        """``constant_reward_part``: the longest streak in windows (1.0 = a whole window)."""
+        steps = v.get("constant_part_steps")
+        if steps is None:
+            return ("constant_reward_part", None, None, "")
+        names = sorted(p for p, n in self.constant_steps.items() if n == steps)
+        detail = (
+            f"reward part(s) {', '.join(names)} constant within every group for {int(steps)} steps: "
+            "they contribute no gradient (a GRPO advantage is relative to its group)"
+        )
+        return ("constant_reward_part", steps / self.config.window, None, detail)
 
     def _examples(self, name: str, win: list[dict[str, Any]], tok: Any) -> list[dict[str, Any]]:
         c = self.config
