@@ -60,6 +60,59 @@ def test_the_contrast_is_scored_on_grader_outputs_with_the_recipe_reward():
     assert gain["n"] == 2 and gain["mean"] == pytest.approx(0.0)  # c has no SFT score: left out
 
 
+def test_eval_rows_prefer_a_perturbation_that_changes_the_true_score():
+    """Of eval_draws draws the first that changes what a right reader scores is used, so
+    tracking has pairs; with one draw the share of changed masks is what a single mask gives."""
+    from groundrl.demos.rm_demo import RMDemoConfig, eval_rows, true_score
+
+    eps = W.make_episodes(60, 0, "t")
+
+    def changed(cfg):
+        rows = eval_rows(eps, cfg)
+        out = {"temporal": 0, "spatial": 0}
+        for i in range(0, len(rows), 3):
+            ep, gold = eps[i // 3], true_score(eps[i // 3], rows[i]["images"])
+            for row in rows[i + 1 : i + 3]:
+                out[row["perturbation"]] += true_score(ep, row["images"]) != gold
+        return out
+
+    one, many = changed(RMDemoConfig.quick(eval_draws=1)), changed(RMDemoConfig.quick(eval_draws=8))
+    assert many["spatial"] > 2 * one["spatial"] and many["temporal"] >= one["temporal"]
+    assert true_score(eps[0], eval_rows(eps[:1], RMDemoConfig.quick())[0]["images"]) == eps[0].gt_score
+
+
+def test_tracking_is_the_share_of_the_true_change_a_grader_follows():
+    from groundrl.demos.rm_demo import compare, grader_metrics
+
+    def row(i, none, temporal, spatial, gold=9):
+        return {
+            "id": i,
+            "gold": gold,
+            "kind": "first",
+            "none": none,
+            "temporal": temporal,
+            "spatial": spatial,
+        }
+
+    truth = [
+        row("a", 9, 2, 9),
+        row("b", 2, 9, 2, gold=2),
+        row("c", 9, 9, 2),
+    ]  # a, b change on shuffle; c on mask
+    reader = [row("a", 9, 2, 9), row("b", 2, 9, 2, gold=2), row("c", 9, 9, 2)]
+    blind = [row("a", 9, 9, 9), row("b", 2, 2, 2, gold=2), row("c", 9, 9, 9)]
+    half = [row("a", 9, 5.5, 9), row("b", 4, 2, 2, gold=2), row("c", 9, 9, 9)]  # b moves the wrong way
+    assert grader_metrics(reader, 0, truth)["tracking_temporal"] == pytest.approx(1.0)
+    assert grader_metrics(blind, 0, truth)["tracking_temporal"] == pytest.approx(0.0)
+    m = grader_metrics(half, 0, truth)
+    # a: (5.5 − 9)/(2 − 9) = 0.5; b: (2 − 4)/(9 − 2) = −2/7
+    assert m["tracking_temporal"] == pytest.approx((0.5 - 2 / 7) / 2) and m["tracking_temporal_n"] == 2
+    assert m["tracking_spatial"] == pytest.approx(0.0) and m["tracking_spatial_n"] == 1
+    c = compare(blind, reader, truth, 0)
+    assert c["tracking_temporal"]["mean"] == pytest.approx(1.0) and c["tracking_temporal"]["n"] == 2
+    assert c["accuracy"]["mean"] == pytest.approx(0.0) and c["accuracy"]["n"] == 3
+
+
 def test_demo_rm_runs_from_the_cli_and_perturbed_frames_reach_the_grader(tmp_path):
     import torch
     from typer.testing import CliRunner
@@ -84,10 +137,29 @@ def test_demo_rm_runs_from_the_cli_and_perturbed_frames_reach_the_grader(tmp_pat
     assert m["config"]["cgrpo_steps"] == 1 and m["config"]["n_eval"] == 5
     for name in ("teacher", "sft", "cgrpo"):
         assert m[name]["n"] == 5 and 0 <= m[name]["format_rate"] <= 1
-    assert set(m["cgrpo_minus_sft"]) == {"temporal", "spatial", "temporal_right", "spatial_right"}
+    pairs = {
+        "accuracy",
+        "temporal",
+        "spatial",
+        "temporal_right",
+        "spatial_right",
+        "tracking_temporal",
+        "tracking_spatial",
+    }
+    assert set(m["cgrpo_minus_sft"]) == pairs
+    # the μ = 0 control ran from the same SFT grader and is compared pair by pair (issue 38 item 2)
+    assert m["cgrpo_mu0"]["n"] == 5 and set(m["cgrpo_minus_mu0"]) == pairs
+    assert len(m["cgrpo_mu0_curve"]) == 1 and (tmp_path / "cgrpo-mu0").is_dir()
+    assert all(c.get("cgrpo/boost_rate/temporal", 0) == 0 for c in m["cgrpo_mu0_curve"]) or all(
+        c.get("rewards/contrastive/mean", 0) == 0 for c in m["cgrpo_mu0_curve"]
+    )
     assert m["rft"]["sampled"] == 48 * 4 and 0 < m["rft"]["kept"] < m["rft"]["sampled"]
     report = (tmp_path / "report.md").read_text()
     assert "RFT → SFT → C-GRPO" in report and "**Smoke run.**" in report  # --quick says so (issue 39)
+    assert (
+        "C-GRPO with μ = 0 (control)" in report
+        and "C-GRPO − μ = 0 (the boost's own effect), accuracy" in report
+    )
     assert "Target: not judged: this is a smoke run (--quick)" in report and "NOT met" not in report
     assert (tmp_path / "sensitivity.png").stat().st_size > 10_000
     for d in ("sft", "cgrpo-final"):

@@ -142,7 +142,7 @@ def demo_cmd(
     typer.echo(f"wrote {', '.join(str(output / f) for f in files)} ({metrics['wall_seconds']} s)")
 
 
-def _demo_config(cls: Any, quick: bool, seed: int, flags: dict[str, int | None]) -> Any:
+def _demo_config(cls: Any, quick: bool, seed: int, flags: dict[str, int | bool | None]) -> Any:
     """A demo's config from its defaults (or ``cls.quick()``), the seed and the flags the
     user gave (``None``: not given); a refused value is a usage error naming it."""
     over = {"seed": seed, **{k: v for k, v in flags.items() if v is not None}}
@@ -172,13 +172,21 @@ def rm_cmd(
         min=1,
         help="Held-out episodes every grader is evaluated on (default 300; --quick 16).",
     ),
+    ablation: bool = typer.Option(
+        True,
+        "--ablation/--no-ablation",
+        help="Also run C-GRPO with μ = 0 from the same SFT grader (EQA-RM Table 3's control) and "
+        "report C-GRPO − μ = 0 with paired intervals (about a third more time).",
+    ),
 ) -> None:
     _require_extras()
     # lazy: the demo's training modules load only when the demo runs, not at `groundrl --help`
     from groundrl.demos.rm_demo import RMDemoConfig, run_rm_demo
     from groundrl.demos.rm_demo_report import headline
 
-    cfg = _demo_config(RMDemoConfig, quick, seed, {"cgrpo_steps": steps, "n_eval": episodes})
+    cfg = _demo_config(
+        RMDemoConfig, quick, seed, {"cgrpo_steps": steps, "n_eval": episodes, "ablation_mu0": ablation}
+    )
     m = run_rm_demo(output, cfg, log=typer.echo)
     typer.echo("\n".join(headline(m)))
     files = ("report.md", "sensitivity.png", "metrics.json", "scores.jsonl", "sft", "cgrpo-final")

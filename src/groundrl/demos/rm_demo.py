@@ -57,6 +57,13 @@ class RMDemoConfig:
     num_generations: int = 4
     cgrpo_lr: float = 1e-3
     cgrpo_types: tuple[str, ...] = ("temporal", "spatial")
+    # the paper's control [EQA-RM Table 3]: the same C-GRPO from the same SFT grader with the
+    # contrastive boost off (μ = 0), so a difference is the boost's, not GRPO's
+    ablation_mu0: bool = True
+    # perturbation draws tried per held-out episode and kind: the first whose true verdict
+    # differs from the original's is evaluated (else the first draw), so the tracking metric
+    # has pairs to measure (one mask changed the verdict on 25 of 300 episodes) [ours]
+    eval_draws: int = 8
     max_new_tokens: int = 32
     hidden: int = 128
     layers: int = 2
@@ -72,6 +79,7 @@ class RMDemoConfig:
             "sft_batch",
             "cgrpo_instances",
             "num_generations",
+            "eval_draws",
         ):
             if getattr(self, k) < 1:
                 raise ValueError(f"demo rm {k} must be ≥ 1, got {getattr(self, k)}")
@@ -257,9 +265,28 @@ def eval_rows(episodes: list[world.Episode], cfg: RMDemoConfig) -> list[dict[str
     for ep in episodes:
         base = instance_row(ep)
         rows.append(base)
+        gold = true_score(ep, base["images"])
         for kind in EVAL_KINDS[1:]:
-            rows.append(perturb_row(base, kind, random.Random(f"rm-demo-eval:{cfg.seed}:{ep.id}:{kind}")))
+            draws = (
+                perturb_row(base, kind, random.Random(f"rm-demo-eval:{cfg.seed}:{ep.id}:{kind}:{j}"))
+                for j in range(cfg.eval_draws)
+            )
+            first = next(draws)
+            changed = first if true_score(ep, first["images"]) != gold else None
+            for row in draws if changed is None else ():
+                if true_score(ep, row["images"]) != gold:
+                    changed = row
+                    break
+            rows.append(changed or first)
     return rows
+
+
+def true_score(ep: world.Episode, images: list[Any]) -> float | None:
+    """The score a grader reading these frames right gives the episode's answer: the
+    perturbed input's own gold (a shuffle can make 'the first block' another colour, a
+    mask can hide a counted block)."""
+    s = parse_score(world.critique(ep, [world.read_frame(im) for im in images]), 0, 10)
+    return s.value if s.ok else None
 
 
 def instance_row(ep: world.Episode) -> dict[str, Any]:
@@ -332,12 +359,19 @@ def score_table(outputs: list[str], rows: list[dict[str, Any]]) -> list[dict[str
 
 
 def cgrpo(
-    model_dir: Path, episodes: list[world.Episode], cfg: RMDemoConfig, out: Path, log
+    model_dir: Path,
+    episodes: list[world.Episode],
+    cfg: RMDemoConfig,
+    out: Path,
+    log,
+    mu: float | None = None,
+    name: str = "cgrpo",
 ) -> tuple[Any, dict[str, Any]]:
     """C-GRPO from the SFT grader saved in ``model_dir``, through groundrl's one GRPO
     builder and :class:`~groundrl.train.cgrpo_trainer` (the ``cgrpo`` stage's trainer):
     rewards accuracy + format (the ``eqa_rm`` recipe) + the contrastive boost (Eq. 4, weight 1).
-    Returns the trained model and the training log's figures."""
+    ``mu``: the boost (default the paper's 0.3; 0 is the ablation). Returns the trained
+    model and the training log's figures."""
     # lazy: the TRL integration, recipes and C-GRPO trainer (numpy, groundrl.judges, ~240 modules) load only for C-GRPO
     from groundrl.integrations.trl import reward_funcs
     from groundrl.recipes.resolve import resolve_rubric
@@ -347,11 +381,13 @@ def cgrpo(
     from groundrl.train.progress import attach_progress
 
     cg = CGRPOConfig(types=cfg.cgrpo_types, seed=cfg.seed)
+    if mu is not None:
+        cg = CGRPOConfig(types=cfg.cgrpo_types, seed=cfg.seed, mu=mu)
     funcs, weights = reward_funcs(resolve_rubric("eqa_rm", None))
     contrast = contrastive_reward(cg.delta, cg.mu, cg.min_acc)
     stage = {
         "model": str(model_dir),
-        "output_dir": str(out / "cgrpo"),
+        "output_dir": str(out / name),
         "grpo": {
             "use_cpu": True,
             "bf16": False,
@@ -368,7 +404,7 @@ def cgrpo(
     }
     rows = [instance_row(ep) for ep in episodes]
     trainer = grpo_trainer(stage, rows, [*funcs, contrast], [*weights, 1.0], cgrpo_trainer_class(), cgrpo=cg)
-    attach_progress(trainer, "cgrpo", log)
+    attach_progress(trainer, name, log)
     trainer.train()
     logs = [h for h in trainer.state.log_history if "reward" in h]
     curve = [
@@ -414,10 +450,45 @@ def subsets(table: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-def grader_metrics(table: list[dict[str, Any]], seed: int) -> dict[str, Any]:
+def _correct(table: list[dict[str, Any]]) -> dict[str, float]:
+    """Per episode id: 1 when the original's score is within 2 of the gold (missing: 0)."""
+    return {r["id"]: float(r.get("none") is not None and abs(r["none"] - r["gold"]) <= 2) for r in table}
+
+
+def _tracking(table: list[dict[str, Any]], truth: list[dict[str, Any]], kind: str) -> dict[str, float]:
+    """Per episode id whose true score changes under the ``kind`` copy (``truth``: the
+    grader reading every frame right): how much of that change the grader's score follows,
+    ``(s_kind − s_orig) / (t_kind − t_orig)`` — 1 tracks the truth, 0 ignores the input,
+    negative moves the wrong way [ours: issue 38's "move toward the perturbed input's true
+    gold on the pairs whose verdict the perturbation changes"]."""
+    t = {r["id"]: r for r in truth}
+    out = {}
+    for r in table:
+        tr = t.get(r["id"])
+        if tr is None or None in (tr.get("none"), tr.get(kind), r.get("none"), r.get(kind)):
+            continue
+        if tr[kind] != tr["none"]:
+            out[r["id"]] = (r[kind] - r["none"]) / (tr[kind] - tr["none"])
+    return out
+
+
+def paired(a: dict[str, float], b: dict[str, float], seed: int) -> dict[str, Any]:
+    """Mean over the episodes both have of ``b − a``, with a paired bootstrap interval."""
+    diffs = [b[i] - a[i] for i in a if i in b]
+    return {
+        "mean": _mean(diffs),
+        "ci95": list(bootstrap_ci(diffs, lambda xs: sum(xs) / len(xs), seed=seed)),
+        "n": len(diffs),
+    }
+
+
+def grader_metrics(
+    table: list[dict[str, Any]], seed: int, truth: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
     """Format rate and accuracy (``|Δ| ≤ 2``, a missing score counts wrong) with Wilson
     intervals; sensitivity (mean original − perturbed score) per perturbation with a
-    bootstrap interval, on each of :func:`subsets`."""
+    bootstrap interval, on each of :func:`subsets`; with ``truth``, tracking
+    (:func:`_tracking`) per perturbation on the episodes whose true score it changes."""
     n = len(table)
     fmt = sum(bool(r.get("format")) for r in table)
     acc = sum(r.get("none") is not None and abs(r["none"] - r["gold"]) <= 2 for r in table)
@@ -435,6 +506,10 @@ def grader_metrics(table: list[dict[str, Any]], seed: int) -> dict[str, Any]:
             m[key] = _mean(d)
             m[key + "_n"] = len(d)
             m[key + "_ci95"] = list(bootstrap_ci(d, lambda xs: sum(xs) / len(xs), seed=seed))
+        if truth is not None:
+            t = list(_tracking(table, truth, kind).values())
+            m[f"tracking_{kind}"], m[f"tracking_{kind}_n"] = _mean(t), len(t)
+            m[f"tracking_{kind}_ci95"] = list(bootstrap_ci(t, lambda xs: sum(xs) / len(xs), seed=seed))
     return m
 
 
@@ -443,13 +518,22 @@ def paired_sensitivity_gain(
 ) -> dict[str, Any]:
     """Mean over episodes of (b's drop − a's drop) on ``kind`` copies, episodes where both
     graders gave all scores, with a paired bootstrap interval."""
-    da, db = _drops(a, kind), _drops(b, kind)
-    diffs = [db[i] - da[i] for i in da if i in db]
-    return {
-        "mean": _mean(diffs),
-        "ci95": list(bootstrap_ci(diffs, lambda xs: sum(xs) / len(xs), seed=seed)),
-        "n": len(diffs),
-    }
+    return paired(_drops(a, kind), _drops(b, kind), seed)
+
+
+def compare(
+    a: list[dict[str, Any]], b: list[dict[str, Any]], truth: list[dict[str, Any]], seed: int
+) -> dict[str, Any]:
+    """Grader ``b`` − grader ``a``, paired per episode: accuracy, and per perturbation the
+    score drop (all episodes and right answers) and the tracking."""
+    out = {"accuracy": paired(_correct(a), _correct(b), seed)}
+    for kind in EVAL_KINDS[1:]:
+        for suffix in ("", "_right"):
+            out[f"{kind}{suffix}"] = paired_sensitivity_gain(
+                subsets(a)[suffix], subsets(b)[suffix], kind, seed
+            )
+        out[f"tracking_{kind}"] = paired(_tracking(a, truth, kind), _tracking(b, truth, kind), seed)
+    return out
 
 
 # -- the run ----------------------------------------------------------------------------------
@@ -492,6 +576,7 @@ def run_rm_demo(out: Path, cfg: RMDemoConfig | None = None, log=print) -> dict[s
     laps["eval_sft"] = time.time() - t0 - sum(laps.values())
 
     curve: list[dict[str, Any]] = []
+    ablation_curve: list[dict[str, Any]] = []
     if cfg.cgrpo_steps:
         log(
             f"C-GRPO: {cfg.cgrpo_steps} steps, {cfg.cgrpo_instances} instances × G={cfg.num_generations}, "
@@ -505,19 +590,25 @@ def run_rm_demo(out: Path, cfg: RMDemoConfig | None = None, log=print) -> dict[s
         tables["cgrpo"] = score_table(greedy_outputs(model, processor, rows, cfg), rows)
         log(_summary("C-GRPO grader", grader_metrics(tables["cgrpo"], cfg.seed)))
         laps["eval_cgrpo"] = time.time() - t0 - sum(laps.values())
+        if cfg.ablation_mu0:
+            log("C-GRPO with μ = 0 (the paper's control: no contrastive boost), from the same SFT grader")
+            torch.manual_seed(cfg.seed)
+            model0, info0 = cgrpo(out / "sft", train_eps, cfg, out, log, mu=0.0, name="cgrpo-mu0")
+            ablation_curve = info0["curve"]
+            tables["cgrpo_mu0"] = score_table(greedy_outputs(model0, processor, rows, cfg), rows)
+            log(_summary("C-GRPO μ = 0 grader", grader_metrics(tables["cgrpo_mu0"], cfg.seed)))
+            laps["cgrpo_mu0"] = time.time() - t0 - sum(laps.values())
 
     metrics: dict[str, Any] = {"config": asdict(cfg), "rft": rft, "sft_final_loss": _mean(losses[-10:])}
+    truth = tables["teacher"]
     for name, table in tables.items():
-        metrics[name] = grader_metrics(table, cfg.seed)
+        metrics[name] = grader_metrics(table, cfg.seed, truth)
     if "cgrpo" in tables:
-        metrics["cgrpo_minus_sft"] = {
-            f"{kind}{suffix}": paired_sensitivity_gain(
-                subsets(tables["sft"])[suffix], subsets(tables["cgrpo"])[suffix], kind, cfg.seed
-            )
-            for kind in EVAL_KINDS[1:]
-            for suffix in ("", "_right")
-        }
+        metrics["cgrpo_minus_sft"] = compare(tables["sft"], tables["cgrpo"], truth, cfg.seed)
+    if "cgrpo_mu0" in tables:
+        metrics["cgrpo_minus_mu0"] = compare(tables["cgrpo_mu0"], tables["cgrpo"], truth, cfg.seed)
     metrics["cgrpo_curve"] = curve
+    metrics["cgrpo_mu0_curve"] = ablation_curve
     metrics["examples"] = {name: [r.get("text") for r in t[:3]] for name, t in tables.items()}
     metrics["seconds"] = {k: round(v, 1) for k, v in laps.items()}
     metrics["wall_seconds"] = round(time.time() - t0, 1)

@@ -11,9 +11,16 @@ from groundrl.demos.rm_demo_world import QUESTION_KINDS
 GRADERS = (
     ("teacher", "auxiliary evaluator, mistakes off (ceiling)"),
     ("sft", "RFT → SFT"),
+    ("cgrpo_mu0", "RFT → SFT → C-GRPO with μ = 0 (control)"),
     ("cgrpo", "RFT → SFT → C-GRPO"),
 )
-PLOT_LABELS = {"teacher": "reads every\nframe (ceiling)", "sft": "RFT → SFT", "cgrpo": "RFT → SFT\n→ C-GRPO"}
+PLOT_LABELS = {
+    "teacher": "reads every\nframe (ceiling)",
+    "sft": "RFT → SFT",
+    "cgrpo_mu0": "C-GRPO\nμ = 0",
+    "cgrpo": "RFT → SFT\n→ C-GRPO",
+}
+COLOURS = {"teacher": "#999999", "sft": "#4c72b0", "cgrpo_mu0": "#8172b3", "cgrpo": "#dd8452"}
 
 
 def _ci(v: float | None, ci: list | None, signed: bool = False) -> str:
@@ -48,8 +55,8 @@ def headline(m: dict[str, Any]) -> list[str]:
     on all episodes."""
     lines = [
         "| grader | format rate | accuracy (|Δ| ≤ 2) | drop on shuffled frames: right answers / all "
-        "| drop on masked patches: right answers / all |",
-        "|---|---|---|---|---|",
+        "| drop on masked patches: right answers / all | tracking: shuffled / masked |",
+        "|---|---|---|---|---|---|",
     ]
     for key, label in GRADERS:
         g = m.get(key)
@@ -60,11 +67,17 @@ def headline(m: dict[str, Any]) -> list[str]:
             f"{_ci(g[f'sensitivity_{k}'], g[f'sensitivity_{k}_ci95'], True)}"
             for k in ("temporal", "spatial")
         ]
+        track = " / ".join(
+            _ci(g.get(f"tracking_{k}"), g.get(f"tracking_{k}_ci95"), True)
+            + f" (n {g.get(f'tracking_{k}_n', 0)})"
+            for k in ("temporal", "spatial")
+        )
         lines.append(
             f"| {label} | {_ci(g['format_rate'], g['format_ci95'])} | {_ci(g['accuracy'], g['accuracy_ci95'])} "
-            f"| {cells[0]} | {cells[1]} |"
+            f"| {cells[0]} | {cells[1]} | {track} |"
         )
     lines.append("")
+    lines += _control_lines(m.get("cgrpo_minus_mu0"))
     gains = m.get("cgrpo_minus_sft")
     if gains:
         for kind, name in (("temporal", "shuffled frames"), ("spatial", "masked patches")):
@@ -86,6 +99,31 @@ def headline(m: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _control_lines(c: dict[str, Any] | None) -> list[str]:
+    """C-GRPO − its μ = 0 control (EQA-RM Table 3): what the contrastive boost itself did."""
+    if not c:
+        return []
+    out = [
+        f"- C-GRPO − μ = 0 (the boost's own effect), {name}: {_ci(c[key]['mean'], c[key]['ci95'], True)} "
+        f"(paired bootstrap, {c[key]['n']} episodes): {_interval_word(c[key])}."
+        for key, name in (
+            ("accuracy", "accuracy"),
+            ("tracking_temporal", "tracking on shuffled frames"),
+            ("tracking_spatial", "tracking on masked patches"),
+            ("temporal_right", "score drop on shuffled frames, right answers"),
+            ("spatial_right", "score drop on masked patches, right answers"),
+        )
+    ]
+    return out + [""]
+
+
+def _interval_word(g: dict[str, Any]) -> str:
+    lo, hi = g["ci95"]
+    if lo is None:
+        return "no episodes to compare"
+    return "above 0" if lo > 0 else "below 0" if hi < 0 else "interval contains 0"
+
+
 def write_report(out: Path, m: dict[str, Any]) -> None:
     cfg, rft = m["config"], m["rft"]
     n = cfg["n_eval"]
@@ -96,8 +134,11 @@ def write_report(out: Path, m: dict[str, Any]) -> None:
         "shuffled and on the frames with 15 % of 16×16 patches zeroed (EQA-RM §4.3). Sensitivity = mean score "
         "on the original minus on the perturbed input (higher: the grader uses frame order / what is "
         "visible); on a right answer a grader that reads the frames must drop, on a wrong one a "
-        "perturbation can also make the answer look right, so the all-episodes mean mixes both. 95 % "
-        "intervals: Wilson for rates, bootstrap for means.",
+        "perturbation can also make the answer look right, so the all-episodes mean mixes both. "
+        "Tracking = (score on the perturbed input − on the original) ÷ (the same for a grader reading every "
+        "frame right), on the episodes whose true score the perturbation changes (of "
+        f"{cfg.get('eval_draws', 1)} draws per episode the first that changes it is used): 1 follows the "
+        "truth, 0 ignores the input. 95 % intervals: Wilson for rates, bootstrap for means.",
         "",
         *headline(m),
         "",
@@ -184,13 +225,24 @@ def plot_results(m: dict[str, Any], path: Path) -> None:
 
     panels = (
         ("accuracy", "accuracy (|Δ| ≤ 2)", "share of held-out episodes"),
-        ("sensitivity_temporal_right", "shuffled frames, right answers", "score(original) − score(shuffled)"),
-        ("sensitivity_spatial_right", "masked patches, right answers", "score(original) − score(masked)"),
+        (
+            "sensitivity_temporal_right",
+            "drop, shuffled frames, right answers",
+            "score(original) − score(shuffled)",
+        ),
+        (
+            "sensitivity_spatial_right",
+            "drop, masked patches, right answers",
+            "score(original) − score(masked)",
+        ),
+        ("tracking_temporal", "tracking, shuffled frames", "share of the true score change followed"),
+        ("tracking_spatial", "tracking, masked patches", "share of the true score change followed"),
     )
     graders = [(k, label) for k, label in GRADERS if k in m]
-    fig, axes = plt.subplots(1, 3, figsize=(13, 4.2))
-    colours = ["#999999", "#4c72b0", "#dd8452"]
-    for ax, (key, title, ylabel) in zip(axes, panels, strict=True):
+    fig, grid = plt.subplots(2, 3, figsize=(15, 8.4))
+    axes = list(grid.flat)
+    _plot_control(axes[5], m.get("cgrpo_minus_mu0"))
+    for ax, (key, title, ylabel) in zip(axes, panels, strict=False):
         for i, (g, _label) in enumerate(graders):
             v = m[g].get(key)
             ci = m[g].get(key + "_ci95") or [None, None]
@@ -198,7 +250,7 @@ def plot_results(m: dict[str, Any], path: Path) -> None:
                 continue
             # a percentile interval of a few items can miss the mean by a rounding step: clip at 0
             err = None if ci[0] is None else [[max(0.0, v - ci[0])], [max(0.0, ci[1] - v)]]
-            ax.bar(i, v, color=colours[i], yerr=err, capsize=5)
+            ax.bar(i, v, color=COLOURS[g], yerr=err, capsize=5)
             ax.annotate(
                 f"{v:+.2f}" if key != "accuracy" else f"{v:.2f}",
                 (i, v),
@@ -220,3 +272,35 @@ def plot_results(m: dict[str, Any], path: Path) -> None:
     fig.tight_layout()
     fig.savefig(path, dpi=110)
     plt.close(fig)
+
+
+def _plot_control(ax: Any, c: dict[str, Any] | None) -> None:
+    """The sixth panel: C-GRPO − its μ = 0 control, paired, with 95 % intervals."""
+    ax.set_title("C-GRPO − C-GRPO μ = 0 (paired)")
+    if not c:
+        ax.text(0.5, 0.5, "no μ = 0 control in this run", ha="center", va="center", transform=ax.transAxes)
+        ax.set_axis_off()
+        return
+    keys = (
+        ("accuracy", "accuracy"),
+        ("tracking_temporal", "tracking\nshuffled"),
+        ("tracking_spatial", "tracking\nmasked"),
+    )
+    for i, (k, _label) in enumerate(keys):
+        g = c[k]
+        if g["mean"] is None:
+            continue
+        lo, hi = g["ci95"]
+        err = None if lo is None else [[max(0.0, g["mean"] - lo)], [max(0.0, hi - g["mean"])]]
+        ax.errorbar(i, g["mean"], yerr=err, fmt="o", color="#dd8452", capsize=5)
+        ax.annotate(
+            f"{g['mean']:+.2f} (n {g['n']})",
+            (i, g["mean"]),
+            xytext=(8, 4),
+            textcoords="offset points",
+            fontsize=8,
+        )
+    ax.set_xticks(range(len(keys)), [label for _, label in keys], fontsize=8)
+    ax.set_xlim(-0.5, len(keys) - 0.5)
+    ax.set_ylabel("difference (C-GRPO minus control)")
+    ax.axhline(0, color="black", linewidth=0.6)
