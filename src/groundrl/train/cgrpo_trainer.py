@@ -15,6 +15,9 @@ perturbed ones, batch means over this batch only. Advantages are normalised per 
 
 TRL's own ``reward`` / ``rewards/<part>/mean`` metrics average over every row of the
 generation batch, perturbed ones included; the ``cgrpo/…`` metrics separate them.
+
+Like :mod:`groundrl.train.trainer` this module imports TRL and torch when it loads;
+its importers (``train.rm_stages``, the EQA-RM demo) import it inside a function.
 """
 
 from __future__ import annotations
@@ -22,75 +25,67 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from trl.trainer.utils import split_pixel_values_by_grid, unsplit_pixel_values_by_grid
+
 from groundrl.train.cgrpo import CGRPOConfig, perturb_row
 from groundrl.train.online_filter import check_group_layout, select_rows
-from groundrl.train.trainer import ground_grpo_trainer_class
+from groundrl.train.trainer import GroundGRPOTrainer, _resolved
 
-_CLASS: type | None = None
+
+class CGRPOTrainer(GroundGRPOTrainer):
+    def __init__(self, *args: Any, cgrpo: CGRPOConfig | None = None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # each rank perturbs and contrasts its own groups: refuse split groups before any
+        # generation (on 8 processes the paper preset's batch split them: issue 35)
+        check_group_layout(
+            int(self.args.per_device_train_batch_size),
+            int(self.args.steps_per_generation or self.args.gradient_accumulation_steps),
+            _resolved(self.num_generations, "num_generations"),
+            who="C-GRPO",
+        )
+        self.cgrpo = cgrpo or CGRPOConfig()
+        self.last_expanded: list[dict[str, Any]] = []
+
+    def expand_batch(self, inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """Originals first (as given), then per active type one group of ``G`` perturbed
+        rows per instance, in the instances' order."""
+        g = _resolved(self.num_generations, "num_generations")
+        if len(inputs) % g:
+            raise RuntimeError(f"C-GRPO: a generation batch of {len(inputs)} rows is not whole groups of {g}")
+        groups = [inputs[s : s + g] for s in range(0, len(inputs), g)]
+        for grp in groups:
+            if len({str(r.get("id")) for r in grp}) != 1:
+                raise RuntimeError("C-GRPO: a group mixes instances; rows must come G at a time")
+        rows = [{**r, "perturbation": "none"} for r in inputs]
+        step = int(self.state.global_step)
+        for t in self.cgrpo.types:
+            for grp in groups:
+                rng = random.Random(f"{self.cgrpo.seed}:{step}:{grp[0].get('id')}:{t}")
+                p = perturb_row(grp[0], t, rng, self.cgrpo)
+                rows += [dict(p) for _ in range(g)]
+        return rows
+
+    def _generate_and_score_completions(self, inputs):
+        mode = "train" if self.model is not None and self.model.training else "eval"
+        if mode != "train" or not self.cgrpo.types:
+            return super()._generate_and_score_completions(inputs)
+        n = len(inputs)
+        rows = self.expand_batch(list(inputs))
+        self.last_expanded = rows
+        out = super()._generate_and_score_completions(rows)
+        if self.cgrpo.train_perturbed:
+            return out
+        out = select_rows(split_pixel_values_by_grid(out), range(n))
+        mask = (
+            out["completion_mask"]
+            if out.get("tool_mask") is None
+            else out["completion_mask"] * out["tool_mask"]
+        )
+        out["num_items_in_batch"] = self.accelerator.gather(mask.sum()).sum()
+        return unsplit_pixel_values_by_grid(out)
 
 
 def cgrpo_trainer_class() -> type:
-    global _CLASS
-    if _CLASS is not None:
-        return _CLASS
-    # lazy: TRL loads only when a trainer is built or its fields are read
-    from trl.trainer.utils import split_pixel_values_by_grid, unsplit_pixel_values_by_grid
-
-    base = ground_grpo_trainer_class()
-
-    class CGRPOTrainer(base):  # type: ignore[misc, valid-type]
-        def __init__(self, *args: Any, cgrpo: CGRPOConfig | None = None, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            # each rank perturbs and contrasts its own groups: refuse split groups before any
-            # generation (on 8 processes the paper preset's batch split them: issue 35)
-            check_group_layout(
-                int(self.args.per_device_train_batch_size),
-                int(self.args.steps_per_generation or self.args.gradient_accumulation_steps),
-                int(self.num_generations),
-                who="C-GRPO",
-            )
-            self.cgrpo = cgrpo or CGRPOConfig()
-            self.last_expanded: list[dict[str, Any]] = []
-
-        def expand_batch(self, inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-            """Originals first (as given), then per active type one group of ``G`` perturbed
-            rows per instance, in the instances' order."""
-            g = self.num_generations
-            if len(inputs) % g:
-                raise RuntimeError(
-                    f"C-GRPO: a generation batch of {len(inputs)} rows is not whole groups of {g}"
-                )
-            groups = [inputs[s : s + g] for s in range(0, len(inputs), g)]
-            for grp in groups:
-                if len({str(r.get("id")) for r in grp}) != 1:
-                    raise RuntimeError("C-GRPO: a group mixes instances; rows must come G at a time")
-            rows = [{**r, "perturbation": "none"} for r in inputs]
-            step = int(self.state.global_step)
-            for t in self.cgrpo.types:
-                for grp in groups:
-                    rng = random.Random(f"{self.cgrpo.seed}:{step}:{grp[0].get('id')}:{t}")
-                    p = perturb_row(grp[0], t, rng, self.cgrpo)
-                    rows += [dict(p) for _ in range(g)]
-            return rows
-
-        def _generate_and_score_completions(self, inputs):
-            mode = "train" if self.model.training else "eval"
-            if mode != "train" or not self.cgrpo.types:
-                return super()._generate_and_score_completions(inputs)
-            n = len(inputs)
-            rows = self.expand_batch(list(inputs))
-            self.last_expanded = rows
-            out = super()._generate_and_score_completions(rows)
-            if self.cgrpo.train_perturbed:
-                return out
-            out = select_rows(split_pixel_values_by_grid(out), range(n))
-            mask = (
-                out["completion_mask"]
-                if out.get("tool_mask") is None
-                else out["completion_mask"] * out["tool_mask"]
-            )
-            out["num_items_in_batch"] = self.accelerator.gather(mask.sum()).sum()
-            return unsplit_pixel_values_by_grid(out)
-
-    _CLASS = CGRPOTrainer
-    return _CLASS
+    """:class:`CGRPOTrainer`, kept as a function for the callers that import this module
+    lazily (it imports TRL and torch)."""
+    return CGRPOTrainer
