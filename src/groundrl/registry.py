@@ -167,7 +167,10 @@ class Registry(Generic[T]):
         if name is None:
             if self._name_of is None:
                 raise TypeError(f"register a {self.kind} with its name: register(name, item)")
-            name = self._name_of(item)
+            try:
+                name = self._name_of(item)
+            except Exception as e:
+                raise TypeError(f"cannot read a {self.kind}'s name from {type(item).__name__}: {e}") from e
         elif self._name_of is not None and self._name_of(item) != name:
             raise ValueError(
                 f"{self.kind} {name!r} is registered as {self._name_of(item)!r}: the names must match"

@@ -98,7 +98,7 @@ def test_score_examples_includes_a_plugin_without_crashing(tmp_path, monkeypatch
     # registered for this test only: every later test sees the five built-ins again
     for name, examples in (("t_demo_plugin", GOOD), ("t_demo_bare", [])):
         monkeypatch.setitem(
-            registry._registered, name, _plugin(name, exact, examples, gold="g" if examples else None)
+            registry.RECIPES._items, name, _plugin(name, exact, examples, gold="g" if examples else None)
         )
     assert "t_demo_plugin" in recipe_names()
     r = CliRunner().invoke(app, ["demo", "--score-examples", "-o", str(tmp_path)])

@@ -12,7 +12,9 @@ Three sources, looked up in this order:
 
    The entry point may name a :class:`Recipe`, a module with a ``RECIPE`` attribute, or
    a function returning a :class:`Recipe`. After ``pip install`` it works with
-   ``groundrl score|serve|train``, the TRL, verl and OpenRLHF adapters, unchanged.
+   ``groundrl score|serve|train``, the TRL, verl and OpenRLHF adapters, unchanged. A
+   plugin that fails to load or names a recipe under another name is a warning naming
+   it, and is skipped (the policy of every registry, :mod:`groundrl.registry`).
 
 Every surface resolves names through :func:`get_recipe` and lists them with
 :func:`recipe_names`; no other module keeps a list of recipe names.
@@ -21,29 +23,47 @@ Every surface resolves names through :func:`get_recipe` and lists them with
 from __future__ import annotations
 
 import logging
-import threading
-from importlib import import_module, metadata
 from types import ModuleType
 from typing import Any
 
 from groundrl.recipes.base import Recipe
 from groundrl.recipes.options import Option, OptionError
-from groundrl.registry import admit, check_removable
+from groundrl.registry import Registry
 
 log = logging.getLogger("groundrl.recipes")
 ENTRY_POINT_GROUP = "groundrl.recipes"
 
-# name -> module holding RECIPE (the built-ins)
-_BUILTIN = {
-    name: f"groundrl.recipes.{name}"
-    for name in ("reinforced_planning", "embodied_brain", "eqa_rm", "proxy_grm", "argos")
-}
-_registered: dict[str, Recipe] = {}
-_lock = threading.Lock()
-
 
 class UnknownRecipeError(ValueError):
     """No recipe of that name is built in, registered or installed."""
+
+
+def _from_plugin(ep_name: str, obj: Any) -> Recipe:
+    """What a ``groundrl.recipes`` entry point names → its Recipe (a Recipe, a module
+    with ``RECIPE``, or a function returning one); a mismatch raises (the registry warns)."""
+    if isinstance(obj, ModuleType):
+        obj = getattr(obj, "RECIPE", None)
+    elif callable(obj) and not isinstance(obj, Recipe):
+        obj = obj()
+    if not isinstance(obj, Recipe):
+        raise TypeError(f"it gave {type(obj).__name__}, expected a groundrl Recipe")
+    if obj.name != ep_name:
+        raise ValueError(f"it gives a recipe named {obj.name!r}; the names must match")
+    return obj
+
+
+#: The recipe registry (:class:`groundrl.registry.Registry`); the functions below are
+#: its long-standing names.
+RECIPES: Registry[Recipe] = Registry(
+    "recipe",
+    group=ENTRY_POINT_GROUP,
+    name_of=lambda r: r.name,
+    from_plugin=_from_plugin,
+    error=UnknownRecipeError,
+    log=log,
+)
+for _name in ("reinforced_planning", "embodied_brain", "eqa_rm", "proxy_grm", "argos"):
+    RECIPES.builtin_lazy(_name, f"groundrl.recipes.{_name}:RECIPE")  # imported on first use
 
 
 def register(recipe: Recipe, *, replace: bool = False) -> Recipe:
@@ -52,83 +72,32 @@ def register(recipe: Recipe, *, replace: bool = False) -> Recipe:
     taken name raises unless ``replace=True``, the same recipe again is a no-op."""
     if not isinstance(recipe, Recipe):
         raise TypeError(f"register() takes a groundrl Recipe, got {type(recipe).__name__}")
-    name = recipe.name
-    with _lock:
-        builtin = name in _BUILTIN
-        current = import_module(_BUILTIN[name]).RECIPE if builtin else _registered.get(name)
-        if admit("recipe", name, recipe, current, builtin=builtin, replace=replace):
-            _registered[name] = recipe
-    return recipe
+    return RECIPES.register(recipe, replace=replace)
 
 
 def unregister(name: str) -> None:
     """Forget a recipe registered in this process (tests, notebooks); a built-in raises."""
-    check_removable("recipe", name, builtin=name in _BUILTIN)
-    with _lock:
-        _registered.pop(name, None)
-
-
-def _entry_points() -> dict[str, metadata.EntryPoint]:
-    out: dict[str, metadata.EntryPoint] = {}
-    for ep in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name in _BUILTIN:
-            log.warning("entry point %s (%s) ignored: %r is a built-in recipe", ep.name, ep.value, ep.name)
-            continue
-        out.setdefault(ep.name, ep)
-    return out
-
-
-def _from_entry_point(ep: metadata.EntryPoint) -> Recipe:
-    try:
-        obj: Any = ep.load()
-    except Exception as e:
-        raise UnknownRecipeError(
-            f"recipe {ep.name!r}: its entry point {ep.value!r} failed to load ({type(e).__name__}: {e})"
-        ) from e
-    if isinstance(obj, ModuleType):
-        obj = getattr(obj, "RECIPE", None)
-    elif callable(obj) and not isinstance(obj, Recipe):
-        obj = obj()
-    if not isinstance(obj, Recipe):
-        raise UnknownRecipeError(
-            f"recipe {ep.name!r}: entry point {ep.value!r} gave {type(obj).__name__}, expected a groundrl Recipe"
-        )
-    if obj.name != ep.name:
-        raise UnknownRecipeError(
-            f"entry point {ep.name!r} ({ep.value}) gives a recipe named {obj.name!r}; the names must match"
-        )
-    return obj
+    RECIPES.unregister(name)
 
 
 def recipe_names() -> list[str]:
     """Every recipe name that :func:`get_recipe` accepts: built-ins first, then
     registered and installed ones, sorted."""
-    extra = sorted(set(_registered) | set(_entry_points()))
-    return [*_BUILTIN, *(n for n in extra if n not in _BUILTIN)]
+    return RECIPES.names()
 
 
 def builtin_recipe_names() -> list[str]:
     """The five recipes groundrl ships (the papers'), in :func:`recipe_names`' order:
     what a check of *our* recipes iterates, so an installed plugin cannot make it fail."""
-    return list(_BUILTIN)
+    return RECIPES.builtin_names()
 
 
 def get_recipe(name: str) -> Recipe:
     """The recipe called ``name``; an unknown name raises :class:`UnknownRecipeError`
-    listing the names there are."""
+    naming the closest and listing the names there are."""
     if not isinstance(name, str):
         raise UnknownRecipeError(f"a recipe name is a string, got {type(name).__name__}")
-    if name in _BUILTIN:
-        return import_module(_BUILTIN[name]).RECIPE
-    if name in _registered:
-        return _registered[name]
-    ep = _entry_points().get(name)
-    if ep is None:
-        raise UnknownRecipeError(f"unknown recipe {name!r}; choose one of {', '.join(recipe_names())}")
-    recipe = _from_entry_point(ep)
-    with _lock:
-        _registered.setdefault(name, recipe)
-    return _registered[name]
+    return RECIPES.get(name)
 
 
 def __getattr__(name: str) -> Any:
@@ -139,6 +108,7 @@ def __getattr__(name: str) -> Any:
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "RECIPES",
     "Option",
     "OptionError",
     "Recipe",

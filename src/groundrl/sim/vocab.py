@@ -17,23 +17,22 @@ pieces it builds on live by concern, and every public name stays importable from
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from groundrl.parse.plans import extract_actions
-from groundrl.parse.structured import parse_json_object
 from groundrl.sim.catalog import base_type, props
 from groundrl.sim.object_names import FUZZY_THRESHOLD, SYNONYMS, Resolution, resolve
 from groundrl.sim.skills import Skill
 from groundrl.sim.vocab_registry import (
     ENTRY_POINT_GROUP,
     VOCABS,
-    _registry,
+    VOCABULARIES,
     detect_vocab,
+    find_vocab,
     get_vocab,
+    in_detect_order,
     opens_containers,
     register_vocabulary,
     unregister_vocabulary,
@@ -51,61 +50,42 @@ from groundrl.sim.vocabularies import (
 from groundrl.sim.world import Env, Scene
 
 _NUM_RE = re.compile(r"^\s*(?:\d+[.)]|[-*•])\s*")
-_FLAT_OBJ_RE = re.compile(r"\{[^{}]{0,400}\}")
 
 
-def _action_objects(text: str) -> list[dict[str, Any]]:
-    """Every flat ``{…}`` in ``text`` that decodes to an object with ``action_name`` or
-    ``action_id`` (bounded: at most 1,000)."""
-    out = []
-    for m in itertools.islice(_FLAT_OBJ_RE.finditer(text), 1000):
-        frag = m.group(0)
-        if "action_" not in frag:
-            continue
-        obj = parse_json_object(frag)
-        if obj.ok and ("action_name" in obj.value or "action_id" in obj.value):
-            out.append(obj.value)
-    return out
+def _own_format(plan: Any) -> tuple[list[Any], str | None, str] | None:
+    """The first registered vocabulary (in ``split_order``) whose own plan format
+    ``plan`` is in: its :meth:`Vocabulary.split`; ``None`` when none claims it."""
+    for v in sorted(in_detect_order(), key=lambda v: v.split_order):
+        got = v.split(plan)
+        if got is not None:
+            return got
+    return None
+
+
+def _lines(text: str) -> list[str]:
+    """One step per non-empty line, list numbering / bullets removed."""
+    return [t for ln in text.splitlines() if (t := _NUM_RE.sub("", ln).strip())]
 
 
 def split_plan(
     plan: Any, vocab: str = "auto", action_map: dict[int, str] | None = None
 ) -> tuple[list[Any], str | None, str]:
-    """A plan (text, list, or parsed JSON) → its raw steps, the vocabulary, and an error."""
-    if vocab != "auto" and vocab not in _registry():
+    """A plan (text, list, or parsed JSON) → its raw steps, the vocabulary, and an error.
+    A vocabulary's own plan format (``<actions>…``, ``executable_plan`` JSON, a plugin's)
+    is read by that vocabulary's :meth:`~Vocabulary.split`; otherwise a list is its steps
+    and text is one step per line."""
+    if vocab != "auto" and vocab not in VOCABULARIES:
         return [], None, f"unknown vocabulary {vocab!r}; choose one of {vocab_names()}"
-    steps: list[Any]
-    if isinstance(plan, str):
-        text = plan
-        if "<actions>" in text.lower():
-            acts = extract_actions(text)
-            if not acts.ok:
-                return [], "embodied_brain", f"<actions> unreadable: {acts.error}"
-            steps, found = acts.value, "embodied_brain"
-            return steps, found if vocab == "auto" else vocab, ""
-        obj = parse_json_object(text, lenient=True) if "{" in text else None
-        if obj is not None and obj.ok and isinstance(obj.value.get("executable_plan"), list):
-            plan = obj.value["executable_plan"]
-        elif "{" in text and (
-            items := _action_objects(text)
-        ):  # not one JSON object (EB-ALFRED's own examples miss commas): its action objects
-            plan = items
-        else:
-            steps = [_NUM_RE.sub("", ln).strip() for ln in text.splitlines() if _NUM_RE.sub("", ln).strip()]
-            plan = steps
-    if isinstance(plan, dict) and isinstance(plan.get("executable_plan"), list):
-        plan = plan["executable_plan"]
+    own = _own_format(plan) if isinstance(plan, (str, dict)) else None
+    if own is not None:
+        plan, found, err = own
+        if err or found is not None:
+            return plan, found if err or vocab == "auto" else vocab, err
+    elif isinstance(plan, str):
+        plan = _lines(plan)
     if not isinstance(plan, list):
         return [], None, f"cannot read a plan from {type(plan).__name__}"
-    steps = []
-    for s in plan:
-        if isinstance(s, dict) and ("action_name" in s or "action_id" in s):
-            name = s.get("action_name")
-            if not isinstance(name, str) and action_map is not None and isinstance(s.get("action_id"), int):
-                name = action_map.get(s["action_id"])
-            steps.append(name if isinstance(name, str) else s)
-        else:
-            steps.append(s)
+    steps = [_step_name(s, action_map) for s in plan]
     if vocab != "auto":
         return steps, vocab, ""
     votes = [detect_vocab(s) for s in steps]
@@ -116,13 +96,23 @@ def split_plan(
     return steps, best, ""
 
 
+def _step_name(s: Any, action_map: dict[int, str] | None) -> Any:
+    """An ``{action_id, action_name}`` object → its action name (looked up by id in
+    ``action_map`` when the name is missing); any other step as it is."""
+    if isinstance(s, dict) and ("action_name" in s or "action_id" in s):
+        name = s.get("action_name")
+        if not isinstance(name, str) and action_map is not None and isinstance(s.get("action_id"), int):
+            name = action_map.get(s["action_id"])
+        return name if isinstance(name, str) else s
+    return s
+
+
 def to_intent(step: Any, vocab: str | None) -> Intent:
-    """One raw step → its intent, read by ``vocab`` (detected when ``None``). An ALFRED
-    action dict is read as ``high_pddl`` whatever ``vocab`` says."""
-    if HighPddl.is_action_dict(step):
-        return _registry()["high_pddl"].parse(step)
-    v = vocab or detect_vocab(step)
-    voc = _registry().get(v) if isinstance(v, str) else None
+    """One raw step → its intent, read by ``vocab`` (detected when ``None``). A step
+    a vocabulary :meth:`~Vocabulary.owns` (an ALFRED action dict: ``high_pddl``) is read
+    by it whatever ``vocab`` says."""
+    owner = next((v for v in in_detect_order() if v.owns(step)), None)
+    voc = owner or find_vocab(vocab or detect_vocab(step))
     if voc is None:
         return Intent(str(step)[:80], None, error=f"unrecognised action {str(step)[:60]!r}")
     return voc.parse(step)
@@ -211,7 +201,7 @@ def parse_plan(
         sim = _replay_env(env)
     except Exception as e:  # bad state from a caller: report, never raise
         return [ParsedStep(_short(plan), None, f"cannot read the state: {type(e).__name__}")]
-    if vocab != "auto" and vocab not in _registry():
+    if vocab != "auto" and vocab not in VOCABULARIES:
         return [
             ParsedStep(_short(plan), None, f"unknown vocabulary {vocab!r}; choose one of {vocab_names()}")
         ]
@@ -336,7 +326,7 @@ def render_plan(skills: Sequence[Skill], vocab: str, scene: Scene | Env) -> list
 def format_plan(steps: list[Any], vocab: str) -> Any:
     """Steps as a completion would carry them: ``<actions>[…]</actions>`` for
     EmbodiedBrain, a list for the JSON form, otherwise the list of strings."""
-    v = _registry().get(vocab)
+    v = find_vocab(vocab)
     return v.format(steps) if v is not None else steps
 
 

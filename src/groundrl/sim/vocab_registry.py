@@ -8,16 +8,44 @@ packages add theirs through the ``groundrl.vocabularies`` entry-point group.
 from __future__ import annotations
 
 import logging
+from types import ModuleType
 from typing import Any
 
-from groundrl.registry import admit, check_removable, load_entry_points
+from groundrl.registry import Registry
 from groundrl.sim.vocabularies import EbAlfred, EbAlfredJson, EmbodiedBrain, HighPddl, Reinforced, Vocabulary
 
 #: The built-in vocabularies' names (:func:`vocab_names` also lists registered ones).
 VOCABS = ("eb_alfred", "eb_alfred_json", "reinforced", "embodied_brain", "high_pddl")
+ENTRY_POINT_GROUP = "groundrl.vocabularies"
 
 log = logging.getLogger("groundrl.sim")
-_REGISTRY: dict[str, Vocabulary] = {}
+
+
+def _check(name: str, vocab: object) -> None:
+    if name == "auto":
+        raise ValueError("'auto' is reserved: it means 'detect the vocabulary'")
+
+
+def _from_plugin(_name: str, obj: object) -> Vocabulary | None:
+    """An entry point names a :class:`Vocabulary` object, or a module that registers its
+    own on import (``None``: nothing more to do)."""
+    if isinstance(obj, ModuleType):
+        return None
+    if not isinstance(obj, Vocabulary):
+        raise TypeError(f"it gave {type(obj).__name__}, expected a groundrl Vocabulary")
+    return obj
+
+
+#: The vocabulary registry (:class:`groundrl.registry.Registry`); the functions below
+#: are its long-standing names.
+VOCABULARIES: Registry[Vocabulary] = Registry(
+    "vocabulary",
+    group=ENTRY_POINT_GROUP,
+    name_of=lambda v: v.name,
+    check=_check,
+    from_plugin=_from_plugin,
+    log=log,
+)
 
 
 def register_vocabulary(vocab: Vocabulary, *, replace: bool = False) -> Vocabulary:
@@ -28,76 +56,58 @@ def register_vocabulary(vocab: Vocabulary, *, replace: bool = False) -> Vocabula
     name raises unless ``replace=True``, the same object again is a no-op."""
     if not isinstance(vocab, Vocabulary) or not vocab.name:
         raise TypeError("register_vocabulary takes a named Vocabulary instance")
-    if vocab.name == "auto":
-        raise ValueError("'auto' is reserved: it means 'detect the vocabulary'")
-    current = _REGISTRY.get(vocab.name)
-    if not admit("vocabulary", vocab.name, vocab, current, builtin=vocab.name in VOCABS, replace=replace):
-        return vocab
-    _REGISTRY[vocab.name] = vocab
-    _DETECT_ORDER[:] = sorted(_REGISTRY.values(), key=lambda v: v.detect_order)
-    return vocab
-
-
-_DETECT_ORDER: list[Vocabulary] = []
+    return VOCABULARIES.register(vocab, replace=replace)
 
 
 def unregister_vocabulary(name: str) -> None:
     """Remove a registered vocabulary (a built-in cannot be removed)."""
-    check_removable("vocabulary", name, builtin=name in VOCABS)
-    _REGISTRY.pop(name, None)
-    _DETECT_ORDER[:] = sorted(_REGISTRY.values(), key=lambda v: v.detect_order)
-
-
-ENTRY_POINT_GROUP = "groundrl.vocabularies"
-_plugins_loaded = False
-
-
-def _registry() -> dict[str, Vocabulary]:
-    """The registry, with the vocabularies of installed packages added on first use: each
-    entry point of the ``groundrl.vocabularies`` group names a :class:`Vocabulary` object
-    (registered here) or a module that registers its own on import."""
-    global _plugins_loaded
-    if not _plugins_loaded:
-        _plugins_loaded = True
-        load_entry_points(ENTRY_POINT_GROUP, "vocabulary", _accept_plugin, log)
-    return _REGISTRY
-
-
-def _accept_plugin(_name: str, obj: object) -> None:
-    if isinstance(obj, Vocabulary) and obj.name not in _REGISTRY:
-        register_vocabulary(obj)
+    VOCABULARIES.unregister(name)
 
 
 def vocab_names() -> tuple[str, ...]:
     """Every registered vocabulary's name (the built-ins first, in :data:`VOCABS` order)."""
-    return tuple(_registry())
+    return tuple(VOCABULARIES.names())
 
 
 def get_vocab(name: str) -> Vocabulary:
-    """The registered vocabulary called ``name``; ``ValueError`` naming the choices."""
-    try:
-        return _registry()[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown vocabulary {name!r}; choose one of {vocab_names()}") from None
+    """The registered vocabulary called ``name``; ``ValueError`` naming the closest and
+    the choices."""
+    return VOCABULARIES.get(name)
+
+
+def find_vocab(name: object) -> Vocabulary | None:
+    """The registered vocabulary called ``name``, or ``None`` (never raises)."""
+    return VOCABULARIES.get(name) if isinstance(name, str) and name in VOCABULARIES else None
 
 
 def opens_containers(vocab: str | None) -> bool:
     """Whether plans in ``vocab`` run with containers opening themselves (a vocabulary
     without open / close); ``False`` for ``None`` or an unknown name."""
-    v = _registry().get(vocab) if isinstance(vocab, str) else None
+    v = find_vocab(vocab)
     return bool(v and v.auto_open)
 
 
 for _v in (EbAlfred(), EbAlfredJson(), Reinforced(), EmbodiedBrain(), HighPddl()):
-    register_vocabulary(_v)
+    VOCABULARIES.builtin(_v)
 del _v
+
+_ordered: tuple[int, list[Vocabulary]] = (-1, [])
+
+
+def in_detect_order() -> list[Vocabulary]:
+    """Every registered vocabulary, lowest ``detect_order`` first (cached per change)."""
+    global _ordered
+    VOCABULARIES.load_plugins()  # plugins join the detection order
+    if _ordered[0] != VOCABULARIES.version:
+        vocabs = sorted((v for _, v in VOCABULARIES.items()), key=lambda v: v.detect_order)
+        _ordered = (VOCABULARIES.version, vocabs)
+    return _ordered[1]
 
 
 def detect_vocab(step: Any) -> str | None:
     """The vocabulary one raw step is written in (registered vocabularies asked in
     ``detect_order``), or ``None``."""
-    _registry()  # plugins join the detection order
-    for v in _DETECT_ORDER:
+    for v in in_detect_order():
         if v.detect(step):
             return v.name
     return None
@@ -106,8 +116,11 @@ def detect_vocab(step: Any) -> str | None:
 __all__ = [
     "ENTRY_POINT_GROUP",
     "VOCABS",
+    "VOCABULARIES",
     "detect_vocab",
+    "find_vocab",
     "get_vocab",
+    "in_detect_order",
     "opens_containers",
     "register_vocabulary",
     "unregister_vocabulary",

@@ -19,12 +19,15 @@ that makes them reachable by name is :mod:`groundrl.sim.vocab_registry`.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from groundrl.parse.plans import extract_actions
+from groundrl.parse.structured import parse_json_object
 from groundrl.sim.catalog import base_type
 from groundrl.sim.skills import Skill
 from groundrl.sim.world import Env
@@ -187,6 +190,23 @@ _EBR = {
 }
 
 
+_FLAT_OBJ_RE = re.compile(r"\{[^{}]{0,400}\}")
+
+
+def _action_objects(text: str) -> list[dict[str, Any]]:
+    """Every flat ``{…}`` in ``text`` that decodes to an object with ``action_name`` or
+    ``action_id`` (bounded: at most 1,000)."""
+    out = []
+    for m in itertools.islice(_FLAT_OBJ_RE.finditer(text), 1000):
+        frag = m.group(0)
+        if "action_" not in frag:
+            continue
+        obj = parse_json_object(frag)
+        if obj.ok and ("action_name" in obj.value or "action_id" in obj.value):
+            out.append(obj.value)
+    return out
+
+
 # ---------------------------------------------------------------------------
 # the vocabularies as objects: detect / parse / render / format each
 # ---------------------------------------------------------------------------
@@ -203,12 +223,27 @@ class Vocabulary:
     ``auto_open`` (the vocabulary has no open / close: the world opens containers on
     put / pick up, and the expert plans with clean / heat / cool macros);
     ``uses_action_ids`` (:meth:`render` needs the scene's enumerated
-    :func:`action_space`, passed as ``action_ids``: name → id)."""
+    :func:`action_space`, passed as ``action_ids``: name → id); ``split_order`` (lower
+    is asked first by :meth:`split`, for a completion two plan formats could both read)."""
 
     name: str = ""
     detect_order: int = 100
+    split_order: int = 100
     auto_open: bool = False
     uses_action_ids: bool = False
+
+    def split(self, plan: Any) -> tuple[list[Any], str | None, str] | None:
+        """A whole plan (completion text, or already-parsed JSON) in this vocabulary's
+        own plan format → ``(raw steps, vocabulary name or None to detect it from the
+        steps, error)``; ``None`` when ``plan`` is not in its format (default: no format
+        of its own; the generic readers — a list, one step per line — apply). Total: a
+        plan in its format it cannot read is an error, never an exception."""
+        return None
+
+    def owns(self, step: Any) -> bool:
+        """Whether ``step`` is a form only this vocabulary writes, so it is read here
+        whatever vocabulary the plan declares (default: none)."""
+        return False
 
     def detect(self, step: Any) -> bool:
         """Whether ``step`` (one raw plan step) is written in this vocabulary."""
@@ -268,8 +303,24 @@ class EbAlfredJson(EbAlfred):
     detect_order = 20
     uses_action_ids = True
 
+    split_order = 20
+
     def detect(self, step: Any) -> bool:
         return isinstance(step, dict) and ("action_name" in step or "action_id" in step)
+
+    def split(self, plan: Any) -> tuple[list[Any], str | None, str] | None:
+        """``{"executable_plan": [...]}`` (text or parsed), or, in text that is not one
+        JSON object (EB-ALFRED's own examples miss commas), its flat action objects; the
+        steps' vocabulary is detected (Reinforced Reasoning writes the same JSON)."""
+        if isinstance(plan, dict) and isinstance(plan.get("executable_plan"), list):
+            return plan["executable_plan"], None, ""
+        if not isinstance(plan, str) or "{" not in plan:
+            return None
+        obj = parse_json_object(plan, lenient=True)
+        if obj.ok and isinstance(obj.value.get("executable_plan"), list):
+            return obj.value["executable_plan"], None, ""
+        items = _action_objects(plan)
+        return (items, None, "") if items else None
 
     def render(self, skill: Skill, env: Env, name: str, action_ids: dict[str, int]) -> Any:
         text = super().render(skill, env, name, action_ids)
@@ -308,6 +359,15 @@ class EmbodiedBrain(Vocabulary):
 
     name = "embodied_brain"
     detect_order = 25
+    split_order = 10  # an <actions> block wins over JSON elsewhere in the completion
+
+    def split(self, plan: Any) -> tuple[list[Any], str | None, str] | None:
+        if not isinstance(plan, str) or "<actions>" not in plan.lower():
+            return None
+        acts = extract_actions(plan)
+        if not acts.ok:
+            return [], self.name, f"<actions> unreadable: {acts.error}"
+        return acts.value, self.name, ""
 
     def detect(self, step: Any) -> bool:
         return isinstance(step, (list, tuple))
@@ -338,6 +398,9 @@ class HighPddl(Vocabulary):
     def is_action_dict(step: Any) -> bool:
         """An ALFRED action dict (read as ``high_pddl`` whatever the plan's vocabulary)."""
         return isinstance(step, dict) and ("discrete_action" in step or "action" in step)
+
+    def owns(self, step: Any) -> bool:
+        return self.is_action_dict(step)
 
     def detect(self, step: Any) -> bool:
         if isinstance(step, dict):
