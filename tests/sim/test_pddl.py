@@ -4,8 +4,9 @@ import pytest
 
 pytest.importorskip("unified_planning")
 
+from pddl_oracle import nested_ok, supported, translate, validate  # noqa: E402
+
 from groundrl.sim.generate import generate_tasks  # noqa: E402
-from groundrl.sim.pddl import nested_ok, supported, translate, validate  # noqa: E402
 from groundrl.sim.planner import expert_plan  # noqa: E402
 from groundrl.sim.skills import Skill  # noqa: E402
 from groundrl.sim.world import Obj, Scene  # noqa: E402

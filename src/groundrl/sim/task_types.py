@@ -64,7 +64,7 @@ class TaskType:
     lamp: bool = False  # the target is a lamp switched on with the object in hand
     movable_recep: bool = False  # the object goes in a movable receptacle (``Goal.mrecep``)
     sliceable: bool = True  # a long-horizon draw may ask for the object sliced
-    pddl: bool = False  # :mod:`groundrl.sim.pddl` can export and validate its goal
+    pddl: bool = False  # the test oracle tests/sim/pddl_oracle.py can export and validate its goal
 
 
 def _placed(goal: Goal, env: Env, objs: list[str], rok: Ids, mok: Ids) -> list[bool]:

@@ -10,6 +10,9 @@ Covered: find, pick up, put, open, close, turn on, and the look-at-in-light goal
 spots as in the engine (a top-level receptacle is its own spot; every other object sits
 at its top-level receptacle). Side effects (clean/heat/cool) and slicing are not in the
 PDDL model: tasks that need them are not exported.
+
+A test oracle, so it lives beside its test (``test_pddl.py``) and its two dependencies
+(``unified-planning``, ``up-pyperplan``) are in the ``dev`` extra, not the package's.
 """
 
 from __future__ import annotations
@@ -158,7 +161,7 @@ def goal_atoms(goal: Goal, env: Env) -> list[str]:
 
 def validate(scene: Scene, goal: Goal, skills: list[Skill]) -> tuple[bool, str]:
     """``(valid, reason)`` from unified-planning's sequential plan validator."""
-    # lazy: unified-planning is the optional sim extra
+    # lazy: unified-planning is in the dev extra (test_pddl skips without it)
     from unified_planning.exceptions import UPValueError
     from unified_planning.io import PDDLReader
     from unified_planning.shortcuts import PlanValidator, get_environment
