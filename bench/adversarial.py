@@ -94,7 +94,7 @@ def _preference():
 
 
 def _scoring():
-    from groundrl.rewards.scoring import eqa_accuracy, eqa_format
+    from groundrl.rewards.critique_score import eqa_accuracy, eqa_format
 
     texts = {
         "open angles": "<" * 1_000_000,

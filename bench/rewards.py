@@ -81,6 +81,7 @@ from pathlib import Path
 from typing import Any
 
 from groundrl.parse.scores import parse_pairwise_verdict
+from groundrl.rewards.critique_score import eqa_accuracy, eqa_format
 from groundrl.rewards.perception import detection_reward
 from groundrl.rewards.planning import (
     embodied_format,
@@ -91,7 +92,6 @@ from groundrl.rewards.planning import (
     reinforced_format,
 )
 from groundrl.rewards.preference import proxy_accuracy, proxy_format
-from groundrl.rewards.scoring import eqa_accuracy, eqa_format
 
 ROOT = Path(__file__).resolve().parent.parent
 EXTERNAL = ROOT.parent / "shared" / "data" / "external"

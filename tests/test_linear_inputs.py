@@ -15,9 +15,9 @@ import pytest
 
 from groundrl.parse import grounding
 from groundrl.rewards import planning
+from groundrl.rewards.critique_score import eqa_accuracy
 from groundrl.rewards.outcome import outcome
 from groundrl.rewards.planning import MAX_PLAN_ACTIONS, plan_f1, plan_order_f1, planning_scores
-from groundrl.rewards.scoring import eqa_accuracy
 
 
 class CountingPattern:

@@ -1,11 +1,11 @@
-"""EQA-RM rewards, C-GRPO contrastive boosts and score metrics (groundrl.rewards.scoring).
+"""EQA-RM rewards, C-GRPO contrastive boosts and score metrics (groundrl.rewards.critique_score).
 Every expected value is worked by hand in the comment beside it."""
 
 import math
 
 import pytest
 
-from groundrl.rewards.scoring import (
+from groundrl.rewards.critique_score import (
     accuracy_within,
     combine_boosts,
     contrastive_boost,

@@ -3,7 +3,7 @@ import doctest
 import pytest
 
 from groundrl.curate import OnlineFilterBuffer, group_accepted, group_keep_mask
-from groundrl.curate import online_filter as online_filter_module
+from groundrl.curate import accuracy_filter as online_filter_module
 
 
 def test_keep_mask_per_completion():

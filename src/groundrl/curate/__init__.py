@@ -3,10 +3,10 @@ consensus rejection sampling and masking difficulty, Reinforced Reasoning's per-
 decomposition and online accuracy filtering, Step-GRPO hints — pure rules plus
 streaming, resumable pipelines (:mod:`groundrl.curate.pipelines`)."""
 
+from groundrl.curate.accuracy_filter import OnlineFilterBuffer, group_accepted, group_keep_mask
 from groundrl.curate.consensus import categorize, consensus, consensus_batch, exact_judge
 from groundrl.curate.decompose import decompose
 from groundrl.curate.difficulty import difficulty_weight, keep_by_difficulty, mask_difficulty
-from groundrl.curate.online_filter import OnlineFilterBuffer, group_accepted, group_keep_mask
 from groundrl.curate.rejective import read_score, rejective_filter
 from groundrl.curate.step_hints import hint_sample, hinted_prompt, step_hint
 

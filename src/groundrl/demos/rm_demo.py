@@ -33,7 +33,7 @@ from groundrl.demos import rm_demo_world as world
 from groundrl.intervals import bootstrap_ci, wilson_ci
 from groundrl.models.tiny_vlm import save_tiny_model
 from groundrl.parse.scores import parse_score
-from groundrl.rewards.scoring import eqa_format
+from groundrl.rewards.critique_score import eqa_format
 
 EVAL_KINDS = ("none", "temporal", "spatial")
 

@@ -2,7 +2,7 @@
 scored against the gold score ``gt_score``.
 
 ``total = accuracy + format`` with ``accuracy = max(0, 1 − (|s − s*|/10)²)`` and
-``format ∈ {0, 1}`` (:mod:`groundrl.rewards.scoring`). The contrastive boosts of
+``format ∈ {0, 1}`` (:mod:`groundrl.rewards.critique_score`). The contrastive boosts of
 C-GRPO are batch-level and added by the training recipe, not here.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from groundrl.examples import bundled
 from groundrl.recipes.base import Recipe
-from groundrl.rewards.scoring import eqa_accuracy, eqa_format
+from groundrl.rewards.critique_score import eqa_accuracy, eqa_format
 from groundrl.rubric import Part, Rubric
 
 

@@ -5,7 +5,7 @@ perturbed ones — frames shuffled in time (``temporal``), 15% of 16×16 patches
 every frame (``spatial``), reasoning steps shuffled (``reasoning``) — all seeded. The
 reward model is prompted with each; its accuracy reward ``max(0, 1 − (|s − s*|/10)²)``
 is computed on every row, and the **per-type batch means** decide the contrastive boost
-(:func:`groundrl.rewards.scoring.contrastive_boost`) each *original* evaluation gets:
+(:func:`groundrl.rewards.critique_score.contrastive_boost`) each *original* evaluation gets:
 ``mu`` when ``mean(orig) ≥ delta · mean(perturbed)`` and its own accuracy ≥ ``min_acc``.
 The ``contrastive`` reward function returns the averaged boost for original rows and
 ``None`` (not applicable) for perturbed ones; it sits beside the recipe's accuracy and
@@ -28,7 +28,7 @@ from typing import Any
 
 from groundrl.augment import mask_patches, shuffle_frames, shuffle_reasoning
 from groundrl.integrations.common import completion_text
-from groundrl.rewards.scoring import combine_boosts, contrastive_boost, eqa_accuracy
+from groundrl.rewards.critique_score import combine_boosts, contrastive_boost, eqa_accuracy
 from groundrl.settings import parse_settings
 from groundrl.train.rm_data import eqa_rm_messages
 

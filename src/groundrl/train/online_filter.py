@@ -12,7 +12,7 @@ group reaches the loss. How we do it in TRL (:class:`groundrl.train.trainer.Grou
 2. the accuracy reward (the reward function named ``reward``, default ``accuracy``) of
    every completion decides per group (``criterion``: ``paper`` = fraction of completions
    with full accuracy, the default; ``released`` = mean accuracy reward, as the authors'
-   code) — :func:`groundrl.curate.online_filter.group_keep_mask`;
+   code) — :func:`groundrl.curate.accuracy_filter.group_keep_mask`;
 3. the kept rows go to the buffer; while it holds fewer groups than the buffer size,
    more prompts are drawn from the training set (seeded) and generated;
 4. the first ``buffer_groups`` kept groups become the buffer; extra kept groups are
@@ -53,7 +53,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from groundrl.curate.online_filter import group_keep_mask
+from groundrl.curate.accuracy_filter import group_keep_mask
 from groundrl.settings import parse_settings
 
 __all__ = [

@@ -26,7 +26,7 @@ import torch
 from trl import GRPOConfig, GRPOTrainer
 from trl.trainer.utils import split_pixel_values_by_grid, unsplit_pixel_values_by_grid
 
-from groundrl.curate.online_filter import group_keep_mask
+from groundrl.curate.accuracy_filter import group_keep_mask
 from groundrl.train.online_filter import (
     OnlineFilterConfig,
     check_group_layout,
