@@ -6,8 +6,6 @@ fast), and the hostile shapes at 1 MB are checked to finish with the right answe
 import random
 import re
 
-import pytest
-
 from groundrl.integrations.common import (
     DEFAULT_STOP_TOKENS,
     collapse_vision,
@@ -52,27 +50,29 @@ def _random_text(rng, pieces, n):
     return "".join(rng.choice(pieces) for _ in range(n))
 
 
-@pytest.mark.parametrize("seed", range(300))
-def test_collapse_vision_equals_the_regex(seed):
-    rng = random.Random(seed)
-    text = _random_text(
-        rng, [VS, VE, IMG, VID, "<image>", "a", " ", "<|vision", "_pad|>"], rng.randint(0, 30)
-    )
-    assert collapse_vision(text) == old_collapse(text)
+SEEDS = range(300)  # one test loops over the seeds (not 300 test items); the message names it
 
 
-@pytest.mark.parametrize("seed", range(300))
-def test_strip_stop_tokens_equals_the_slicing_loop(seed):
-    rng = random.Random(seed)
+def test_collapse_vision_equals_the_regex():
+    for seed in SEEDS:
+        rng = random.Random(seed)
+        text = _random_text(
+            rng, [VS, VE, IMG, VID, "<image>", "a", " ", "<|vision", "_pad|>"], rng.randint(0, 30)
+        )
+        assert collapse_vision(text) == old_collapse(text), f"seed {seed}: {text!r}"
+
+
+def test_strip_stop_tokens_equals_the_slicing_loop():
     toks = ("<|im_end|>", "<|endoftext|>", "</s>", "s>", "", "<pad>")
-    text = _random_text(rng, [*toks, " ", "\n", "x", "<", "|im_end|>"], rng.randint(0, 25))
-    assert strip_stop_tokens(text, toks) == old_strip(text, toks)
-    assert strip_stop_tokens(text) == old_strip(text, DEFAULT_STOP_TOKENS)
+    for seed in SEEDS:
+        rng = random.Random(seed)
+        text = _random_text(rng, [*toks, " ", "\n", "x", "<", "|im_end|>"], rng.randint(0, 25))
+        assert strip_stop_tokens(text, toks) == old_strip(text, toks), f"seed {seed}: {text!r}"
+        got = strip_stop_tokens(text)
+        assert got == old_strip(text, DEFAULT_STOP_TOKENS), f"seed {seed}: {text!r}"
 
 
-@pytest.mark.parametrize("seed", range(300))
-def test_drop_tag_blocks_equals_the_regex(seed):
-    rng = random.Random(seed)
+def test_drop_tag_blocks_equals_the_regex():
     pieces = [
         "<think>",
         "</think>",
@@ -86,9 +86,12 @@ def test_drop_tag_blocks_equals_the_regex(seed):
         "\n",
         "<",
     ]
-    text = _random_text(rng, pieces, rng.randint(0, 25))
-    for tag in ("think", "answer"):
-        assert drop_tag_blocks(text, tag) == old_drop(text, tag)
+    for seed in SEEDS:
+        rng = random.Random(seed)
+        text = _random_text(rng, pieces, rng.randint(0, 25))
+        for tag in ("think", "answer"):
+            got = drop_tag_blocks(text, tag)
+            assert got == old_drop(text, tag), f"seed {seed}, <{tag}>: {text!r}"
 
 
 MB = 1_000_000
