@@ -73,7 +73,8 @@ def load_entry_points(
 
 def did_you_mean(name: object, names: list[str]) -> str:
     """``" (did you mean 'x'?)"`` for the closest of ``names`` to ``name``, else ``""``."""
-    close = difflib.get_close_matches(name, names, n=1) if isinstance(name, str) else []
+    # cutoff 0.7 [ours]: "grpp" → "grpo", but not "nope" → "openai" (0.6)
+    close = difflib.get_close_matches(name, names, n=1, cutoff=0.7) if isinstance(name, str) else []
     return f" (did you mean {close[0]!r}?)" if close else ""
 
 

@@ -45,7 +45,9 @@ class Fixed(JudgeBackend):
 
 def test_a_registered_backend_is_a_judge_config_backend_under_the_shared_rules():
     assert judge_backend_names()[:2] == ("openai", "transformers")
-    with pytest.raises(ValueError, match=r"judge backend 'fixed' is not one of openai, transformers"):
+    with pytest.raises(
+        ValueError, match=r"unknown judge backend 'fixed'; choose one of openai, transformers"
+    ):
         JudgeConfig(backend="fixed", model="m")
     try:
         assert register_judge_backend("fixed", Fixed) is Fixed
@@ -101,4 +103,6 @@ def test_an_installed_backend_scores_from_the_cli(tmp_path):
     assert [row["parts"]["proxy"] for row in rows] == [1.0, -1.0], rows
     bad = _groundrl(site, "score", "proxy_grm", str(data), "--judge-backend", "nope", "--judge-model", "m")
     assert bad.returncode == 2
-    assert "judge backend 'nope' is not one of openai, transformers, second" in " ".join(bad.stderr.split())
+    assert "unknown judge backend 'nope'; choose one of openai, transformers, second" in " ".join(
+        bad.stderr.split()
+    )

@@ -6,8 +6,9 @@ A backend is registered as a *maker*: a callable taking the
 :class:`~groundrl.judges.base.JudgeBackend`, which is what a backend class whose
 constructor takes the config is. The built-ins (``openai``, ``transformers``) are
 registered below through :func:`register_judge_backend`, as a plugin registers its own;
-installed packages add theirs through the ``groundrl.judges`` entry-point group, each
-entry point naming the maker (or a module that registers its own on import):
+``@register_judge_backend("name")`` decorates a backend class; installed packages add
+theirs through the ``groundrl.judges`` entry-point group, each entry point naming the
+maker (or a module that registers its own on import):
 
     [project.entry-points."groundrl.judges"]
     my_judge = "my_package.judge:MyBackend"
@@ -22,65 +23,63 @@ import os
 from collections.abc import Callable
 from typing import Any
 
-from groundrl.registry import admit, check_removable, load_entry_points
+from groundrl.registry import Registry
 
 log = logging.getLogger("groundrl.judges")
 ENTRY_POINT_GROUP = "groundrl.judges"
 BUILTIN_BACKENDS = ("openai", "transformers")
-
-_MAKERS: dict[str, Callable[[Any], Any]] = {}
-_plugins_loaded = False
+Maker = Callable[[Any], Any]
 
 
-def register_judge_backend(
-    name: str, maker: Callable[[Any], Any], *, replace: bool = False
-) -> Callable[[Any], Any]:
-    """Let ``JudgeConfig(backend=name, …)`` build its backend with ``maker(config)``;
-    returns ``maker``."""
+def _check(name: str, maker: object) -> None:
     if not isinstance(name, str) or not name.replace("_", "a").replace("-", "a").isalnum():
         raise ValueError(f"judge backend name {name!r}: use letters, digits, '_' and '-'")
     if not callable(maker):
         raise TypeError(f"judge backend {name!r}: register a class or function taking the JudgeConfig")
-    builtin = name in BUILTIN_BACKENDS and name in _MAKERS
-    if admit("judge backend", name, maker, _MAKERS.get(name), builtin=builtin, replace=replace):
-        _MAKERS[name] = maker
-    return maker
+
+
+def _from_plugin(_name: str, obj: object) -> Maker | None:
+    """An entry point names the maker, or a module that registers its own on import."""
+    if isinstance(obj, type(os)):
+        return None
+    if not callable(obj):
+        raise TypeError(f"it gave {type(obj).__name__}, expected a class or function taking the JudgeConfig")
+    return obj
+
+
+#: The judge-backend registry (:class:`groundrl.registry.Registry`), keyed by the name
+#: given at registration; the functions below are its long-standing names.
+JUDGE_BACKENDS: Registry[Maker] = Registry(
+    "judge backend", group=ENTRY_POINT_GROUP, check=_check, from_plugin=_from_plugin, log=log
+)
+
+
+def register_judge_backend(name: str, maker: Maker | None = None, *, replace: bool = False) -> Any:
+    """Let ``JudgeConfig(backend=name, …)`` build its backend with ``maker(config)``;
+    returns ``maker``. Without ``maker`` it is a decorator::
+
+        @register_judge_backend("mine")
+        class MyBackend(JudgeBackend): ...
+    """
+    if maker is None:
+        return lambda m: register_judge_backend(name, m, replace=replace)
+    return JUDGE_BACKENDS.register(name, maker, replace=replace)
 
 
 def unregister_judge_backend(name: str) -> None:
     """Forget a registered judge backend (tests, notebooks); a built-in raises."""
-    check_removable("judge backend", name, builtin=name in BUILTIN_BACKENDS)
-    _MAKERS.pop(name, None)
-
-
-def _load_plugins() -> None:
-    global _plugins_loaded
-    if _plugins_loaded:
-        return
-    _plugins_loaded = True
-
-    def accept(name: str, obj: object) -> None:
-        if callable(obj) and name not in _MAKERS:
-            register_judge_backend(name, obj)
-
-    load_entry_points(ENTRY_POINT_GROUP, "judge-backend", accept, log)
+    JUDGE_BACKENDS.unregister(name)
 
 
 def judge_backend_names() -> tuple[str, ...]:
     """Every registered backend name: the built-ins first, then plugins."""
-    _load_plugins()
-    return tuple(_MAKERS)
+    return tuple(JUDGE_BACKENDS.names())
 
 
-def get_judge_backend(name: str) -> Callable[[Any], Any]:
-    """The maker registered as ``name``; ``ValueError`` listing the names there are."""
-    if isinstance(name, str) and name in _MAKERS:
-        return _MAKERS[name]  # a built-in or registered name: no entry-point scan
-    _load_plugins()
-    try:
-        return _MAKERS[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"judge backend {name!r} is not one of {', '.join(judge_backend_names())}") from None
+def get_judge_backend(name: str) -> Maker:
+    """The maker registered as ``name``; ``ValueError`` naming the closest and the
+    names there are."""
+    return JUDGE_BACKENDS.get(name)
 
 
 def _openai(config: Any) -> Any:
@@ -113,12 +112,13 @@ def _transformers(config: Any) -> Any:
     )
 
 
-register_judge_backend("openai", _openai)
-register_judge_backend("transformers", _transformers)
+JUDGE_BACKENDS.builtin("openai", _openai)
+JUDGE_BACKENDS.builtin("transformers", _transformers)
 
 __all__ = [
     "BUILTIN_BACKENDS",
     "ENTRY_POINT_GROUP",
+    "JUDGE_BACKENDS",
     "get_judge_backend",
     "judge_backend_names",
     "register_judge_backend",

@@ -6,9 +6,11 @@ see :mod:`groundrl.sim.goals`), how the generator draws and words one (rooms, us
 objects, the instruction template), what a scene must hold, and the facts the expert
 planner's moves and heuristic read (the station that changes the object, the appliance
 switched on there, a lamp to switch on, a movable receptacle, how many objects). The
-seven ALFRED types are registered here; :func:`register_task_type` adds one, and every
-surface (goals, generator, scenes, planner, PDDL export, reports) reads it from the
-table, so a new type made of these behaviours is one object.
+seven ALFRED types are registered here; :func:`register_task_type` adds one (installed
+packages through the ``groundrl.task_types`` entry-point group, each naming a
+:class:`TaskType` or a module that registers its own), and every surface (goals,
+generator, scenes, planner, PDDL export, reports) reads it from the table, so a new type
+made of these behaviours is one object.
 
 >>> get_task_type("pick_heat_then_place_in_recep").station
 'Microwave'
@@ -18,11 +20,13 @@ table, so a new type made of these behaviours is one object.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING
 
-from groundrl.registry import admit, check_removable
+from groundrl.registry import Registry
 from groundrl.sim.catalog import CLEANABLE, COOLABLE, HEATABLE
 from groundrl.sim.world import Env
 
@@ -108,8 +112,26 @@ def _in_movable_recep(goal: Goal, env: Env, objs: list[str], rok: Ids, mok: Ids)
     ]
 
 
-_REGISTRY: dict[str, TaskType] = {}
-_BUILTIN_SET: set[str] = set()  # filled once the built-ins below are registered
+ENTRY_POINT_GROUP = "groundrl.task_types"
+
+
+def _from_plugin(_name: str, obj: object) -> TaskType | None:
+    if isinstance(obj, ModuleType):
+        return None  # a module that registered its own on import
+    if not isinstance(obj, TaskType):
+        raise TypeError(f"it gave {type(obj).__name__}, expected a groundrl TaskType")
+    return obj
+
+
+#: The task-type registry (:class:`groundrl.registry.Registry`); the functions below
+#: are its long-standing names.
+TASK_TYPES: Registry[TaskType] = Registry(
+    "task type",
+    group=ENTRY_POINT_GROUP,
+    name_of=lambda t: t.name,
+    from_plugin=_from_plugin,
+    log=logging.getLogger("groundrl.sim"),
+)
 
 
 def register_task_type(task_type: TaskType, *, replace: bool = False) -> TaskType:
@@ -118,33 +140,27 @@ def register_task_type(task_type: TaskType, *, replace: bool = False) -> TaskTyp
     name raises unless ``replace=True``, the same object again is a no-op."""
     if not isinstance(task_type, TaskType) or not task_type.name:
         raise TypeError("register_task_type takes a named TaskType")
-    name, current = task_type.name, _REGISTRY.get(task_type.name)
-    if admit("task type", name, task_type, current, builtin=name in _BUILTIN_SET, replace=replace):
-        _REGISTRY[name] = task_type
-    return task_type
+    return TASK_TYPES.register(task_type, replace=replace)
 
 
 def unregister_task_type(name: str) -> None:
     """Remove a registered task type (a built-in cannot be removed)."""
-    check_removable("task type", name, builtin=name in _BUILTIN_SET)
-    _REGISTRY.pop(name, None)
+    TASK_TYPES.unregister(name)
 
 
 def get_task_type(name: str) -> TaskType:
-    """The registered task type called ``name``; ``ValueError`` naming the choices."""
-    try:
-        return _REGISTRY[name]
-    except (KeyError, TypeError):
-        raise ValueError(f"unknown task type {name!r}; choose one of {task_type_names()}") from None
+    """The registered task type called ``name``; ``ValueError`` naming the closest and
+    the choices."""
+    return TASK_TYPES.get(name)
 
 
 def task_types() -> tuple[TaskType, ...]:
     """Every registered task type, the built-ins first in ALFRED's order."""
-    return tuple(_REGISTRY.values())
+    return tuple(t for _, t in TASK_TYPES.items())
 
 
 def task_type_names() -> tuple[str, ...]:
-    return tuple(_REGISTRY)
+    return tuple(TASK_TYPES.names())
 
 
 BUILTIN = (
@@ -222,14 +238,15 @@ BUILTIN = (
     ),
 )
 for _t in BUILTIN:
-    register_task_type(_t)
+    TASK_TYPES.builtin(_t)
 del _t
 BUILTIN_NAMES = tuple(t.name for t in BUILTIN)
-_BUILTIN_SET.update(BUILTIN_NAMES)
 
 __all__ = [
     "BUILTIN",
     "BUILTIN_NAMES",
+    "ENTRY_POINT_GROUP",
+    "TASK_TYPES",
     "TaskType",
     "get_task_type",
     "inside",
