@@ -156,6 +156,12 @@ class Registry(Generic[T]):
             return self._add(item_or_name, item, replace=False, builtin=True)
         return self._add(None, item_or_name, replace=False, builtin=True)
 
+    def mark_builtins(self) -> None:
+        """Make every item registered so far a built-in: for a module that registers its
+        built-ins through the public function, exactly as a plugin registers its own."""
+        with self._lock:
+            self._builtins.extend(n for n in self._items if n not in self._builtins)
+
     def builtin_lazy(self, name: str, ref: str) -> None:
         """A built-in named ``name`` that is ``module:attribute``, imported on first
         :meth:`get` (keeps heavy modules out of ``--help``)."""

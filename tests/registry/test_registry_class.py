@@ -73,6 +73,16 @@ def test_an_unknown_name_suggests_the_closest_and_lists_all():
         widgets.get(3)  # type: ignore[arg-type]
 
 
+def test_items_registered_through_the_public_call_can_become_the_builtins():
+    widgets = _widgets()
+    widgets.register(Widget("core"))
+    widgets.mark_builtins()
+    widgets.register(Widget("extra"))
+    assert widgets.builtin_names() == ["core"] and widgets.names() == ["core", "extra"]
+    with pytest.raises(ValueError, match="'core' is a built-in widget; it cannot be unregistered"):
+        widgets.unregister("core")
+
+
 def test_a_lazy_builtin_is_imported_on_first_get():
     reg: Registry[object] = Registry("thing")
     reg.builtin_lazy("dumps", "json:dumps")
