@@ -61,6 +61,47 @@ def tiny_vlm_dir(tmp_path_factory) -> Path:
     return build_tiny_vlm(tmp_path_factory.mktemp("tiny_vlm"), seed=0)
 
 
+def _tiny_causal_lm(tokenizer, seed: int = 0):
+    """A one-layer random Qwen2 causal LM (hidden 32) over ``tokenizer``'s vocabulary."""
+    import torch
+    from transformers import Qwen2Config, Qwen2ForCausalLM
+
+    torch.manual_seed(seed)
+    cfg = Qwen2Config(
+        vocab_size=len(tokenizer),
+        hidden_size=32,
+        intermediate_size=64,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        num_key_value_heads=1,
+        max_position_embeddings=128,
+        pad_token_id=tokenizer.pad_token_id,
+    )
+    return Qwen2ForCausalLM(cfg)
+
+
+@pytest.fixture(scope="session")
+def make_tiny_lm():
+    """``make_tiny_lm(tokenizer, seed=0)``: the suite's one hand-built text-only model, for
+    tests that need a causal LM over a tokenizer they already have (tests that need a
+    special shape, e.g. a scalar-head RM, build their own)."""
+    pytest.importorskip("transformers")
+    return _tiny_causal_lm
+
+
+@pytest.fixture(scope="session")
+def tiny_lm_dir(tmp_path_factory, make_tiny_lm) -> Path:
+    """That text-only model saved once per session with the tiny VLM's tokenizer
+    (``groundrl.models.tiny_vlm.build_tokenizer``: its chat template and special tokens)."""
+    from groundrl.models.tiny_vlm import build_tokenizer
+
+    tokenizer = build_tokenizer(seed=0)
+    path = tmp_path_factory.mktemp("tiny_lm")
+    make_tiny_lm(tokenizer).save_pretrained(path)
+    tokenizer.save_pretrained(path)
+    return path
+
+
 @pytest.fixture
 def chat_server():
     """A local OpenAI-compatible chat server on 127.0.0.1, stopped after the test."""

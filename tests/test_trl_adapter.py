@@ -11,41 +11,10 @@ pytest.importorskip("trl")
 from groundrl.integrations.trl import reward_funcs  # noqa: E402
 
 
-@pytest.fixture(scope="module")
-def tiny_lm(tmp_path_factory):
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
-    from transformers import PreTrainedTokenizerFast, Qwen2Config, Qwen2ForCausalLM
-
-    corpus = ["<critique>good</critique><score>7</score>", "find a Apple pick up the Apple"] * 50
-    tok = Tokenizer(models.BPE(unk_token="<unk>"))
-    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
-    tok.decoder = decoders.ByteLevel()
-    trainer = trainers.BpeTrainer(
-        vocab_size=400,
-        special_tokens=["<unk>", "<|endoftext|>"],
-        initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
-        show_progress=False,
-    )
-    tok.train_from_iterator(corpus, trainer)
-    tokenizer = PreTrainedTokenizerFast(
-        tokenizer_object=tok, eos_token="<|endoftext|>", pad_token="<|endoftext|>", unk_token="<unk>"
-    )
-    import torch
-
-    torch.manual_seed(0)
-    cfg = Qwen2Config(
-        vocab_size=len(tokenizer),
-        hidden_size=32,
-        intermediate_size=64,
-        num_hidden_layers=1,
-        num_attention_heads=2,
-        num_key_value_heads=1,
-        max_position_embeddings=128,
-    )
-    path = tmp_path_factory.mktemp("tiny_lm")
-    Qwen2ForCausalLM(cfg).save_pretrained(path)
-    tokenizer.save_pretrained(path)
-    return str(path)
+@pytest.fixture
+def tiny_lm(tiny_lm_dir):
+    """The suite's tiny text-only Qwen2 (tests/conftest.py), by path."""
+    return str(tiny_lm_dir)
 
 
 def make_trainer(tiny_lm, tmp_path, recipe, columns, **options):

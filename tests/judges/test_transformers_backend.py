@@ -165,25 +165,11 @@ def test_cache_answers_repeats_without_the_model(tiny_vlm_dir, tmp_path):
     )
 
 
-def test_text_only_causal_lm(backend):
-    import torch
-    from transformers import Qwen2Config, Qwen2ForCausalLM
-
+def test_text_only_causal_lm(backend, make_tiny_lm):
     from groundrl.judges.transformers_backend import TransformersBackend
 
     tok = backend.tokenizer
-    torch.manual_seed(0)
-    net = Qwen2ForCausalLM(
-        Qwen2Config(
-            vocab_size=len(tok),
-            hidden_size=32,
-            intermediate_size=64,
-            num_hidden_layers=1,
-            num_attention_heads=2,
-            num_key_value_heads=1,
-            pad_token_id=tok.pad_token_id,
-        )
-    )
+    net = make_tiny_lm(tok)
     be = TransformersBackend(net, processor=tok, batch_size=2)
     out = be.generate(REQS, SamplingParams(max_tokens=3))
     assert not out[0].ok and "text-only" in out[0].error  # the request with an image
