@@ -101,10 +101,10 @@ class Registry(Generic[T]):
     ...     return 1
     >>> makers.get("one")(), makers.names(), makers.builtin_names()
     (1, ['zero', 'one'], ['zero'])
-    >>> makers.get("onw")
+    >>> makers.get("onee")
     Traceback (most recent call last):
     ...
-    ValueError: unknown maker 'onw' (did you mean 'one'?); choose one of zero, one
+    ValueError: unknown maker 'onee' (did you mean 'one'?); choose one of zero, one
     """
 
     def __init__(
