@@ -25,9 +25,10 @@ import importlib
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import Any
 
-from groundrl.registry import admit, check_removable, load_entry_points
+from groundrl.registry import Registry
 
 log = logging.getLogger("groundrl.train")
 
@@ -63,9 +64,18 @@ class StageKind:
         return resolve(self.blocks[key])(raw)
 
 
-_KINDS: dict[str, StageKind] = {}
-_BUILTIN: set[str] = set()  # filled once the built-in kinds below are registered
-_plugins_loaded = False
+def _from_plugin(_name: str, obj: object) -> StageKind | None:
+    if isinstance(obj, ModuleType):
+        return None  # a module that registered its own on import
+    if not isinstance(obj, StageKind):
+        raise TypeError(f"it gave {type(obj).__name__}, expected a groundrl StageKind")
+    return obj
+
+
+#: The stage-kind registry (:class:`groundrl.registry.Registry`), one shape with every kind.
+STAGE_KINDS: Registry[StageKind] = Registry(
+    "stage kind", group=ENTRY_POINT_GROUP, name_of=lambda k: k.name, from_plugin=_from_plugin, log=log
+)
 
 
 def register_stage_kind(
@@ -95,36 +105,17 @@ def register_stage_kind(
         raise TypeError("register_stage_kind takes a StageKind, or a name and a runner ('module:function')")
     if obj.trainer is not None and obj.trainer not in TRAINERS:
         raise ValueError(f"stage kind {obj.name!r}: trainer must be one of {', '.join(TRAINERS)} or None")
-    current = _KINDS.get(obj.name)
-    if admit("stage kind", obj.name, obj, current, builtin=obj.name in _BUILTIN, replace=replace):
-        _KINDS[obj.name] = obj
-    return obj
+    return STAGE_KINDS.register(obj, replace=replace)
 
 
 def unregister_stage_kind(name: str) -> None:
     """Remove a registered stage kind (tests, notebooks); a built-in raises."""
-    check_removable("stage kind", name, builtin=name in _BUILTIN)
-    _KINDS.pop(name, None)
-
-
-def _load_plugins() -> None:
-    global _plugins_loaded
-    if _plugins_loaded:
-        return
-    _plugins_loaded = True
-
-    def accept(_name: str, obj: object) -> None:
-        # a StageKind object, or a module that registered its own on import
-        if isinstance(obj, StageKind):
-            register_stage_kind(obj)
-
-    load_entry_points(ENTRY_POINT_GROUP, "stage-kind", accept, log)
+    STAGE_KINDS.unregister(name)
 
 
 def stage_kinds() -> dict[str, StageKind]:
     """Every registered stage kind, built-ins and plugins."""
-    _load_plugins()
-    return dict(_KINDS)
+    return dict(STAGE_KINDS.items())
 
 
 def get_stage_kind(name: Any) -> StageKind:
@@ -170,4 +161,4 @@ register_stage_kind(
 )
 register_stage_kind("proxy_sft", f"{_R}:run_proxy_sft", trainer="sft", doc="Proxy-SFT of the proxy agent")
 register_stage_kind("proxy_rl", f"{_R}:run_proxy_rl", trainer="grpo", doc="Proxy-RL of the proxy agent")
-_BUILTIN.update(_KINDS)
+STAGE_KINDS.mark_builtins()
