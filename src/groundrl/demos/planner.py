@@ -34,8 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
-import numpy as np
-
+from groundrl import intervals
 from groundrl.rewards.planning import reinforced_accuracy, reinforced_format
 from groundrl.sim.execute import execute
 from groundrl.sim.generate import generate_tasks
@@ -411,21 +410,20 @@ def bootstrap_ci(
 ) -> tuple[float, float]:
     """Percentile bootstrap 95% interval of ``mean(xs)`` — or, with ``ys``, of the paired
     difference ``mean(ys) - mean(xs)`` (tasks resampled with replacement, the same tasks
-    for both policies), ``n_boot`` resamples drawn with ``numpy.random.default_rng(seed)``.
+    for both policies: the mean of the per-task differences), ``n_boot`` resamples of
+    :func:`groundrl.intervals.bootstrap_ci` (the package's one bootstrap), rounded to 4
+    places; ``(nan, nan)`` for no tasks.
 
     >>> bootstrap_ci([1, 1, 1, 1])
     (1.0, 1.0)
     >>> bootstrap_ci([0, 0, 0, 0], [1, 1, 1, 1])
     (1.0, 1.0)
     """
-    a = np.asarray(xs, dtype=float)
-    d = a if ys is None else np.asarray(ys, dtype=float) - a
-    if d.size == 0:
+    d = [float(x) for x in xs] if ys is None else [float(y) - x for x, y in zip(xs, ys, strict=True)]
+    lo, hi = intervals.bootstrap_ci(d, lambda s: sum(s) / len(s), n=n_boot, seed=seed)
+    if lo is None or hi is None:
         return (float("nan"), float("nan"))
-    rng = np.random.default_rng(seed)
-    means = d[rng.integers(0, d.size, size=(n_boot, d.size))].mean(axis=1)
-    lo, hi = np.percentile(means, [2.5, 97.5])
-    return (round(float(lo), 4), round(float(hi), 4))
+    return (round(lo, 4), round(hi, 4))
 
 
 def grpo(
