@@ -4,6 +4,8 @@ offline hub, and the path to the shared external data (tests skip when it is abs
 from __future__ import annotations
 
 import os
+import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -21,7 +23,8 @@ try:  # torch is an optional extra; set one thread only when it is installed
 except ImportError:  # pragma: no cover
     pass
 
-EXTERNAL = Path(__file__).resolve().parents[2] / "shared" / "data" / "external"
+ROOT = Path(__file__).resolve().parents[1]
+EXTERNAL = ROOT.parent / "shared" / "data" / "external"
 
 
 @pytest.hookimpl(optionalhook=True)  # an xdist hook: unknown (and unused) without xdist
@@ -110,3 +113,80 @@ def chat_server():
     srv = ChatServer().start()
     yield srv
     srv.stop()
+
+
+@dataclass(frozen=True)
+class SharedRun:
+    """One finished shell command: its exit status, its two streams and the folder it ran in."""
+
+    command: str
+    returncode: int
+    stdout: str
+    stderr: str
+    folder: Path
+
+    @property
+    def output(self) -> str:
+        return self.stdout + self.stderr
+
+
+class RunOnce:
+    """``run_once(command)``: a README/docs shell command run once per test session, however
+    many tests assert on it (issue 40 item 5: the docs-snippet test, the README tour and a
+    CLI test each trained the same tiny config). It runs under ``bash -e`` in a fresh reader
+    folder (links to the checkout's .venv, src, configs, bench, examples, docs; .venv/bin first
+    on PATH, so ``groundrl`` and ``.venv/bin/groundrl`` are the same), keyed on the command
+    with the ``.venv/bin/`` prefix dropped. ``SHARED`` lists the commands the docs-snippet
+    test takes from here instead of running them again."""
+
+    TRAIN_TINY = "groundrl train --config configs/cpu-tiny/reinforced_planning.yaml"
+    SHARED = frozenset({TRAIN_TINY})
+
+    def __init__(self, tmp_path_factory) -> None:
+        self._tmp = tmp_path_factory
+        self._done: dict[str, SharedRun] = {}
+
+    @staticmethod
+    def key(command: str) -> str:
+        return " ".join(command.replace(".venv/bin/", "").split())
+
+    def __call__(self, command: str, timeout: int = 900) -> SharedRun:
+        key = self.key(command)
+        if key not in self._done:
+            self._done[key] = self._run(key, timeout)
+        return self._done[key]
+
+    def _run(self, command: str, timeout: int) -> SharedRun:
+        cwd = self._tmp.mktemp("run_once") / "main"
+        cwd.mkdir()
+        for name in (".venv", "src", "configs", "bench", "examples", "docs"):
+            if (ROOT / name).exists():
+                (cwd / name).symlink_to(ROOT / name)
+        venv_bin = ROOT / ".venv" / "bin"
+        env = {
+            **os.environ,
+            "PATH": f"{venv_bin}:{os.environ.get('PATH', '')}",
+            "OMP_NUM_THREADS": "1",
+            "COLUMNS": "200",
+        }
+        try:
+            p = subprocess.run(
+                ["bash", "-e", "-c", command],
+                cwd=cwd,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+            )
+        except subprocess.TimeoutExpired as e:  # a failed run for every test that asks for it
+            out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else e.stdout or ""
+            return SharedRun(command, -1, out, f"timed out after {timeout} s", cwd)
+        return SharedRun(command, p.returncode, p.stdout, p.stderr, cwd)
+
+
+@pytest.fixture(scope="session")
+def run_once(tmp_path_factory) -> RunOnce:
+    """See RunOnce: each distinct README/docs command once per session."""
+    if not (ROOT / ".venv" / "bin" / "groundrl").exists():
+        pytest.skip("needs the checkout's .venv (make setup)")
+    return RunOnce(tmp_path_factory)

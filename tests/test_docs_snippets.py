@@ -129,13 +129,33 @@ def _run(script: str, cwd: Path, env: dict[str, str], timeout: int = 900) -> tup
     return code, log.read_text(errors="replace")
 
 
+def _take_shared_runs(s: Snippet, run_once) -> Snippet:
+    """A line the suite runs once for every test that needs it (tests/conftest.py RunOnce:
+    the tiny training the README tour and a CLI test run too) is checked from that run, as
+    this script would check it (exit 0, no traceback), and its files are copied in, so the
+    doc's later lines find them as a reader's would."""
+    if s.lang == "python":
+        return s
+    lines = []
+    for line in s.code.splitlines():
+        if run_once.key(line) not in run_once.SHARED:
+            lines.append(line)
+            continue
+        run = run_once(line)
+        where = f"{s.doc}:{s.line}: {line.strip()}"
+        assert run.returncode == 0, f"{where}\n{run.output[-6000:]}"
+        assert "Traceback" not in run.output, f"{where}\n{run.output[-6000:]}"
+        lines.append(f"mkdir -p runs && cp -R '{run.folder}/runs/.' runs/  # run once: {line.strip()}")
+    return Snippet(s.doc, s.line, s.lang, "\n".join(lines) + "\n", s.mark)
+
+
 @pytest.mark.skipif(
     not (VENV / "bin" / "groundrl").exists(), reason="needs the checkout's .venv (make setup)"
 )
 @pytest.mark.timeout(960)  # a doc's snippets in sequence: the benchmark tour, tiny trainings
 @pytest.mark.parametrize("doc", list(_params()))
-def test_the_docs_snippets_run_as_written(doc, reader_folder):
-    runnable = [s for s in snippets(doc) if s.skip_reason is None]
+def test_the_docs_snippets_run_as_written(doc, reader_folder, run_once):
+    runnable = [_take_shared_runs(s, run_once) for s in snippets(doc) if s.skip_reason is None]
     if (
         any("shared/data/external" in s.code for s in runnable)
         and not (SHARED / "data" / "external").is_dir()

@@ -136,9 +136,13 @@ def test_the_tour_runs_in_a_fresh_folder(fresh):
     assert eff["cpu_smoke_defaults"] is False and eff["stages"][0]["args"]["max_steps"] == -1
 
 
-def test_the_tours_train_line_runs(fresh):
+def test_the_tours_train_line_runs(run_once):
     (line,) = [ln for ln in _tour() if "train --config configs/cpu-tiny" in ln]
-    r = _run("mkdir -p runs/tour\n" + line, fresh)
-    assert r.returncode == 0, r.stdout + r.stderr
-    assert (fresh / "runs" / "tour" / "train" / "final").is_dir()
+    # the docs' training (docs/training.md) into the tour's folder: the suite runs it once
+    # (tests/conftest.py RunOnce) and asserts here on that run, in the config's output_dir
+    command, _, out_dir = run_once.key(line.split("#")[0]).partition(" -o ")
+    assert command == run_once.TRAIN_TINY and out_dir == "runs/tour/train", line
+    r = run_once(command)
+    assert r.returncode == 0, r.output
+    assert (r.folder / "runs" / "train-reinforced_planning" / "final").is_dir()
     assert "[grpo] NO LEARNING SIGNAL" in r.stdout  # as the tour's comment says

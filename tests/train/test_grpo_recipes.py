@@ -64,35 +64,26 @@ def test_recipe_grpo_two_steps(recipe, tmp_path, tiny_vlm_dir):
 
 
 @pytest.mark.slow
-def test_train_cli_with_bundled_cpu_config(tmp_path):
-    from pathlib import Path
-
+def test_train_cli_with_bundled_cpu_config(tmp_path, run_once):
     import torch
-    import yaml
     from typer.testing import CliRunner
 
     from groundrl.cli.main import app
 
-    root = Path(__file__).resolve().parents[2]
-    cfg = yaml.safe_load((root / "configs/cpu-tiny/reinforced_planning.yaml").read_text())
-    cfg["output_dir"] = str(tmp_path / "out")
-    cfg["recipe_options"]["action_map"] = str(root / cfg["recipe_options"]["action_map"])
-    for st in cfg["stages"]:
-        st["data"] = str(root / st["data"])
-    cfg["stages"][1]["grpo"]["max_steps"] = 2
-    f = tmp_path / "c.yaml"
-    f.write_text(yaml.safe_dump(cfg))
-    r = CliRunner().invoke(app, ["train", "reinforced_planning", "--config", str(f)])
-    assert r.exit_code == 0, r.output
-    assert "[grpo] step 2/2 (100%)" in r.output and (tmp_path / "out" / "final").is_dir()
+    # the docs' and the README tour's training of this config: run once for the suite
+    # (tests/conftest.py RunOnce), its 2 SFT and 4 GRPO steps as the file gives them
+    r = run_once(run_once.TRAIN_TINY)
+    assert r.returncode == 0, r.output
+    out = r.folder / "runs" / "train-reinforced_planning"
+    assert "[grpo] step 4/4 (100%)" in r.output and (out / "final").is_dir()
     # a random model never passes the online filter: said on the console and first in the report
-    assert "[grpo] NO LEARNING SIGNAL: all 2 steps had zero gradient" in r.output
+    assert "[grpo] NO LEARNING SIGNAL: all 4 steps had zero gradient" in r.output
     # the hint fits a stage that SFT trained first (issue 39): not "start from an SFT checkpoint"
     assert "no prompt group" in r.output and "though stage sft trained it first" in r.output
-    report = (tmp_path / "out" / "report.md").read_text().splitlines()
+    report = (out / "report.md").read_text().splitlines()
     assert report[2].startswith("> **No learning signal** in stage `grpo`")
-    assert (tmp_path / "out" / "sft" / "final").is_dir()  # SFT -> GRPO from the one preset
-    rows = [json.loads(line) for line in (tmp_path / "out" / "log.jsonl").read_text().splitlines()]
+    assert (out / "sft" / "final").is_dir()  # SFT -> GRPO from the one preset
+    rows = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
     logged = {k for row in rows for k in row}
     assert {
         "online_filter/kept_frac",
@@ -104,8 +95,8 @@ def test_train_cli_with_bundled_cpu_config(tmp_path):
     # the preset freezes the vision tower and projector (RR): their weights did not move
     from safetensors.torch import load_file
 
-    before = load_file(str(next((tmp_path / "out" / "sft" / "tiny-model").glob("*.safetensors"))))
-    after = load_file(str(next((tmp_path / "out" / "final").glob("*.safetensors"))))
+    before = load_file(str(next((out / "sft" / "tiny-model").glob("*.safetensors"))))
+    after = load_file(str(next((out / "final").glob("*.safetensors"))))
     visual = [k for k in before if "visual" in k]
     assert visual and all(torch.equal(before[k], after[k]) for k in visual)
     bad = tmp_path / "bad.yaml"
