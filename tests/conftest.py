@@ -140,7 +140,8 @@ class RunOnce:
     test takes from here instead of running them again."""
 
     TRAIN_TINY = "groundrl train --config configs/cpu-tiny/reinforced_planning.yaml"
-    SHARED = frozenset({TRAIN_TINY})
+    TRAIN_ARGOS = "groundrl train --config configs/cpu-tiny/argos.yaml -o runs/argos-try --seed 1"
+    SHARED = frozenset({TRAIN_TINY, TRAIN_ARGOS})  # both: docs/training.md's first snippet
 
     def __init__(self, tmp_path_factory) -> None:
         self._tmp = tmp_path_factory

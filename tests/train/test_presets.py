@@ -67,25 +67,22 @@ def test_embodied_brain_preset_with_grm_judge(tmp_path, chat_server):
 
 
 @pytest.mark.slow
-def test_argos_preset_filter_sft_grpo(tmp_path):
-    from typer.testing import CliRunner
-
-    from groundrl.cli.main import app
-
-    f = _preset("argos", tmp_path)
-    r = CliRunner().invoke(app, ["train", "argos", "--config", str(f)])
-    assert r.exit_code == 0, r.output
+def test_argos_preset_filter_sft_grpo(run_once):
+    # docs/training.md's training of this preset, run once for the suite (tests/conftest.py)
+    r = run_once(run_once.TRAIN_ARGOS)
+    assert r.returncode == 0, r.output
+    out = r.folder / "runs" / "argos-try"
     # hand-worked: candidates 0, 2, 4 have a rollout with the right answer and both points inside (1.0);
     # 1, 3, 5 only a right answer with a point outside (0.5 < 0.7) or a wrong one
     assert "kept 3 of 6 samples" in r.output
-    kept = (tmp_path / "out" / "curate" / "sft.jsonl").read_text().splitlines()
+    kept = (out / "curate" / "sft.jsonl").read_text().splitlines()
     assert len(kept) == 3
-    rows = _log(tmp_path)
+    rows = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
     assert {row["stage"] for row in rows} == {"sft", "grpo"}
     assert any("rewards/verifier/mean" in row for row in rows if row["stage"] == "grpo")
     for stage in ("sft", "grpo"):
-        assert (tmp_path / "out" / stage / "final").is_dir()
-    report = (tmp_path / "out" / "report.md").read_text()
+        assert (out / stage / "final").is_dir()
+    report = (out / "report.md").read_text()
     assert "stage `curate` (verifier_filter)" in report and "- kept: 3" in report
 
 
