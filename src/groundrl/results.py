@@ -44,16 +44,6 @@ def part_values(
     return out
 
 
-def trainer_keys(names: Iterable[str], prefix: str = "", applicability: bool = False) -> list[str]:
-    """The keys :func:`trainer_values` fills, in order."""
-    keys: list[str] = []
-    for name in names:
-        keys.append(f"{prefix}{name}")
-        if applicability:
-            keys.append(f"{prefix}{name}/{APPLIES}")
-    return keys
-
-
 def trainer_values(
     verdict: Verdict | None, names: Iterable[str], prefix: str = "", applicability: bool = False
 ) -> dict[str, float]:

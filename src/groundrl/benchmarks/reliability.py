@@ -32,7 +32,6 @@ from groundrl.benchmarks.protocols import verdict
 from groundrl.benchmarks.report import fmt, md_table
 from groundrl.benchmarks.runner import plot_rates, write_outputs
 from groundrl.benchmarks.stats import (
-    CALIBRATION_BINS,
     calibration,
     position_counts,
     position_metrics,
@@ -41,8 +40,6 @@ from groundrl.benchmarks.stats import (
 )
 from groundrl.judges.base import SamplingParams
 from groundrl.parse.scores import parse_score
-
-BINS = CALIBRATION_BINS  # predicted-score bins of the calibration table
 
 
 def default_params(k: int, given: SamplingParams | None, seed: int) -> SamplingParams:

@@ -193,24 +193,3 @@ def _rate_axes(fig: Any, ax: Any, labels: Sequence[str], title: str, ylabel: str
         fontsize=8,
         frameon=False,
     )
-
-
-def plot_bars(path: Path, labels: Sequence[str], values: Sequence[float], title: str, ylabel: str) -> None:
-    """Plain bars (kept for callers without counts); prefer :func:`plot_rates` for rates."""
-    # lazy: matplotlib loads only when a figure is drawn
-    import matplotlib
-
-    matplotlib.use("Agg")
-    # lazy: matplotlib loads only when a figure is drawn
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(max(5, 0.9 * len(labels) + 2), 3.5))
-    ax.bar(range(len(labels)), values, color="tab:blue")
-    for i, v in enumerate(values):
-        ax.text(i, v, f"{v:.3f}", ha="center", va="bottom", fontsize=8)
-    ax.set_xticks(range(len(labels)), labels, rotation=25, ha="right")
-    ax.set_ylabel(ylabel)
-    ax.set_title(title)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)

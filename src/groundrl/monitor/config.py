@@ -76,10 +76,6 @@ class MonitorConfig:
     thresholds: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_THRESHOLDS))
     probe: ProbeConfig | None = None
 
-    @property
-    def accuracy_key(self) -> str | None:
-        return self.accuracy or self.truth
-
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any] | None) -> MonitorConfig | None:
         """``None`` for no block; a config otherwise. ``{}`` (``monitor: {}``) is all defaults."""

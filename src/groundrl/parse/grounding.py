@@ -295,16 +295,6 @@ def _inside(s: int, e: int, taken: list[tuple[int, int]]) -> bool:
     return i >= 0 and taken[i][0] < e and s < taken[i][1]
 
 
-def extract_frame_mentions(text: Any) -> list[FrameMention]:
-    """Frame-level mentions only (see :func:`extract_temporal_mentions`)."""
-    return extract_temporal_mentions(text)[0]
-
-
-def extract_segment_mentions(text: Any) -> list[SegmentMention]:
-    """Segment-level mentions only (see :func:`extract_temporal_mentions`)."""
-    return extract_temporal_mentions(text)[1]
-
-
 # --- frame references → frame indices (Argos' 1-based traces) -----------------
 
 

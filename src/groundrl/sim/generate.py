@@ -26,7 +26,7 @@ from groundrl.sim.catalog import (
 from groundrl.sim.goals import Goal
 from groundrl.sim.planner import expert_plan
 from groundrl.sim.scenes import COLORS, MATERIALS, build_scene, lamp_for
-from groundrl.sim.task_types import BUILTIN, TaskType, get_task_type, task_type_names
+from groundrl.sim.task_types import TaskType, get_task_type, task_type_names
 from groundrl.sim.tasks import Task
 from groundrl.sim.vocab import render_plan
 
@@ -52,8 +52,6 @@ CHATTER = [
     "My guests arrive soon and the {d} can wait; {req}",
     "Before anything else, and ignoring the {d}, {req}",
 ]
-#: instruction templates by task type (each type's ``instruction``)
-VERB = {t.name: t.instruction for t in BUILTIN}
 #: the task types the long_horizon subset draws from, in the order seeds were drawn with
 LONG_HORIZON_TYPES = (
     "pick_and_place_with_movable_recep",

@@ -35,15 +35,12 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from groundrl.sim.refs import Ref, SceneFacts
-from groundrl.sim.task_types import BUILTIN, BUILTIN_NAMES, TaskType, get_task_type, task_type_names
+from groundrl.sim.task_types import BUILTIN_NAMES, TaskType, get_task_type, task_type_names
 from groundrl.sim.world import Env
 
 #: The built-in (ALFRED) task types; :func:`~groundrl.sim.task_types.task_type_names`
 #: also lists registered ones.
 TASK_TYPES = BUILTIN_NAMES
-STATE_OF = {t.name: t.state for t in BUILTIN if t.state}
-#: The station whose side effect (or macro) gives the state.
-STATION_OF = {t.name: t.station for t in BUILTIN if t.station}
 
 
 @dataclass(frozen=True)
@@ -125,11 +122,6 @@ class Goal:
         """The goal with every instance description dropped (the attribute-blind
         reading: any instance of each type will do)."""
         return replace(self, obj_id=None, obj_ref=None, recep_ref=None, mrecep_ref=None)
-
-    @property
-    def obj_type(self) -> str:
-        """The type the placed object has at the end (``AppleSliced`` when sliced)."""
-        return self.obj + "Sliced" if self.sliced else self.obj
 
     @property
     def type(self) -> TaskType:

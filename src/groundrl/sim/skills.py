@@ -17,8 +17,6 @@ VERBS = (
     "heat",
     "cool",
 )
-PRIMITIVE_VERBS = ("find", "pickup", "put", "open", "close", "toggle_on", "toggle_off", "slice")
-MACRO_VERBS = ("clean", "heat", "cool")
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from groundrl.sim.catalog import KNIVES, LAMPS, base_type, props
+from groundrl.sim.catalog import KNIVES, base_type, props
 from groundrl.sim.skills import VERBS, Skill
 
 OK = "Last action executed successfully."
@@ -73,9 +73,6 @@ class Scene:
         if bad:
             raise ValueError(f"objects {bad[:5]} have a parent that is not in the scene")
         return cls(d["room"], objs, d.get("floorplan"), set(d.get("opened", [])), set(d.get("on", [])))
-
-    def ids_of(self, t: str) -> list[str]:
-        return [o.id for o in self.objects if o.type == t]
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,9 +205,6 @@ class Env:
 
     def name(self, oid: str | None) -> str:
         return self.type_of[oid] if oid else "nothing"
-
-    def lamp_on_here(self) -> bool:
-        return any(i in self.on and self.reachable(i) for t in LAMPS for i in self.ids_of_type(t))
 
     # -- observation --------------------------------------------------------------
 
