@@ -20,7 +20,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from groundrl.judges.registry import BUILTIN_BACKENDS as BACKENDS
-from groundrl.judges.registry import get_judge_backend, judge_backend_names
+from groundrl.judges.registry import backend_options, get_judge_backend, judge_backend_names
 
 DTYPES = ("float32", "bfloat16", "float16")
 ENV_PREFIX = "GROUNDRL_JUDGE_"
@@ -44,6 +44,9 @@ class JudgeConfig:
     * ``temperature``, ``max_tokens``: sampling; ``None`` keeps each paper judge's default
       (greedy, 512 tokens).
     * ``cache``: path of a sqlite response cache.
+    * ``options``: the backend's own settings, parsed into the settings dataclass it
+      registered (:func:`~groundrl.judges.registry.register_judge_backend`); unknown keys
+      raise at load.
     * ``image_root``, ``allow_local_images``, ``allow_image_urls``: which image
       references the judge follows (:class:`~groundrl.judges.images.ImagePolicy`): local
       paths anywhere by default (the CLI reads your files), only under ``image_root`` when
@@ -99,9 +102,16 @@ class JudgeConfig:
     allow_image_urls: bool = field(
         default=False, metadata={"help": "Pass http(s) image URLs on to the judge server."}
     )
+    options: dict[str, Any] | None = field(
+        default=None,
+        metadata={
+            "help": "The backend's own settings (JSON object), checked against the settings it registered."
+        },
+    )
 
     def __post_init__(self) -> None:
         get_judge_backend(self.backend)  # an unknown name raises, listing the registered ones
+        backend_options(self.backend, self.options)  # the backend's own settings, checked at load
         if not self.model:
             raise ValueError("the judge needs a model (a served model name or a local checkpoint path)")
         if self.backend == "openai":
@@ -191,6 +201,11 @@ class JudgeConfig:
         backend registered under ``self.backend`` (the caller closes it)."""
         return get_judge_backend(self.backend)(self)
 
+    def backend_settings(self) -> Any:
+        """``options`` as the backend's registered settings dataclass (``None`` when it
+        declares none): what a backend reads its own settings from."""
+        return backend_options(self.backend, self.options)
+
     def image_policy(self) -> Any:
         # lazy: import cycle: judges.images imports this module, directly or through its package
         from groundrl.judges.images import ImagePolicy
@@ -219,6 +234,11 @@ _FLOATS = ("timeout", "temperature")
 
 
 def _from_text(name: str, value: str) -> Any:
+    if name == "options":
+        try:
+            return json.loads(value)
+        except ValueError as e:
+            raise ValueError(f"judge options must be a JSON object, got {value!r} ({e})") from None
     if name in _BOOLS:
         if value.strip().lower() in ("true", "yes", "on", "1", "false", "no", "off", "0"):
             return value.strip().lower() in ("true", "yes", "on", "1")

@@ -13,17 +13,24 @@ maker (or a module that registers its own on import):
     [project.entry-points."groundrl.judges"]
     my_judge = "my_package.judge:MyBackend"
 
+A backend may declare its own settings: a dataclass (``settings=`` or the class's
+``Settings`` attribute) that the judge block's ``options`` mapping (``--judge-options``
+as JSON) is parsed into when the :class:`~groundrl.judges.config.JudgeConfig` is built, so
+a misspelt option fails at load naming the allowed ones.
+
 The registry's rules are every registry's (:mod:`groundrl.registry`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from groundrl.registry import Registry
+from groundrl.settings import parse_settings
 
 log = logging.getLogger("groundrl.judges")
 ENTRY_POINT_GROUP = "groundrl.judges"
@@ -38,12 +45,15 @@ def _check(name: str, maker: object) -> None:
         raise TypeError(f"judge backend {name!r}: register a class or function taking the JudgeConfig")
 
 
-def _from_plugin(_name: str, obj: object) -> Maker | None:
+def _from_plugin(name: str, obj: object) -> Maker | None:
     """An entry point names the maker, or a module that registers its own on import."""
     if isinstance(obj, type(os)):
         return None
     if not callable(obj):
         raise TypeError(f"it gave {type(obj).__name__}, expected a class or function taking the JudgeConfig")
+    settings = getattr(obj, "Settings", None)
+    if isinstance(settings, type) and dataclasses.is_dataclass(settings):
+        _SETTINGS[name] = settings  # a plugin declares its settings on the class
     return obj
 
 
@@ -54,21 +64,56 @@ JUDGE_BACKENDS: Registry[Maker] = Registry(
 )
 
 
-def register_judge_backend(name: str, maker: Maker | None = None, *, replace: bool = False) -> Any:
+_SETTINGS: dict[str, type] = {}  # name -> the backend's own settings dataclass
+
+
+def register_judge_backend(
+    name: str, maker: Maker | None = None, *, settings: type | None = None, replace: bool = False
+) -> Any:
     """Let ``JudgeConfig(backend=name, …)`` build its backend with ``maker(config)``;
-    returns ``maker``. Without ``maker`` it is a decorator::
+    returns ``maker``. ``settings`` is the backend's own settings dataclass (default: the
+    maker's ``Settings`` attribute, when it is a dataclass), which ``JudgeConfig.options``
+    is parsed into at load (:func:`backend_options`). Without ``maker`` it is a
+    decorator::
 
         @register_judge_backend("mine")
         class MyBackend(JudgeBackend): ...
     """
     if maker is None:
-        return lambda m: register_judge_backend(name, m, replace=replace)
-    return JUDGE_BACKENDS.register(name, maker, replace=replace)
+        return lambda m: register_judge_backend(name, m, settings=settings, replace=replace)
+    settings = settings if settings is not None else getattr(maker, "Settings", None)
+    if settings is not None and not (isinstance(settings, type) and dataclasses.is_dataclass(settings)):
+        raise TypeError(f"judge backend {name!r}: settings must be a dataclass, got {settings!r}")
+    out = JUDGE_BACKENDS.register(name, maker, replace=replace)
+    if settings is not None:
+        _SETTINGS[name] = settings
+    else:
+        _SETTINGS.pop(name, None)
+    return out
+
+
+def judge_backend_settings(name: str) -> type | None:
+    """The settings dataclass the backend registered as ``name`` declared, or ``None``."""
+    get_judge_backend(name)  # an unknown name raises; a plugin's maker is loaded first
+    return _SETTINGS.get(name)
+
+
+def backend_options(name: str, raw: Mapping[str, Any] | None) -> Any:
+    """``raw`` (a judge block's ``options``) parsed into the settings dataclass of backend
+    ``name`` (unknown key → did-you-mean, types from the fields); ``None`` when the backend
+    declares none and ``raw`` is empty. Options for a backend without settings raise."""
+    cls = judge_backend_settings(name)
+    if cls is None:
+        if raw:
+            raise ValueError(f"judge backend {name!r} declares no settings; remove options {sorted(raw)}")
+        return None
+    return parse_settings(cls, raw, f"judge options ({name})")
 
 
 def unregister_judge_backend(name: str) -> None:
     """Forget a registered judge backend (tests, notebooks); a built-in raises."""
     JUDGE_BACKENDS.unregister(name)
+    _SETTINGS.pop(name, None)
 
 
 def judge_backend_names() -> tuple[str, ...]:
@@ -119,7 +164,9 @@ __all__ = [
     "BUILTIN_BACKENDS",
     "ENTRY_POINT_GROUP",
     "JUDGE_BACKENDS",
+    "backend_options",
     "get_judge_backend",
+    "judge_backend_settings",
     "judge_backend_names",
     "register_judge_backend",
     "unregister_judge_backend",
