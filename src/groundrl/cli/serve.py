@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import ipaddress
 import os
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
 import typer
 
+from groundrl.cli.dataclass_options import flag, settings_command
 from groundrl.cli.fields import field_option, parse_fields
 from groundrl.cli.recipe_options import RecipeArgs, recipe_by_name, recipe_command
 from groundrl.recipes import recipe_names
+from groundrl.serve.limits import Limits
 
 
 def _is_loopback(host: str) -> bool:
@@ -53,10 +56,26 @@ def _options(
     return options
 
 
+@dataclass(frozen=True)
+class Listen:
+    """How uvicorn listens: the ``groundrl serve`` flags that are not server limits."""
+
+    host: str = flag("127.0.0.1", "Interface to bind (loopback by default).")
+    port: int = flag(8000, "TCP port.", min=0, max=65535)
+    limit_concurrency: int = flag(1024, "Open connections (per worker) before uvicorn answers 503.", min=1)
+    header_timeout: float = flag(
+        10.0, "Seconds a connection may take to send a request's headers before it is closed.", min=0.1
+    )
+    graceful_timeout: float = flag(
+        30.0, "Seconds to let in-flight requests finish on SIGTERM/SIGINT.", min=0.0
+    )
+    workers: int = flag(1, "uvicorn worker processes (each builds its own app).", min=1)
+
+
+@settings_command(Limits, "limits")
+@settings_command(Listen, "listen")
 @recipe_command
 def command(
-    host: str = typer.Option("127.0.0.1", "--host", help="Interface to bind (loopback by default)."),
-    port: int = typer.Option(8000, "--port", min=0, max=65535, help="TCP port."),
     recipe: str | None = typer.Option(
         None,
         "--recipe",
@@ -79,65 +98,11 @@ def command(
         None, "--lenient/--no-lenient", help="Alias of -O lenient=true|false."
     ),
     tau: float | None = typer.Option(None, "--tau", help="Alias of -O tau=X (argos)."),
-    max_batch: int = typer.Option(64, "--max-batch", min=1, help="Samples per scoring call (micro-batch)."),
-    max_wait_ms: float = typer.Option(
-        5.0, "--max-wait-ms", min=0.0, help="Longest a judge-backed batch waits to fill (rule-only: no wait)."
-    ),
-    max_queue: int = typer.Option(
-        4096, "--max-queue", min=1, help="Samples held (queued or scoring) before 503 + Retry-After."
-    ),
-    max_samples: int = typer.Option(
-        4096, "--max-samples", min=1, help="Samples (queries) per request (422 above)."
-    ),
-    max_body_mb: float = typer.Option(
-        16.0, "--max-body-mb", min=0.001, help="Request body limit in MiB (413 above)."
-    ),
-    batch_concurrency: int = typer.Option(
-        1, "--batch-concurrency", min=1, help="Batches scored at once per recipe (raise for a judge server)."
-    ),
-    limit_concurrency: int = typer.Option(
-        1024,
-        "--limit-concurrency",
-        min=1,
-        help="Open connections (per worker) before uvicorn answers 503.",
-    ),
+    limits: Limits = None,  # type: ignore[assignment]  # the Limits fields' flags
     docs: bool = typer.Option(
         False, "--docs/--no-docs", help="Serve /openapi.json and /docs (behind the token when one is set)."
     ),
-    header_timeout: float = typer.Option(
-        10.0,
-        "--header-timeout",
-        min=0.1,
-        help="Seconds a connection may take to send a request's headers before it is closed.",
-    ),
-    body_timeout: float = typer.Option(
-        10.0,
-        "--body-timeout",
-        min=0.1,
-        help="Seconds a request body may go without a byte before it is dropped (408).",
-    ),
-    min_body_rate_kb: float = typer.Option(
-        64.0,
-        "--min-body-rate-kb",
-        min=0.0,
-        help="KiB/s a request body must average after --body-timeout seconds (0: no floor).",
-    ),
-    part_timeout: float = typer.Option(
-        600.0,
-        "--part-timeout",
-        min=0.0,
-        help="Seconds a reward part's call may take (a hung judge or third-party part); past it the part "
-        "scores its fallback with reason `timeout` and the batch is answered. 0: no deadline.",
-    ),
-    graceful_timeout: float = typer.Option(
-        30.0,
-        "--graceful-timeout",
-        min=0.0,
-        help="Seconds to let in-flight requests finish on SIGTERM/SIGINT.",
-    ),
-    workers: int = typer.Option(
-        1, "--workers", min=1, help="uvicorn worker processes (each builds its own app)."
-    ),
+    listen: Listen = None,  # type: ignore[assignment]  # the Listen fields' flags
     field: list[str] = field_option(),
     recipe_args: RecipeArgs = None,  # type: ignore[assignment]
 ) -> None:
@@ -157,17 +122,9 @@ def command(
     config: dict[str, Any] = {
         "recipe": recipe,
         "token": token,
-        "max_batch": max_batch,
-        "max_wait_ms": max_wait_ms,
-        "max_queue": max_queue,
-        "max_samples": max_samples,
-        "max_body_bytes": max(1, int(max_body_mb * 1024 * 1024)),
-        "batch_concurrency": batch_concurrency,
+        **asdict(limits),
         "options": options,
         "docs": docs,
-        "body_timeout_s": body_timeout,
-        "min_body_rate": min_body_rate_kb * 1024,
-        "part_timeout_s": part_timeout or None,
         "fields": parse_fields(field) or None,  # /score samples' renames (--field)
     }
     if recipe_args.judge is not None:
@@ -177,16 +134,17 @@ def command(
     except (ValueError, TypeError, OSError) as e:
         typer.echo(f"error: {e}", err=True)
         raise typer.Exit(2) from e
-    if not _is_loopback(host) and token is None:
+    if not _is_loopback(listen.host) and token is None:
         typer.echo(
-            f"warning: serving on {host} without --token: anyone who can reach it can use it", err=True
+            f"warning: serving on {listen.host} without --token: anyone who can reach it can use it", err=True
         )
+    host, port, workers, header_timeout = listen.host, listen.port, listen.workers, listen.header_timeout
     common: dict[str, Any] = {
         "host": host,
         "port": port,
         "log_level": "warning",
-        "timeout_graceful_shutdown": graceful_timeout,
-        "limit_concurrency": limit_concurrency,
+        "timeout_graceful_shutdown": listen.graceful_timeout,
+        "limit_concurrency": listen.limit_concurrency,
     }
     os.environ["GROUNDRL_HEADER_TIMEOUT"] = str(header_timeout)  # worker processes inherit it
     # lazy: loads when the command runs; groundrl --help imports every command module

@@ -46,7 +46,6 @@ import math
 import time
 from collections.abc import Mapping
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Any
 from urllib.parse import unquote_to_bytes
 
@@ -66,6 +65,9 @@ from groundrl.serve.batching import Admission, MicroBatcher, Overloaded
 from groundrl.serve.body import json_elements as json_elements  # re-exported (tests, users)
 from groundrl.serve.body import too_many_values
 from groundrl.serve.judge_health import DEGRADED_RATE, count_failures
+from groundrl.serve.limits import BODY_TIMEOUT_S, MAX_BODY_ELEMENTS, MIN_BODY_RATE, Limits
+from groundrl.serve.limits import MAX_SAMPLES as MAX_SAMPLES  # re-exported
+from groundrl.serve.limits import MiB as MiB  # re-exported
 from groundrl.serve.metrics import Metrics
 from groundrl.serve.schemas import check, reward_body, score_body
 
@@ -73,16 +75,9 @@ log = logging.getLogger("groundrl.serve")
 
 ROUTES = ("/score", "/get_reward", "/health", "/metrics")
 DOC_ROUTES = ("/docs", "/openapi.json")  # only with docs=True; behind the token like the rest
-MAX_SAMPLES = 4096
-MAX_BODY_ELEMENTS = 500_000  # [ours: ~50 MB of Python objects per body at ~100 B each]
-MiB = 1024 * 1024
 
 
 SHED_DELAY_S = 0.25
-# [ours: like the header timeout] a body may be idle this long, and must average
-# MIN_BODY_RATE bytes/s once this grace has passed (16 MiB then takes at most ~4.5 min)
-BODY_TIMEOUT_S = 10.0
-MIN_BODY_RATE = 64 * 1024
 # [ours] after uvicorn's --graceful-timeout, batches still scoring get this long before
 # their judge calls are cancelled (their requests were already answered or cancelled)
 SHUTDOWN_GRACE_S = 1.0
@@ -350,80 +345,6 @@ async def _send(send: Any, status: int, msg: str, headers: Mapping[str, str] | N
 
 
 # ---------------------------------------------------------------------------- app
-
-
-def _check_int(name: str, value: Any, low: int = 1) -> int:
-    if not isinstance(value, int) or isinstance(value, bool) or value < low:
-        raise ValueError(f"{name} must be an int ≥ {low}, got {value!r}")
-    return value
-
-
-def _check_number(name: str, value: Any, low: float, what: str, *, open_low: bool = False) -> None:
-    ok = (
-        isinstance(value, (int, float))
-        and (value > low if open_low else value >= low)
-        and value < float("inf")
-    )
-    if not ok:
-        raise ValueError(f"{name} must be {what}, got {value!r}")
-
-
-@dataclass(frozen=True)
-class Limits:
-    """The server's limits and batching, checked when made (``ValueError`` naming the
-    setting). :func:`create_app` takes each as a keyword.
-
-    ``max_batch`` samples per scoring call; ``max_wait_ms`` the longest a judge-backed
-    batch waits to fill (rule-only rubrics never wait). ``max_queue``: samples accepted and
-    not yet answered, across all recipes, before 503. ``max_body_bytes``: request body
-    limit (413). ``max_samples``: samples (or queries) per request (422 above), capped at
-    ``max_queue`` so every valid request can be admitted. ``batch_concurrency``: batches
-    scored at once per recipe and route (raise it for a judge server that batches
-    requests itself). ``retry_after_s``: the ``Retry-After`` of a 503.
-    ``max_buffered_bytes``: request bodies held in memory at once before new ones get a
-    503 without being read (default 4 × ``max_body_bytes``); large bodies may hold 7/8 of
-    it, so bodies of at most 1/64 of it are served while large ones stall.
-    ``body_timeout_s``: a body idle this long is dropped with a 408 and its bytes released;
-    ``min_body_rate``: bytes/s a body must average once ``body_timeout_s`` has passed
-    (0: no rate floor). ``max_body_elements``: JSON values (containers and scalars) a
-    body may hold (413 above), so memory is bounded by parsed size, not only by bytes;
-    nesting is bounded by Python's recursion limit (400). ``part_timeout_s``: seconds a
-    reward part's call may take (``Rubric.part_timeout`` of every rubric the server uses
-    that has none); past it the part scores its fallback with reason ``timeout`` (counted
-    as a judge failure for a judge-backed part) and the batch is answered.
-    """
-
-    max_batch: int = 64
-    max_wait_ms: float = 5.0
-    max_queue: int = 4096
-    max_body_bytes: int = 16 * MiB
-    max_samples: int = MAX_SAMPLES
-    batch_concurrency: int = 1
-    retry_after_s: int = 1
-    max_buffered_bytes: int | None = None
-    body_timeout_s: float = BODY_TIMEOUT_S
-    min_body_rate: float = MIN_BODY_RATE
-    max_body_elements: int = MAX_BODY_ELEMENTS
-    part_timeout_s: float | None = None
-
-    def __post_init__(self) -> None:
-        for name in ("max_batch", "max_queue", "max_body_bytes", "max_samples", "batch_concurrency"):
-            _check_int(name, getattr(self, name))
-        _check_int("retry_after_s", self.retry_after_s, low=0)
-        _check_number("max_wait_ms", self.max_wait_ms, 0, "a finite number ≥ 0")
-        mb, mbb = self.max_body_bytes, self.max_buffered_bytes
-        if mbb is not None and (not isinstance(mbb, int) or mbb < mb):
-            raise ValueError(f"max_buffered_bytes must be an int ≥ max_body_bytes ({mb}), got {mbb!r}")
-        _check_number(
-            "body_timeout_s", self.body_timeout_s, 0, "a finite number of seconds > 0", open_low=True
-        )
-        _check_int("max_body_elements", self.max_body_elements)
-        if self.part_timeout_s is not None:
-            what = "a number of seconds > 0 or None"
-            _check_number("part_timeout_s", self.part_timeout_s, 0, what, open_low=True)
-        _check_number("min_body_rate", self.min_body_rate, 0, "a finite number of bytes/s ≥ 0")
-        # every valid request must be admissible
-        object.__setattr__(self, "max_samples", min(self.max_samples, self.max_queue))
 
 
 def _check_fields(fields: Any) -> None:
@@ -860,23 +781,23 @@ def create_app_from_limits(
 def create_app(
     recipe: str | None = None,
     token: str | None = None,
-    max_batch: int = 64,
-    max_wait_ms: float = 5.0,
-    max_queue: int = 4096,
-    max_body_bytes: int = 16 * MiB,
+    max_batch: int = Limits.max_batch,
+    max_wait_ms: float = Limits.max_wait_ms,
+    max_queue: int = Limits.max_queue,
+    max_body_bytes: int = Limits.max_body_bytes,
     rubric_overrides: Mapping[str, Rubric] | None = None,
     *,
     recipe_options: Mapping[str, Mapping[str, Any]] | None = None,
     recipes: Mapping[str, Recipe] | None = None,
-    max_samples: int = MAX_SAMPLES,
-    batch_concurrency: int = 1,
-    retry_after_s: int = 1,
-    max_buffered_bytes: int | None = None,
+    max_samples: int = Limits.max_samples,
+    batch_concurrency: int = Limits.batch_concurrency,
+    retry_after_s: int = Limits.retry_after_s,
+    max_buffered_bytes: int | None = Limits.max_buffered_bytes,
     docs: bool = False,
-    body_timeout_s: float = BODY_TIMEOUT_S,
-    min_body_rate: float = MIN_BODY_RATE,
-    max_body_elements: int = MAX_BODY_ELEMENTS,
-    part_timeout_s: float | None = None,
+    body_timeout_s: float = Limits.body_timeout_s,
+    min_body_rate: float = Limits.min_body_rate,
+    max_body_elements: int = Limits.max_body_elements,
+    part_timeout_s: float | None = Limits.part_timeout_s,
     fields: Mapping[str, str] | None = None,
 ) -> FastAPI:
     """The reward server as an ASGI app (no server is started; run it with uvicorn).
@@ -898,8 +819,10 @@ def create_app(
     too, so its errors surface at start.
     """
     limits = Limits(
-        max_batch, max_wait_ms, max_queue, max_body_bytes, max_samples, batch_concurrency, retry_after_s,
-        max_buffered_bytes, body_timeout_s, min_body_rate, max_body_elements, part_timeout_s,
+        max_batch=max_batch, max_wait_ms=max_wait_ms, max_queue=max_queue, max_body_bytes=max_body_bytes,
+        max_samples=max_samples, batch_concurrency=batch_concurrency, retry_after_s=retry_after_s,
+        max_buffered_bytes=max_buffered_bytes, body_timeout_s=body_timeout_s, min_body_rate=min_body_rate,
+        max_body_elements=max_body_elements, part_timeout_s=part_timeout_s,
     )  # fmt: skip
     return create_app_from_limits(
         recipe, token, limits, docs=docs, rubric_overrides=rubric_overrides, recipe_options=recipe_options,

@@ -5,10 +5,9 @@ worker rebuilds the app from an owner-only file named by ``$GROUNDRL_SERVE_CONFI
 through :func:`build_app`, so a judge (which holds a backend and cannot be pickled) is
 made in the process that uses it.
 
-Configuration keys (all optional): ``recipe``, ``token``, ``max_batch``, ``max_wait_ms``,
-``max_queue``, ``max_body_bytes``, ``max_samples``, ``batch_concurrency``,
-``retry_after_s``, ``body_timeout_s``, ``min_body_rate``, ``max_body_elements``,
-``part_timeout_s`` (see :func:`groundrl.serve.app.create_app`); ``options``: recipe options
+Configuration keys (all optional): ``recipe``, ``token``, ``docs``, ``fields``, every
+field of :class:`~groundrl.serve.limits.Limits` (``max_batch`` … ``part_timeout_s``, the one
+definition of each limit; see :func:`groundrl.serve.app.create_app`); ``options``: recipe options
 by name (``action_map``, ``lenient``, ``tau``, any registered recipe's), each given to
 every recipe that declares it (the server's ``recipe`` alone when it declares it);
 ``judge``: a :class:`~groundrl.judges.config.JudgeConfig` mapping (``{"backend",
@@ -25,25 +24,10 @@ from typing import Any
 
 from groundrl.judges.config import JudgeConfig
 from groundrl.recipes import get_recipe, recipe_names
+from groundrl.serve.limits import LIMIT_KEYS
 
 ENV = "GROUNDRL_SERVE_CONFIG"
-APP_KEYS = (
-    "recipe",
-    "token",
-    "max_batch",
-    "max_wait_ms",
-    "max_queue",
-    "max_body_bytes",
-    "max_samples",
-    "batch_concurrency",
-    "retry_after_s",
-    "docs",
-    "body_timeout_s",
-    "min_body_rate",
-    "max_body_elements",
-    "part_timeout_s",
-    "fields",
-)
+APP_KEYS = ("recipe", "token", *LIMIT_KEYS, "docs", "fields")  # create_app's keywords
 KEYS = (*APP_KEYS, "options", "judge")
 
 
