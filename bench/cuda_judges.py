@@ -13,8 +13,9 @@ def main() -> None:
     import torch
     from PIL import Image
 
-    from groundrl.judges import SamplingParams, make_backend
+    from groundrl.judges import SamplingParams
     from groundrl.models.tiny_vlm import build_tiny_vlm
+    from groundrl.testing.judge_backend import make_backend
 
     assert torch.cuda.is_available(), "no CUDA device"
     path = build_tiny_vlm(tempfile.mkdtemp(), seed=0)

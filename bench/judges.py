@@ -60,7 +60,7 @@ def bench_http(n: int = 512, delay: float = 0.05) -> None:
     import subprocess
     import sys
 
-    from groundrl.judges import make_backend
+    from groundrl.testing.judge_backend import make_backend
 
     req = [{"role": "user", "content": "score this trajectory"}]
     # the server runs in a second process, as a real judge server would

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import time
 
-from groundrl.judges import make_backend
 from groundrl.testing.chat_server import ChatServer
+from groundrl.testing.judge_backend import make_backend
 from groundrl.verify import AgenticVerifier
 
 

@@ -8,10 +8,10 @@ import math
 import pytest
 from PIL import Image
 
-from groundrl.judges import make_backend
 from groundrl.judges.papers import ArgosTeachers
 from groundrl.recipes import get_recipe
 from groundrl.rewards.grounding import grounding_term
+from groundrl.testing.judge_backend import make_backend
 from groundrl.types import Score
 from groundrl.verify import AgenticVerifier
 

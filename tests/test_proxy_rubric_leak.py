@@ -4,9 +4,9 @@ server on 127.0.0.1 counts its requests) and its proxy reward is Eq. 7's "otherw
 
 import pytest
 
-from groundrl.judges import make_backend
 from groundrl.judges.papers import ProxyAgent
 from groundrl.recipes import get_recipe
+from groundrl.testing.judge_backend import make_backend
 
 PAIR = {"query": "How many chairs?", "response_1": "three", "response_2": "four", "preferred": 1}
 # the gaming completion of issue 24: no rubric, the right verdict in plain sight

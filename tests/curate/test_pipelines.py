@@ -168,7 +168,8 @@ def test_resume_after_kill_gives_same_output(tmp_path):
 
 @pytest.mark.slow
 def test_verifier_filter_on_tiny_vlm_rollouts(tiny_vlm_dir, tmp_path):
-    from groundrl.judges import SamplingParams, make_backend
+    from groundrl.judges import SamplingParams
+    from groundrl.testing.judge_backend import make_backend
 
     backend = make_backend("transformers", str(tiny_vlm_dir), batch_size=4)
     img = Image.new("RGB", (56, 56), (30, 90, 200))

@@ -12,8 +12,9 @@ from PIL import Image
 from typer.testing import CliRunner
 
 from groundrl.cli.main import app
-from groundrl.judges import SamplingParams, make_backend
+from groundrl.judges import SamplingParams
 from groundrl.judges.base import Generation, JudgeBackend
+from groundrl.testing.judge_backend import make_backend
 
 REQ = [{"role": "user", "content": "score this"}]
 LOOP = "groundrl-judge-loop"  # the OpenAI backend's event-loop thread, stopped by close()

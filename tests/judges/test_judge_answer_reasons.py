@@ -4,9 +4,9 @@ server's health counts the unusable ones as judge failures."""
 
 import pytest
 
-from groundrl.judges import make_backend
 from groundrl.judges.papers import PlanningGRM
 from groundrl.serve.judge_health import judge_failed
+from groundrl.testing.judge_backend import make_backend
 
 
 @pytest.mark.parametrize(

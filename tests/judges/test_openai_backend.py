@@ -2,8 +2,9 @@ import asyncio
 
 import pytest
 
-from groundrl.judges import SamplingParams, make_backend
+from groundrl.judges import SamplingParams
 from groundrl.judges.cache import ResponseCache
+from groundrl.testing.judge_backend import make_backend
 
 REQ = [{"role": "user", "content": "score this"}]
 

@@ -4,7 +4,6 @@ import pytest
 from typer.testing import CliRunner
 
 from groundrl.cli.main import app
-from groundrl.judges import make_backend
 from groundrl.judges.papers import (
     ArgosTeachers,
     EQARMEvaluator,
@@ -15,6 +14,7 @@ from groundrl.judges.papers import (
     proxy_verified,
 )
 from groundrl.recipes import get_recipe
+from groundrl.testing.judge_backend import make_backend
 
 
 def backend(srv):

@@ -6,7 +6,8 @@ pytest.importorskip("transformers")
 
 from PIL import Image  # noqa: E402
 
-from groundrl.judges import SamplingParams, make_backend  # noqa: E402
+from groundrl.judges import SamplingParams  # noqa: E402
+from groundrl.testing.judge_backend import make_backend  # noqa: E402
 
 
 @pytest.fixture(scope="module")

@@ -1,8 +1,8 @@
 """Issue 42, Low items on the judge path: a cache that cannot be written (disk full) no
 longer discards the judge's good answers; a cache that cannot be read is a miss."""
 
-from groundrl.judges import make_backend
 from groundrl.judges.cache import ResponseCache
+from groundrl.testing.judge_backend import make_backend
 
 
 def _full_cache(path) -> ResponseCache:

@@ -4,11 +4,9 @@ torch nor transformers; the transformers backend imports them when built."""
 
 from groundrl.judges.base import Generation, JudgeBackend, JudgeStats, LogProbResult, SamplingParams
 from groundrl.judges.config import JudgeConfig
-from groundrl.judges.factory import BACKENDS, make_backend
 from groundrl.judges.registry import judge_backend_names, register_judge_backend, unregister_judge_backend
 
 __all__ = [
-    "BACKENDS",
     "Generation",
     "JudgeBackend",
     "JudgeConfig",
@@ -16,7 +14,6 @@ __all__ = [
     "LogProbResult",
     "SamplingParams",
     "judge_backend_names",
-    "make_backend",
     "register_judge_backend",
     "unregister_judge_backend",
 ]

@@ -319,7 +319,7 @@ def build_prompt(
 class ModelPolicy:
     """A VLM / LLM behind a judge backend plans each round. ``backend`` is any object
     with ``generate(requests, params) -> [Generation]`` (``Generation.text`` or
-    ``.error``), such as :func:`groundrl.judges.make_backend`'s. ``sampling`` is passed
+    ``.error``), such as :meth:`groundrl.judges.JudgeConfig.make_backend`'s. ``sampling`` is passed
     through (``groundrl.judges.SamplingParams``; ``None`` = the backend's default).
     ``prompt`` builds the request (default :func:`build_prompt`). A failed generation
     is an unreadable answer (an invalid action; the policy is asked again)."""

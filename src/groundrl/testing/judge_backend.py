@@ -4,7 +4,9 @@ backends' own keyword options (``backoff``, ``extra_body``, ``max_retries``, …
 The CLI, train YAML files, the adapters and the server go through
 :class:`groundrl.judges.config.JudgeConfig` instead (one list of settings, which also
 generates every command's ``--judge-*`` flags); this function is the direct constructor
-for code and tests that need a backend option JudgeConfig does not carry."""
+for tests and benchmark scripts that need a backend option JudgeConfig does not carry.
+No product code uses it, so it lives in :mod:`groundrl.testing` (issue 40 item 3; it was
+``groundrl.judges.factory``, re-exported as ``groundrl.judges.make_backend``)."""
 
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ import os
 from typing import Any
 
 from groundrl.judges.base import JudgeBackend
+from groundrl.judges.openai_backend import OpenAIBackend
+from groundrl.judges.transformers_backend import TransformersBackend
 
 BACKENDS = ("openai", "transformers")
 
@@ -36,16 +40,10 @@ def make_backend(kind: str, model: str | None, url: str | None = None, **options
     if kind == "openai":
         if not url:
             raise ValueError("--judge-url is required for the openai backend, e.g. http://127.0.0.1:8000/v1")
-        # lazy: import cycle: judges.openai_backend imports this module, directly or through its package
-        from groundrl.judges.openai_backend import OpenAIBackend
-
         _check_options(OpenAIBackend, options, kind)
         return OpenAIBackend(
             model, url, api_key=options.pop("api_key", os.environ.get("OPENAI_API_KEY")), **options
         )
-    # lazy: import cycle: judges.transformers_backend imports this module, directly or through its package
-    from groundrl.judges.transformers_backend import TransformersBackend
-
     _check_options(TransformersBackend, options, kind)
     return TransformersBackend(model, **options)
 
