@@ -39,7 +39,6 @@ PENDING: dict[str, tuple[int, str]] = {
     "sim/refs.py:refs_from_instruction": (98, "one rule per phrasing of an object reference"),
     "sim/render.py:render_scene": (82, "one drawing pass"),
     "sim/scenes.py:describe_scene": (109, "one sentence rule per object kind"),
-    "testing/chat_server.py:__init__": (120, "the test server's request handler, defined inside"),
 }
 
 

@@ -25,7 +25,7 @@ import threading
 import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, cast
 
 Responder = Callable[[list[dict[str, Any]], dict[str, Any]], str]
 
@@ -52,6 +52,7 @@ def fake_logprob(word: str) -> float:
 
 
 class _Server(ThreadingHTTPServer):
+    chat: ChatServer  # set by ChatServer before it serves
     daemon_threads = True
     request_queue_size = 256  # a burst of 64+ new connections must not be refused
 
@@ -60,6 +61,127 @@ class _Server(ThreadingHTTPServer):
 
         if not isinstance(sys.exc_info()[1], ConnectionError):
             super().handle_error(request, client_address)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    """One request of a :class:`ChatServer` (``self.chat``, the server's owner)."""
+
+    protocol_version = "HTTP/1.1"
+    # headers and body go out as separate small writes: without TCP_NODELAY,
+    # Nagle + delayed ACK add ~40 ms to every response.
+    disable_nagle_algorithm = True
+
+    @property
+    def chat(self) -> ChatServer:
+        return cast(_Server, self.server).chat
+
+    def log_message(self, *args: Any) -> None:  # keep test output clean
+        pass
+
+    def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
+        # out of flight before the client can read the reply: a client that sends its
+        # next request at once must not find this one still counted (max_in_flight)
+        self._leave()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server API
+        length = int(self.headers.get("Content-Length", 0))
+        raw = self.rfile.read(length)
+        with self.chat._lock:
+            self.chat.in_flight += 1
+            self.chat.max_in_flight = max(self.chat.max_in_flight, self.chat.in_flight)
+        self._counted = True
+        try:
+            self._handle(raw)
+        finally:
+            self._leave()
+
+    def _leave(self) -> None:
+        if getattr(self, "_counted", False):
+            self._counted = False
+            with self.chat._lock:
+                self.chat.in_flight -= 1
+
+    def _handle(self, raw: bytes) -> None:
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._send(404, b'{"error": "not found"}')
+            return
+        try:
+            body = json.loads(raw)
+        except ValueError:
+            self._send(400, b'{"error": "bad json"}')
+            return
+        with self.chat._lock:
+            self.chat.requests.append(body)
+            status = self.chat.fail_next.pop(0) if self.chat.fail_next else 200
+            malformed = self.chat.malformed_next > 0
+            if malformed:
+                self.chat.malformed_next -= 1
+        if self.chat.delay:
+            time.sleep(self.chat.delay)
+        if status != 200:
+            self._send(
+                status,
+                json.dumps({"error": f"injected {status}"}).encode(),
+                {"Retry-After": "0"} if status == 429 else None,
+            )
+            return
+        if malformed:
+            self._send(200, b'{"choices": [ {"message": ')
+            return
+        messages = body.get("messages", [])
+        out: dict[str, Any] = {
+            "id": f"cmpl-{len(self.chat.requests)}",
+            "object": "chat.completion",
+            "model": body.get("model"),
+        }
+        if body.get("prompt_logprobs") is not None:
+            self._logprobs_reply(body, messages, out)
+        else:
+            self._completion_reply(body, messages, out)
+
+    def _logprobs_reply(
+        self, body: dict[str, Any], messages: list[dict[str, Any]], out: dict[str, Any]
+    ) -> None:
+        """vLLM's ``prompt_logprobs`` over whitespace tokens (or a reply without them)."""
+        if not self.chat.support_logprobs:
+            out["choices"] = [{"index": 0, "message": {"role": "assistant", "content": "x"}}]
+            self._send(200, json.dumps(out).encode())
+            return
+        words = _render(messages, bool(body.get("add_generation_prompt", True)))
+        with self.chat._lock:
+            ids = [self.chat.vocab.setdefault(w, len(self.chat.vocab)) for w in words]
+        out["prompt_logprobs"] = [None] + [
+            {str(t): {"logprob": fake_logprob(w), "rank": 1}} for t, w in zip(ids[1:], words[1:], strict=True)
+        ]
+        if body.get("return_token_ids"):
+            out["prompt_token_ids"] = ids
+        out["choices"] = [{"index": 0, "message": {"role": "assistant", "content": ""}}]
+        self._send(200, json.dumps(out).encode())
+
+    def _completion_reply(
+        self, body: dict[str, Any], messages: list[dict[str, Any]], out: dict[str, Any]
+    ) -> None:
+        """``n`` choices from the responder; a responder that raises is a 500."""
+        n = int(body.get("n", 1) or 1)
+        texts = []
+        for i in range(n):
+            try:
+                texts.append(self.chat.responder(messages, {**body, "sample_index": i}))
+            except Exception as e:  # a bad responder is a 500, as a real server would say
+                self._send(500, json.dumps({"error": str(e)}).encode())
+                return
+        out["choices"] = [
+            {"index": i, "message": {"role": "assistant", "content": t}, "finish_reason": "stop"}
+            for i, t in enumerate(texts)
+        ]
+        self._send(200, json.dumps(out).encode())
 
 
 class ChatServer:
@@ -76,112 +198,8 @@ class ChatServer:
         self.in_flight = 0
         self.max_in_flight = 0
         self._lock = threading.Lock()
-        server = self
-
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
-            # headers and body go out as separate small writes: without TCP_NODELAY,
-            # Nagle + delayed ACK add ~40 ms to every response.
-            disable_nagle_algorithm = True
-
-            def log_message(self, *args: Any) -> None:  # keep test output clean
-                pass
-
-            def _send(self, status: int, payload: bytes, headers: dict[str, str] | None = None) -> None:
-                # out of flight before the client can read the reply: a client that sends its
-                # next request at once must not find this one still counted (max_in_flight)
-                self._leave()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(payload)))
-                for k, v in (headers or {}).items():
-                    self.send_header(k, v)
-                self.end_headers()
-                self.wfile.write(payload)
-
-            def do_POST(self) -> None:  # noqa: N802 - http.server API
-                length = int(self.headers.get("Content-Length", 0))
-                raw = self.rfile.read(length)
-                with server._lock:
-                    server.in_flight += 1
-                    server.max_in_flight = max(server.max_in_flight, server.in_flight)
-                self._counted = True
-                try:
-                    self._handle(raw)
-                finally:
-                    self._leave()
-
-            def _leave(self) -> None:
-                if getattr(self, "_counted", False):
-                    self._counted = False
-                    with server._lock:
-                        server.in_flight -= 1
-
-            def _handle(self, raw: bytes) -> None:
-                if not self.path.rstrip("/").endswith("/chat/completions"):
-                    self._send(404, b'{"error": "not found"}')
-                    return
-                try:
-                    body = json.loads(raw)
-                except ValueError:
-                    self._send(400, b'{"error": "bad json"}')
-                    return
-                with server._lock:
-                    server.requests.append(body)
-                    status = server.fail_next.pop(0) if server.fail_next else 200
-                    malformed = server.malformed_next > 0
-                    if malformed:
-                        server.malformed_next -= 1
-                if server.delay:
-                    time.sleep(server.delay)
-                if status != 200:
-                    self._send(
-                        status,
-                        json.dumps({"error": f"injected {status}"}).encode(),
-                        {"Retry-After": "0"} if status == 429 else None,
-                    )
-                    return
-                if malformed:
-                    self._send(200, b'{"choices": [ {"message": ')
-                    return
-                messages = body.get("messages", [])
-                out: dict[str, Any] = {
-                    "id": f"cmpl-{len(server.requests)}",
-                    "object": "chat.completion",
-                    "model": body.get("model"),
-                }
-                if body.get("prompt_logprobs") is not None:
-                    if not server.support_logprobs:
-                        out["choices"] = [{"index": 0, "message": {"role": "assistant", "content": "x"}}]
-                        self._send(200, json.dumps(out).encode())
-                        return
-                    words = _render(messages, bool(body.get("add_generation_prompt", True)))
-                    with server._lock:
-                        ids = [server.vocab.setdefault(w, len(server.vocab)) for w in words]
-                    out["prompt_logprobs"] = [None] + [
-                        {str(t): {"logprob": fake_logprob(w), "rank": 1}}
-                        for t, w in zip(ids[1:], words[1:], strict=True)
-                    ]
-                    if body.get("return_token_ids"):
-                        out["prompt_token_ids"] = ids
-                    out["choices"] = [{"index": 0, "message": {"role": "assistant", "content": ""}}]
-                    self._send(200, json.dumps(out).encode())
-                    return
-                n = int(body.get("n", 1) or 1)
-                texts = []
-                for i in range(n):
-                    try:
-                        texts.append(server.responder(messages, {**body, "sample_index": i}))
-                    except Exception as e:  # a bad responder is a 500, as a real server would say
-                        self._send(500, json.dumps({"error": str(e)}).encode())
-                        return
-                out["choices"] = [
-                    {"index": i, "message": {"role": "assistant", "content": t}, "finish_reason": "stop"}
-                    for i, t in enumerate(texts)
-                ]
-                self._send(200, json.dumps(out).encode())
-
-        self._httpd = _Server((host, port), Handler)
+        self._httpd = _Server((host, port), _Handler)
+        self._httpd.chat = self
         self._thread = threading.Thread(target=self.serve_forever, name="chat-server", daemon=True)
 
     @property
