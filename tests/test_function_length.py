@@ -34,10 +34,8 @@ PENDING: dict[str, tuple[int, str]] = {
     "cli/sim.py:eval_cmd": (152, "typer options in the signature"),
     "cli/train.py:command": (91, "typer options in the signature"),
     "demos/rm_demo.py:run_rm_demo": (81, "the EQA-RM demo's script, stage by stage"),
-    "sim/evaluate.py:episode": (81, "one episode's loop with its per-step records"),
     "sim/planner.py:_cost": (144, "the expert planner's heuristic, one branch per task-type behaviour"),
     "sim/refs.py:refs_from_instruction": (98, "one rule per phrasing of an object reference"),
-    "sim/render.py:render_scene": (82, "one drawing pass"),
     "sim/scenes.py:describe_scene": (109, "one sentence rule per object kind"),
 }
 

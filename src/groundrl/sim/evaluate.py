@@ -119,17 +119,8 @@ def episode(
     found: str | None = None
     max_calls = env.max_steps + env.max_invalid if max_calls is None else max_calls
     while True:
-        if satisfied(task.goal, env):
-            end = "success"
-            break
-        if env.done:
-            end = "step budget" if env.steps >= env.max_steps else "invalid budget"
-            break
-        if env.invalid_steps + errors >= env.max_invalid:
-            end = "invalid budget"
-            break
-        if calls >= max_calls:
-            end = "planner call limit"
+        end = _stop_reason(task, env, errors, calls, max_calls)
+        if end:
             break
         image = render_scene(env) if needs_image else None
         plan = yield PlanRequest(task, task.instruction, env.observation(), image, tuple(history))
@@ -180,6 +171,19 @@ def episode(
         history,
         answers,
     )
+
+
+def _stop_reason(task: Task, env: Env, errors: int, calls: int, max_calls: int) -> str:
+    """Why the episode ends before the next planner call (``""``: it goes on)."""
+    if satisfied(task.goal, env):
+        return "success"
+    if env.done:
+        return "step budget" if env.steps >= env.max_steps else "invalid budget"
+    if env.invalid_steps + errors >= env.max_invalid:
+        return "invalid budget"
+    if calls >= max_calls:
+        return "planner call limit"
+    return ""
 
 
 def _may_use_ids(plan: Any) -> bool:

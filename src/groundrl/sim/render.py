@@ -120,6 +120,12 @@ def _names(env: Env) -> dict[str, str]:
     return out
 
 
+def _flags(env: Env, oid: str) -> list[str]:
+    """The states shown on an object's chip, in a fixed order."""
+    sets = (("sliced", env.sliced), ("clean", env.clean), ("hot", env.hot), ("cold", env.cool))
+    return [w for w, s in sets if oid in s] + (["on"] if oid in env.on else [])
+
+
 def render_scene(state: Env | Scene, size: int = 448) -> Any:
     """The scene (or a live episode's state) as a ``size``×``size`` RGB PIL image."""
     # lazy: Pillow loads only when an image is handled
@@ -174,18 +180,7 @@ def render_scene(state: Env | Scene, size: int = 448) -> Any:
             attrs = env.static[d].attrs if d in env.static else {}
             chip = _rgb(attrs.get("color")) or (_ON if d in env.on else _CHIP)
             dark = sum(chip) < 300
-            flags = [
-                w
-                for w, s in (
-                    ("sliced", env.sliced),
-                    ("clean", env.clean),
-                    ("hot", env.hot),
-                    ("cold", env.cool),
-                )
-                if d in s
-            ]
-            if d in env.on:
-                flags.append("on")
+            flags = _flags(env, d)
             text = names[d] + (f" ({', '.join(flags)})" if flags else "")
             draw.rectangle([x0 + 6, y, x1 - 6, y + line - 2], fill=chip, outline=(90, 90, 90))
             draw.text(
