@@ -11,10 +11,11 @@ import tempfile
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import typer
 
+from groundrl.cli.dataclass_options import settings_command
 from groundrl.cli.fields import field_option, parse_fields, renamed_copy
 from groundrl.cli.recipe_options import judge_command, need_judge, open_judge
 from groundrl.io import SameFileError, check_output, write_jsonl
@@ -99,6 +100,12 @@ LIMIT = typer.Option(None, "--limit", min=0, help="Process at most this many new
 QUIET = typer.Option(False, "--quiet/--no-quiet", "-q", help="No progress bar.")
 FIELD = field_option()
 SEED = typer.Option(0, "--seed", help="Seed of the random draws (each record's draw also depends on its id).")
+
+
+def _param(info: Any) -> Any:
+    return dataclasses.field(default=None, metadata={"param": info})
+
+
 RESTART = typer.Option(
     False,
     "--restart",
@@ -128,15 +135,31 @@ def _judge_params(judge: JudgeConfig | None) -> dict[str, Any]:
     }
 
 
-class _Frame(NamedTuple):
-    """The arguments every resumable curate command takes."""
+@dataclasses.dataclass(frozen=True)
+class _Frame:
+    """The arguments every resumable curate command takes, declared once: the commands
+    get them as flags through :func:`curate_command` and receive one ``_Frame``."""
 
-    input: Path
-    output: Path
-    retry_errors: bool
-    limit: int | None
-    quiet: bool
-    restart: bool
+    input: Path = _param(INPUT)
+    field: list[str] = _param(FIELD)  # read by INPUT's callback (the renamed copy)
+    output: Path = _param(OUTPUT)
+    retry_errors: bool = _param(RETRY)
+    limit: int | None = _param(LIMIT)
+    quiet: bool = _param(QUIET)
+    restart: bool = _param(RESTART)
+
+    def run(self, record_fn: Callable[[dict[str, Any]], Any], outcome_key: str | None) -> Counter:
+        """``record_fn`` over the input records not done yet (see curate.pipelines.run)."""
+        # lazy: loads when the command runs; groundrl --help imports every command module
+        from groundrl.curate.pipelines import run
+
+        return run(
+            self.input, self.output, record_fn, outcome_key, not self.quiet, self.retry_errors, self.limit
+        )
+
+
+curate_command = settings_command(_Frame, "frame")  # the _Frame flags, in place of `frame`
+FRAME: Any = None  # a command's `frame: _Frame = FRAME`: the decorator fills it
 
 
 def _judged_run(
@@ -152,15 +175,9 @@ def _judged_run(
     output made with other parameters, open the judge (closed however the run ends) and
     run ``record_fn(backend)`` over the records not done yet. Returns the counts and the
     backend (closed; :func:`_report` reads its stats)."""
-    # lazy: loads when the command runs; groundrl --help imports every command module
-    from groundrl.curate.pipelines import run
-
     _guard(frame.output, command, {**params, **_judge_params(judge)}, frame.restart)
     with open_judge(judge, required) as backend:
-        fn = record_fn(backend)
-        counts = run(
-            frame.input, frame.output, fn, outcome_key, not frame.quiet, frame.retry_errors, frame.limit
-        )
+        counts = frame.run(record_fn(backend), outcome_key)
     return counts, backend
 
 
@@ -214,21 +231,16 @@ def _report(counts: Counter, output: Path, backend: Any = None) -> None:
         "writes {id, kept, best_index, best_score, best_rollout, parts, tools, reason}."
     ),
 )
+@curate_command
 @judge_command
 def verifier_filter_cmd(
-    input: Path = INPUT,
-    field: list[str] = FIELD,
-    output: Path = OUTPUT,
+    frame: _Frame = FRAME,
     threshold: float = typer.Option(
         0.7, "--threshold", help="Keep when the best rollout's score ≥ this (paper: 0.7)."
     ),
     tau: float = typer.Option(
         0.5, "--tau", help="Accuracy gate: grounding parts count only when outcome ≥ tau."
     ),
-    retry_errors: bool = RETRY,
-    limit: int | None = LIMIT,
-    quiet: bool = QUIET,
-    restart: bool = RESTART,
     judge: JudgeConfig | None = None,
 ) -> None:
     # lazy: loads when the command runs; groundrl --help imports every command module
@@ -239,10 +251,9 @@ def verifier_filter_cmd(
         v = AgenticVerifier(backend, tau=tau)  # without a judge: rule tools only
         return lambda r: verifier_filter(r, v, threshold)
 
-    frame = _Frame(input, output, retry_errors, limit, quiet, restart)
     params = {"--threshold": threshold, "--tau": tau}
     counts, backend = _judged_run(frame, "verifier-filter", params, judge, record_fn, "reason")
-    _report(counts, output, backend)
+    _report(counts, frame.output, backend)
 
 
 @app.command(
@@ -254,28 +265,22 @@ def verifier_filter_cmd(
         "with reason kept | too_easy | none_correct (a record without evaluations or gt_score is an error)."
     ),
 )
+@curate_command
 def rejective_cmd(
-    input: Path = INPUT,
-    field: list[str] = FIELD,
-    output: Path = OUTPUT,
+    frame: _Frame = FRAME,
     tau: float = typer.Option(
         2.0, "--tau", help="An evaluation is correct when |gt_score − score| < tau (paper: 2)."
     ),
-    retry_errors: bool = RETRY,
-    limit: int | None = LIMIT,
-    quiet: bool = QUIET,
-    restart: bool = RESTART,
 ) -> None:
     # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.curate import rejective_filter
-    from groundrl.curate.pipelines import run
 
     if tau <= 0:
         raise typer.BadParameter("--tau must be > 0", param_hint="--tau")
-    _guard(output, "rejective", {"--tau": tau}, restart)
+    _guard(frame.output, "rejective", {"--tau": tau}, frame.restart)
     _report(
-        run(input, output, lambda r: rejective_filter(r, tau), "reason", not quiet, retry_errors, limit),
-        output,
+        frame.run(lambda r: rejective_filter(r, tau), "reason"),
+        frame.output,
     )
 
 
@@ -288,10 +293,9 @@ def rejective_cmd(
         "plus {category, kept, n_correct, suspect_label}."
     ),
 )
+@curate_command
 def consensus_cmd(
-    input: Path = INPUT,
-    field: list[str] = FIELD,
-    output: Path = OUTPUT,
+    frame: _Frame = FRAME,
     keep_a: float = typer.Option(
         0.2,
         "--keep-a",
@@ -300,20 +304,13 @@ def consensus_cmd(
         help="Share of category-A (all baselines right) records kept (0..1).",
     ),
     seed: int = SEED,
-    retry_errors: bool = RETRY,
-    limit: int | None = LIMIT,
-    quiet: bool = QUIET,
-    restart: bool = RESTART,
 ) -> None:
     # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.curate import consensus
-    from groundrl.curate.pipelines import run
 
-    _guard(output, "consensus", {"--keep-a": keep_a, "--seed": seed}, restart)
-    counts = run(
-        input, output, lambda r: consensus(r, keep_a, seed), "category", not quiet, retry_errors, limit
-    )
-    _report(counts, output)
+    _guard(frame.output, "consensus", {"--keep-a": keep_a, "--seed": seed}, frame.restart)
+    counts = frame.run(lambda r: consensus(r, keep_a, seed), "category")
+    _report(counts, frame.output)
 
 
 @app.command(
@@ -326,17 +323,12 @@ def consensus_cmd(
         "judge call failed is an error record (retried on a rerun)."
     ),
 )
+@curate_command
 @judge_command
 def mask_difficulty_cmd(
-    input: Path = INPUT,
-    field: list[str] = FIELD,
-    output: Path = OUTPUT,
+    frame: _Frame = FRAME,
     k: int = typer.Option(10, "--k", min=1, help="Masked copies per ratio (paper: 10)."),
     seed: int = SEED,
-    retry_errors: bool = RETRY,
-    limit: int | None = LIMIT,
-    quiet: bool = QUIET,
-    restart: bool = RESTART,
     judge: JudgeConfig | None = None,
 ) -> None:
     # lazy: loads when the command runs; groundrl --help imports every command module
@@ -354,12 +346,11 @@ def mask_difficulty_cmd(
 
         return lambda r: mask_difficulty(r, answer_fn, k=k, seed=seed)
 
-    frame = _Frame(input, output, retry_errors, limit, quiet, restart)
     params = {"--k": k, "--seed": seed}
     counts, backend = _judged_run(
         frame, "mask-difficulty", params, judge, record_fn, "lambda_star", required=True
     )
-    _report(counts, output, backend)
+    _report(counts, frame.output, backend)
 
 
 @app.command(
@@ -371,22 +362,16 @@ def mask_difficulty_cmd(
         "history, observation, target} per step."
     ),
 )
+@curate_command
 def decompose_cmd(
-    input: Path = INPUT,
-    field: list[str] = FIELD,
-    output: Path = OUTPUT,
-    retry_errors: bool = RETRY,
-    limit: int | None = LIMIT,
-    quiet: bool = QUIET,
-    restart: bool = RESTART,
+    frame: _Frame = FRAME,
 ) -> None:
     # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.curate import decompose
-    from groundrl.curate.pipelines import run
 
     # run() resumes by input line and redoes a record cut mid-write whole
-    _guard(output, "decompose", {}, restart)
-    _report(run(input, output, decompose, None, not quiet, retry_errors, limit), output)
+    _guard(frame.output, "decompose", {}, frame.restart)
+    _report(frame.run(decompose, None), frame.output)
 
 
 @app.command(
@@ -399,21 +384,15 @@ def decompose_cmd(
         "status kept | no_rubric | missing_fields."
     ),
 )
+@curate_command
 def proxy_records_cmd(
-    input: Path = INPUT,
-    field: list[str] = FIELD,
-    output: Path = OUTPUT,
-    retry_errors: bool = RETRY,
-    limit: int | None = LIMIT,
-    quiet: bool = QUIET,
-    restart: bool = RESTART,
+    frame: _Frame = FRAME,
 ) -> None:
     # lazy: loads when the command runs; groundrl --help imports every command module
-    from groundrl.curate.pipelines import run
     from groundrl.curate.proxy import proxy_record
 
-    _guard(output, "proxy-records", {}, restart)
-    _report(run(input, output, proxy_record, "status", not quiet, retry_errors, limit), output)
+    _guard(frame.output, "proxy-records", {}, frame.restart)
+    _report(frame.run(proxy_record, "status"), frame.output)
 
 
 @app.command(
@@ -427,19 +406,14 @@ def proxy_records_cmd(
         "wrong_verdict | missing_fields."
     ),
 )
+@curate_command
 @judge_command
 def proxy_distill_cmd(
-    input: Path = INPUT,
-    field: list[str] = FIELD,
-    output: Path = OUTPUT,
+    frame: _Frame = FRAME,
     samples: int = typer.Option(
         1, "--samples", min=1, help="Teacher outputs drawn per record (with a judge)."
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of the teacher's sampling (with --samples > 1)."),
-    retry_errors: bool = RETRY,
-    limit: int | None = LIMIT,
-    quiet: bool = QUIET,
-    restart: bool = RESTART,
     judge: JudgeConfig | None = None,
 ) -> None:
     # lazy: loads when the command runs; groundrl --help imports every command module
@@ -463,10 +437,9 @@ def proxy_distill_cmd(
 
         return fn
 
-    frame = _Frame(input, output, retry_errors, limit, quiet, restart)
     params = {"--samples": samples, "--seed": seed}
     counts, backend = _judged_run(frame, "proxy-distill", params, judge, record_fn, "status")
-    _report(counts, output, backend)
+    _report(counts, frame.output, backend)
 
 
 KEPT = typer.Option(
@@ -496,20 +469,15 @@ def _write_kept(output: Path, kept: Path | None) -> None:
         "{n_samples, n_pass, pass_rate, kept, reason}."
     ),
 )
+@curate_command
 @judge_command
 def reject_pass_rate_cmd(
-    input: Path = INPUT,
-    field: list[str] = FIELD,
-    output: Path = OUTPUT,
+    frame: _Frame = FRAME,
     min_rate: float = typer.Option(0.0, "--min-rate", min=0.0, max=1.0, help="Drop when pass rate <= this."),
     max_rate: float | None = typer.Option(
         None, "--max-rate", min=0.0, max=1.0, help="Also drop when pass rate >= this (default: never)."
     ),
     kept: Path | None = KEPT,
-    retry_errors: bool = RETRY,
-    limit: int | None = LIMIT,
-    quiet: bool = QUIET,
-    restart: bool = RESTART,
     judge: JudgeConfig | None = None,
 ) -> None:
     # lazy: loads when the command runs; groundrl --help imports every command module
@@ -518,17 +486,16 @@ def reject_pass_rate_cmd(
 
     if max_rate is not None and min_rate >= max_rate:
         raise typer.BadParameter("--min-rate must be < --max-rate", param_hint="--min-rate")
-    _not_an_input(kept, input, output, flag="--kept")
+    _not_an_input(kept, frame.input, frame.output, flag="--kept")
 
     def record_fn(backend: Any) -> Callable[[dict[str, Any]], Any]:
         check = exact_judge if backend is None else semantic_judge(backend)
         return lambda r: pass_rate_filter(r, min_rate, max_rate, judge=check)
 
-    frame = _Frame(input, output, retry_errors, limit, quiet, restart)
     params = {"--min-rate": min_rate, "--max-rate": max_rate}
     counts, backend = _judged_run(frame, "reject-pass-rate", params, judge, record_fn, "reason")
-    _write_kept(output, kept)
-    _report(counts, output, backend)
+    _write_kept(frame.output, kept)
+    _report(counts, frame.output, backend)
 
 
 @app.command(
@@ -542,16 +509,11 @@ def reject_pass_rate_cmd(
         "{strong_answer, kept, reason}."
     ),
 )
+@curate_command
 @judge_command
 def reject_label_cmd(
-    input: Path = INPUT,
-    field: list[str] = FIELD,
-    output: Path = OUTPUT,
+    frame: _Frame = FRAME,
     kept: Path | None = KEPT,
-    retry_errors: bool = RETRY,
-    limit: int | None = LIMIT,
-    quiet: bool = QUIET,
-    restart: bool = RESTART,
     judge: JudgeConfig | None = None,
 ) -> None:
     # lazy: loads when the command runs; groundrl --help imports every command module
@@ -560,7 +522,7 @@ def reject_label_cmd(
     from groundrl.judges import SamplingParams
     from groundrl.parse.answers import extract_answer
 
-    _not_an_input(kept, input, output, flag="--kept")
+    _not_an_input(kept, frame.input, frame.output, flag="--kept")
 
     def record_fn(backend: Any) -> Callable[[dict[str, Any]], Any]:
         def ask(rec: dict[str, Any]) -> Any:
@@ -579,10 +541,9 @@ def reject_label_cmd(
         check = exact_judge if backend is None else semantic_judge(backend)
         return lambda r: label_check(r, ask, judge=check)
 
-    frame = _Frame(input, output, retry_errors, limit, quiet, restart)
     counts, backend = _judged_run(frame, "reject-label", {}, judge, record_fn, "reason")
-    _write_kept(output, kept)
-    _report(counts, output, backend)
+    _write_kept(frame.output, kept)
+    _report(counts, frame.output, backend)
 
 
 @app.command(
@@ -658,29 +619,24 @@ def _write_split(output: Path, dest: Path | None, keep: Any, convert: Any) -> in
         "`kind: sft` stage; --rl writes the hard records as proxy_grpo rows."
     ),
 )
+@curate_command
 @judge_command
 def proxy_cold_start_cmd(
-    input: Path = INPUT,
-    field: list[str] = FIELD,
-    output: Path = OUTPUT,
+    frame: _Frame = FRAME,
     sft: Path | None = typer.Option(None, "--sft", help="Write the cold-start SFT records here."),
     rl: Path | None = typer.Option(None, "--rl", help="Write the hard records (RL rows) here."),
     samples: int = typer.Option(
         1, "--samples", min=1, help="Teacher critiques drawn per record (with a judge)."
     ),
     seed: int = SEED,
-    retry_errors: bool = RETRY,
-    limit: int | None = LIMIT,
-    quiet: bool = QUIET,
-    restart: bool = RESTART,
     judge: JudgeConfig | None = None,
 ) -> None:
     # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.curate.cold_start import rl_record, sft_record, split_record, teacher_outputs
     from groundrl.judges.base import SamplingParams
 
-    _not_an_input(sft, input, output, flag="--sft")
-    _not_an_input(rl, input, output, sft, flag="--rl")
+    _not_an_input(sft, frame.input, frame.output, flag="--sft")
+    _not_an_input(rl, frame.input, frame.output, sft, flag="--rl")
 
     def record_fn(backend: Any) -> Callable[[dict[str, Any]], Any]:
         if backend is None:
@@ -698,13 +654,12 @@ def proxy_cold_start_cmd(
 
         return fn
 
-    frame = _Frame(input, output, retry_errors, limit, quiet, restart)
     params = {"--samples": samples, "--seed": seed}
     counts, backend = _judged_run(frame, "proxy-cold-start", params, judge, record_fn, "status")
-    n_sft = _write_split(output, sft, lambda r: r.get("split") == "cold_start", sft_record)
-    n_rl = _write_split(output, rl, lambda r: r.get("status") == "hard", rl_record)
+    n_sft = _write_split(frame.output, sft, lambda r: r.get("split") == "cold_start", sft_record)
+    n_rl = _write_split(frame.output, rl, lambda r: r.get("status") == "hard", rl_record)
     if sft is not None:
         typer.echo(f"{n_sft} cold-start SFT records -> {sft}")
     if rl is not None:
         typer.echo(f"{n_rl} hard RL records -> {rl}")
-    _report(counts, output, backend)
+    _report(counts, frame.output, backend)
