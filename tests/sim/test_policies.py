@@ -300,5 +300,5 @@ def test_model_policy_takes_a_registered_plugin_backend(tmp_path):
         unregister_judge_backend("scripted-planner")
     assert seen == ["my-model"] and len(res) == 2
     assert all(r.env_steps >= 1 and r.output_errors == 0 for r in res)  # each plan ran in the simulator
-    with pytest.raises(ValueError, match="not one of"):
+    with pytest.raises(ValueError, match="unknown judge backend .scripted-planner.; choose one of"):
         make_model_policy("scripted-planner", "m")  # unregistered again
