@@ -29,11 +29,9 @@ PENDING: dict[str, tuple[int, str]] = {
     "cli/serve.py:command": (157, "its flags move to the server's settings dataclass (issue 40 item 1)"),
     "integrations/verl_agent_loop.py:run": (82, "integrations/ is being changed for issue 41"),
     # not yet split when the rule was extended (issue 40 item 3 ran out of time)
-    "cli/score.py:score_cmd": (85, "typer options in the signature"),
     "cli/sft.py:command": (94, "typer options in the signature"),
     "cli/sim.py:eval_cmd": (152, "typer options in the signature"),
     "cli/train.py:command": (91, "typer options in the signature"),
-    "demos/rm_demo.py:run_rm_demo": (81, "the EQA-RM demo's script, stage by stage"),
     "sim/planner.py:_cost": (144, "the expert planner's heuristic, one branch per task-type behaviour"),
     "sim/refs.py:refs_from_instruction": (98, "one rule per phrasing of an object reference"),
     "sim/scenes.py:describe_scene": (109, "one sentence rule per object kind"),

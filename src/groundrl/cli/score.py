@@ -91,31 +91,47 @@ def score_cmd(
         raise typer.BadParameter(str(e), param_hint="-o/--output") from None
     digits = None if raw_floats else DIGITS
     aliases = {"action_map": str(action_map) if action_map else None, "lenient": lenient, "tau": tau}
+    _check_scale_out(ray, workers, recipe_args.judge is not None)
+    options = recipe_args.options(rec, aliases)
+    rubric = recipe_args.rubric(rec, aliases)  # built here too: option errors before any work
+    if part_timeout:
+        rubric.part_timeout = part_timeout
+    with _part_timeout_env(part_timeout):
+        if fields and (ray or workers > 1):  # their processes read the file: hand them a renamed copy
+            input = renamed_copy(input, fields)
+        try:
+            if ray:
+                _score_on_ray(rec.name, options, input, output, limit, ray_address)
+            else:
+                _score_file(rec, rubric, input, output, quiet, (workers, options, digits), limit, fields)
+        finally:
+            rubric.close()
+
+
+def _check_scale_out(ray: bool, workers: int, has_judge: bool) -> None:
     if ray and workers > 1:
         raise typer.BadParameter(
             "--ray and --workers are two ways to scale out: pick one", param_hint="--ray"
         )
-    if workers > 1 and recipe_args.judge is not None:
+    if workers > 1 and has_judge:
         raise typer.BadParameter(
             "judge calls are already batched and concurrent: drop --workers (or raise --judge-concurrency)",
             param_hint="--workers",
         )
-    options = recipe_args.options(rec, aliases)
-    rubric = recipe_args.rubric(rec, aliases)  # built here too: option errors before any work
+
+
+@contextlib.contextmanager
+def _part_timeout_env(seconds: float) -> Iterator[None]:
+    """``--part-timeout`` in the environment while the command runs (``--workers``
+    processes build their own rubric from it), then as it was: the setting is this
+    command's, not the process's (tests run in-process)."""
     before = os.environ.get(ENV_PART_TIMEOUT)
-    if part_timeout:
-        rubric.part_timeout = part_timeout
-        os.environ[ENV_PART_TIMEOUT] = str(part_timeout)  # --workers processes build their own rubric
-    if fields and (ray or workers > 1):  # their processes read the file: hand them a renamed copy
-        input = renamed_copy(input, fields)
+    if seconds:
+        os.environ[ENV_PART_TIMEOUT] = str(seconds)
     try:
-        if ray:
-            _score_on_ray(rec.name, options, input, output, limit, ray_address)
-        else:
-            _score_file(rec, rubric, input, output, quiet, (workers, options, digits), limit, fields)
+        yield
     finally:
-        rubric.close()
-        if part_timeout:  # the setting is this command's, not the process's (tests run in-process)
+        if seconds:
             if before is None:
                 os.environ.pop(ENV_PART_TIMEOUT, None)
             else:

@@ -613,13 +613,18 @@ def run_rm_demo(out: Path, cfg: RMDemoConfig | None = None, log=print) -> dict[s
     metrics["seconds"] = {k: round(v, 1) for k, v in laps.items()}
     metrics["wall_seconds"] = round(time.time() - t0, 1)
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n")
-    with open(out / "scores.jsonl", "w") as f:
-        for name, table in tables.items():
-            for r in table:
-                f.write(json.dumps({"grader": name, **r}) + "\n")
+    _write_scores(out / "scores.jsonl", tables)
     plot_results(metrics, out / "sensitivity.png")
     write_report(out, metrics)
     return metrics
+
+
+def _write_scores(path: Path, tables: dict[str, list[dict[str, Any]]]) -> None:
+    """Every grader's scored rows, one JSON line each, tagged with the grader."""
+    with open(path, "w") as f:
+        for name, table in tables.items():
+            for r in table:
+                f.write(json.dumps({"grader": name, **r}) + "\n")
 
 
 def _summary(name: str, m: dict[str, Any]) -> str:
