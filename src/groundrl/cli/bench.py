@@ -32,6 +32,16 @@ OUT = typer.Option(
     help="Output folder (created): results.jsonl, metrics.json, report.md and the PNGs.",
 )
 LIMIT = typer.Option(None, "--limit", min=1, help="Use only the first N usable items (for a quick look).")
+# options two benchmarks share, declared once (issue 40 item 2)
+SCALAR_RM_DEVICE = typer.Option(None, "--scalar-rm-device", help="Device of --scalar-rm.")
+MAX_JUDGE_FAILURES = typer.Option(
+    0.1,
+    "--max-judge-failures",
+    min=0.0,
+    max=1.0,
+    help="Exit 1 (after writing the files) when more than this share of judge calls failed "
+    "(default 0.1): an outage is not a result.",
+)
 
 
 def _input(help: str, metavar: str = "INPUT") -> Any:
@@ -120,15 +130,8 @@ def score_rm_cmd(
         help="A local sequence-classification reward model (checkpoint folder) scored beside the judge as "
         "a baseline: 10*sigmoid(reward) on the 0-10 scale, Spearman with gold; text only.",
     ),
-    scalar_rm_device: str | None = typer.Option(None, "--scalar-rm-device", help="Device of --scalar-rm."),
-    max_judge_failures: float = typer.Option(
-        0.1,
-        "--max-judge-failures",
-        min=0.0,
-        max=1.0,
-        help="Exit 1 (after writing the files) when more than this share of judge calls failed "
-        "(default 0.1): an outage is not a result.",
-    ),
+    scalar_rm_device: str | None = SCALAR_RM_DEVICE,
+    max_judge_failures: float = MAX_JUDGE_FAILURES,
     judge: JudgeConfig | None = None,
 ) -> None:
     # lazy: benchmarks.score_rm brings numpy and orjson; loaded only when this runs
@@ -171,6 +174,7 @@ FORMAT_HELP = (
     "(data/all_data.json: ID, Text, Image, Output1, Output2, Better, Category), mm-rlhf-rewardbench (JSONL "
     "or parquet: id, prompt, chosen, rejected, image|video)."
 )
+FORMAT = typer.Option("auto", "--format", help=FORMAT_HELP)
 PARSE_HELP = (
     "How a verdict is read: strict (ours: exactly one of 1/2 in <answer>, else wrong), released (the "
     "released Proxy-GRM script for --format: fall back to the last 1/2 in the text, ...), or both "
@@ -233,7 +237,7 @@ def pairwise_rm_cmd(
         help="Items file, or a folder of VL-RewardBench parquet files.",
     ),
     output: Path = OUT,
-    fmt: str = typer.Option("auto", "--format", help=FORMAT_HELP),
+    fmt: str = FORMAT,
     image_root: Path | None = typer.Option(
         None,
         "--image-root",
@@ -261,21 +265,14 @@ def pairwise_rm_cmd(
         help="A local sequence-classification reward model (checkpoint folder) instead of a judge: the "
         "higher reward wins (text only; images are not given to it).",
     ),
-    scalar_rm_device: str | None = typer.Option(None, "--scalar-rm-device", help="Device of --scalar-rm."),
+    scalar_rm_device: str | None = SCALAR_RM_DEVICE,
     proxy_verify: bool = typer.Option(
         False,
         "--proxy-verify/--no-proxy-verify",
         help="Proxy-verified inference (Proxy-GRM): a proxy agent on the same judge, given only each "
         "verdict's rubric, votes too; agreement and accuracy when both agree are reported.",
     ),
-    max_judge_failures: float = typer.Option(
-        0.1,
-        "--max-judge-failures",
-        min=0.0,
-        max=1.0,
-        help="Exit 1 (after writing the files) when more than this share of judge calls failed "
-        "(default 0.1): an outage is not a result.",
-    ),
+    max_judge_failures: float = MAX_JUDGE_FAILURES,
     judge: JudgeConfig | None = None,
 ) -> None:
     # lazy: benchmarks.pairwise_rm brings numpy and orjson; loaded only when this runs
@@ -497,7 +494,7 @@ def judge_reliability_cmd(
         help="Pairwise items (any layout) or score-rm JSONL items.",
     ),
     output: Path = OUT,
-    fmt: str = typer.Option("auto", "--format", help=FORMAT_HELP),
+    fmt: str = FORMAT,
     image_root: Path | None = typer.Option(
         None, "--image-root", exists=True, file_okay=False, help="Folder that relative image paths are under."
     ),
