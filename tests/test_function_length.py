@@ -34,7 +34,6 @@ PENDING: dict[str, tuple[int, str]] = {
     "cli/train.py:command": (91, "typer options in the signature"),
     "sim/planner.py:_cost": (144, "the expert planner's heuristic, one branch per task-type behaviour"),
     "sim/refs.py:refs_from_instruction": (98, "one rule per phrasing of an object reference"),
-    "sim/scenes.py:describe_scene": (109, "one sentence rule per object kind"),
 }
 
 

@@ -165,22 +165,7 @@ def describe_scene(scene: Scene, goal: Goal, rng: random.Random) -> tuple[Scene,
         ("recep", goal.recep, goal.recep_ref),
         ("mrecep", goal.mrecep, goal.mrecep_ref),
     ]
-    # 1. enough instances of each described type (targets + distractors)
-    targets: dict[str, list[str]] = {}
-    for role, t, ref in roles:
-        if not ref or t is None:
-            continue
-        n_match = goal.type.n_objects if role == "obj" else 1
-        have = [o.id for o in b.objects if o.type == t]
-        top = t not in PICKUPABLE  # receptacles, lamps, appliances stand on their own
-        while len(have) < n_match + 2:
-            if top:
-                have.append(b.add(t))
-            else:
-                first = next(o for o in b.objects if o.id == have[0]) if have else None
-                parent = first.parent if first is not None and rng.random() < 0.5 else None
-                have.append(b.add(t, parent) if parent else b.place(t, exclude={goal.recep}))
-        targets[role] = rng.sample(have, n_match)
+    targets = _described_instances(b, goal, roles, rng)  # 1. targets + distractors
     objs = {o.id: o for o in b.objects}
     # 2. positions: top-level objects spread out in scene order
     tops = [o for o in b.objects if o.parent is None]
@@ -201,31 +186,8 @@ def describe_scene(scene: Scene, goal: Goal, rng: random.Random) -> tuple[Scene,
             want.setdefault(k, []).append(v)
         chosen = targets[role]
         others = [o.id for o in b.objects if o.type == t and o.id not in chosen]
-        for n, i in enumerate(chosen):
-            for k, vs in want.items():
-                if k in _LOOKS:
-                    objs[i].attrs[k] = vs[n % len(vs)]
-        for i in others:
-            for k, vs in want.items():
-                if k in _LOOKS:
-                    objs[i].attrs[k] = _other(rng, k, set(vs))
-        top_ids = [i for i in [*chosen, *others] if objs[i].parent is None]
-        if "side" in want and len(top_ids) == len(chosen) + len(others):
-            side = want["side"][0]
-            xs = sorted(_x(objs[i]) for i in top_ids)
-            order = (
-                chosen + others
-                if side == "left"
-                else others + chosen
-                if side == "right"
-                else others[:1] + chosen + others[1:]
-            )
-            for i, x in zip(order, xs, strict=True):
-                _set_pos(objs[i], x, _lvl(objs[i]))
-        if "height" in want:
-            lv = 0 if want["height"][0] == "bottom" else 2
-            for i in top_ids:
-                _set_pos(objs[i], _x(objs[i]), lv if i in chosen else 1)
+        _set_looks(objs, want, chosen, others, rng)
+        _arrange(objs, want, chosen, others)
         if ref.rel == "from" and ref.anchor:
             _realise_source(b, objs, ref, chosen, others, rng)
             objs = {o.id: o for o in b.objects}
@@ -257,6 +219,68 @@ def describe_scene(scene: Scene, goal: Goal, rng: random.Random) -> tuple[Scene,
         ok = facts.allowed(t, ref) if ref and t else None
         keep[role] = ref if ok is not None and len(ok) >= need[role] else None
     return out, goal.with_refs(keep)
+
+
+Roles = list[tuple[str, str | None, Ref | None]]
+
+
+def _described_instances(
+    b: SceneBuilder, goal: Goal, roles: Roles, rng: random.Random
+) -> dict[str, list[str]]:
+    """Per described role: enough instances of its type (the targets + 2 distractors),
+    added where missing, and the targets drawn among them."""
+    targets: dict[str, list[str]] = {}
+    for role, t, ref in roles:
+        if not ref or t is None:
+            continue
+        n_match = goal.type.n_objects if role == "obj" else 1
+        have = [o.id for o in b.objects if o.type == t]
+        top = t not in PICKUPABLE  # receptacles, lamps, appliances stand on their own
+        while len(have) < n_match + 2:
+            if top:
+                have.append(b.add(t))
+            else:
+                first = next(o for o in b.objects if o.id == have[0]) if have else None
+                parent = first.parent if first is not None and rng.random() < 0.5 else None
+                have.append(b.add(t, parent) if parent else b.place(t, exclude={goal.recep}))
+        targets[role] = rng.sample(have, n_match)
+    return targets
+
+
+def _set_looks(
+    objs: dict[str, Obj], want: dict[str, list[str]], chosen: list[str], others: list[str], rng: random.Random
+) -> None:
+    """The described looks on the targets (cycling the values), other looks on the rest."""
+    for n, i in enumerate(chosen):
+        for k, vs in want.items():
+            if k in _LOOKS:
+                objs[i].attrs[k] = vs[n % len(vs)]
+    for i in others:
+        for k, vs in want.items():
+            if k in _LOOKS:
+                objs[i].attrs[k] = _other(rng, k, set(vs))
+
+
+def _arrange(objs: dict[str, Obj], want: dict[str, list[str]], chosen: list[str], others: list[str]) -> None:
+    """A described side (left / right / middle) or height (bottom / top) made true of the
+    top-level targets by swapping positions with the distractors."""
+    top_ids = [i for i in [*chosen, *others] if objs[i].parent is None]
+    if "side" in want and len(top_ids) == len(chosen) + len(others):
+        side = want["side"][0]
+        xs = sorted(_x(objs[i]) for i in top_ids)
+        order = (
+            chosen + others
+            if side == "left"
+            else others + chosen
+            if side == "right"
+            else others[:1] + chosen + others[1:]
+        )
+        for i, x in zip(order, xs, strict=True):
+            _set_pos(objs[i], x, _lvl(objs[i]))
+    if "height" in want:
+        lv = 0 if want["height"][0] == "bottom" else 2
+        for i in top_ids:
+            _set_pos(objs[i], _x(objs[i]), lv if i in chosen else 1)
 
 
 def _x(o: Obj) -> int:
