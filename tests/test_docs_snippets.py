@@ -155,12 +155,13 @@ def _take_shared_runs(s: Snippet, run_once) -> Snippet:
 @pytest.mark.timeout(960)  # a doc's snippets in sequence: the benchmark tour, tiny trainings
 @pytest.mark.parametrize("doc", list(_params()))
 def test_the_docs_snippets_run_as_written(doc, reader_folder, run_once):
-    runnable = [_take_shared_runs(s, run_once) for s in snippets(doc) if s.skip_reason is None]
+    runnable = [s for s in snippets(doc) if s.skip_reason is None]
     if (
         any("shared/data/external" in s.code for s in runnable)
         and not (SHARED / "data" / "external").is_dir()
     ):
         pytest.skip(f"external data not present at {SHARED / 'data' / 'external'}")
+    runnable = [_take_shared_runs(s, run_once) for s in runnable]
     # the stand-in judge's port of the benchmark tour: a free one, so parallel runs never clash
     script = "\n".join(s.as_shell() for s in runnable).replace("8012", str(_free_port()))
     env = {
