@@ -109,9 +109,9 @@ def command(
     """Serve rewards over HTTP: POST /score, POST /get_reward (OpenRLHF), GET /health, GET /metrics."""
     try:
         # lazy: loads when the command runs; groundrl --help imports every command module
-        import uvicorn
+        import uvicorn  # noqa: F401  # the serve extra is checked before any work
 
-        from groundrl.serve.factory import ENV_FILE, build_app, write_config_file
+        from groundrl.serve.factory import build_app
     except ModuleNotFoundError as e:
         typer.echo(
             f"error: the reward server needs the serve extra: pip install 'groundrl[serve]' ({e})", err=True
@@ -138,27 +138,37 @@ def command(
         typer.echo(
             f"warning: serving on {listen.host} without --token: anyone who can reach it can use it", err=True
         )
-    host, port, workers, header_timeout = listen.host, listen.port, listen.workers, listen.header_timeout
+    _run(app, config, listen)
+
+
+def _run(app: Any, config: dict[str, Any], listen: Listen) -> None:
+    """Run the built app under uvicorn (one process, or ``--workers`` processes that each
+    rebuild it from ``config``)."""
+    # lazy: loads when the command runs; groundrl --help imports every command module
+    import uvicorn
+
+    from groundrl.serve import protocol
+    from groundrl.serve.factory import ENV_FILE, write_config_file
+
     common: dict[str, Any] = {
-        "host": host,
-        "port": port,
+        "host": listen.host,
+        "port": listen.port,
         "log_level": "warning",
         "timeout_graceful_shutdown": listen.graceful_timeout,
         "limit_concurrency": listen.limit_concurrency,
     }
-    os.environ["GROUNDRL_HEADER_TIMEOUT"] = str(header_timeout)  # worker processes inherit it
-    # lazy: loads when the command runs; groundrl --help imports every command module
-    from groundrl.serve import protocol
+    os.environ["GROUNDRL_HEADER_TIMEOUT"] = str(listen.header_timeout)  # worker processes inherit it
 
-    protocol.HeaderTimeoutH11.header_timeout = header_timeout
+    protocol.HeaderTimeoutH11.header_timeout = listen.header_timeout
     common["http"] = protocol.HeaderTimeoutH11
-    auth = "bearer token" if token else "none"
+    auth = "bearer token" if config["token"] else "none"
+    recipe, n = config["recipe"] or "named per request", listen.workers
     typer.echo(
-        f"groundrl serve: http://{host}:{port} (recipe {recipe or 'named per request'}, auth {auth}, "
-        f"{workers} worker{'s' if workers > 1 else ''}); routes /score /get_reward /health /metrics",
+        f"groundrl serve: http://{listen.host}:{listen.port} (recipe {recipe}, auth {auth}, "
+        f"{n} worker{'s' if n > 1 else ''}); routes /score /get_reward /health /metrics",
         err=True,
     )
-    if workers == 1:
+    if listen.workers == 1:
         uvicorn.run(app, **common)
     else:  # uvicorn's workers import the app themselves: hand them the configuration in
         # an owner-only file, not the environment (it may hold the token)
@@ -166,6 +176,6 @@ def command(
         os.environ[ENV_FILE] = path
         os.environ.pop("GROUNDRL_TOKEN", None)  # nor the token's own variable
         try:
-            uvicorn.run("groundrl.serve.factory:app_from_env", factory=True, workers=workers, **common)
+            uvicorn.run("groundrl.serve.factory:app_from_env", factory=True, workers=listen.workers, **common)
         finally:
             os.unlink(path)
