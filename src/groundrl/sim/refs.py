@@ -282,6 +282,73 @@ def noun_types(word: str) -> tuple[str, ...]:
 _KNOWN = sorted(PICKUPABLE | RECEPTACLES | TOGGLEABLE | {"Television", "Toaster"})
 
 
+def _role_of(word: str, roles: dict[str, str]) -> str | None:
+    """The goal role a noun names (``container`` / ``vessel``: the movable receptacle)."""
+    ts = noun_types(word)
+    for r in ("mrecep", "recep", "obj"):
+        if r in roles and roles[r] in ts:
+            return r
+    if word in ("container", "vessel") and "mrecep" in roles:
+        return "mrecep"
+    return None
+
+
+def _relations(
+    toks: list[str], roles: dict[str, str], present: set[str]
+) -> tuple[dict[str, tuple[str, str]], set[int]]:
+    """The relation phrases: ``{role: (relation, anchor type)}`` and the token positions
+    they use (not read as attributes afterwards)."""
+    rels: dict[str, tuple[str, str]] = {}
+    used: set[int] = set()
+    low = " ".join(toks)
+    for m in _REL_RE.finditer(low):
+        word = m.group(1) or m.group(3) or m.group(5)
+        noun = m.group(2) or m.group(4) or m.group(6)
+        start = len(low[: m.start()].split())
+        used.update(range(start, start + len(m.group(0).split())))
+        anchors = [t for t in noun_types(noun) if t in ANCHORS and (not present or t in present)]
+        if not anchors:
+            continue
+        role = next(
+            (
+                _role_of(toks[j], roles)
+                for j in range(start - 1, max(-1, start - 5), -1)
+                if _role_of(toks[j], roles)
+            ),
+            None,
+        )
+        role = role if role in ("recep", "mrecep") else "recep"
+        if roles[role] in anchors:
+            continue
+        rels.setdefault(role, (_REL[word], anchors[0]))
+    return rels, used
+
+
+def _noun_after(
+    toks: list[str], i: int, roles: dict[str, str], present: set[str]
+) -> tuple[str | None, str | None]:
+    """What the attribute word at ``i`` describes: ``(role, None)``, or ``(None, source
+    receptacle type)`` after "from", or ``(None, None)`` when no noun follows in 4 words."""
+    for j in range(i + 1, min(i + 5, len(toks))):
+        w = toks[j]
+        if w in ATTR_WORDS or w in ("and", "side", "handled", "colored", "coloured"):
+            continue
+        if w in _DEST or w in _SRC or w in ("with", "while", "that", "which"):
+            break
+        r = _role_of(w, roles)
+        if r is not None:
+            return r, None
+        ts = [t for t in noun_types(w) if t in RECEPTACLES]
+        if ts:
+            prev = {toks[k] for k in range(max(0, i - 3), i)}
+            if prev & _SRC:
+                return None, next((t for t in ts if not present or t in present), ts[0])
+            return "recep", None
+        if noun_types(w) or w in NOUNS:
+            return "obj", None
+    return None, None
+
+
 def refs_from_instruction(
     instruction: str, obj: str, recep: str, mrecep: str | None = None, present: Iterable[str] = ()
 ) -> dict[str, Ref]:
@@ -298,37 +365,10 @@ def refs_from_instruction(
     toks = re.findall(r"[a-z]+", instruction.lower())
     roles = {"obj": obj, "recep": recep, **({"mrecep": mrecep} if mrecep else {})}
     present = set(present)
-
-    def role_of(word: str) -> str | None:
-        ts = noun_types(word)
-        for r in ("mrecep", "recep", "obj"):
-            if r in roles and roles[r] in ts:
-                return r
-        if word in ("container", "vessel") and "mrecep" in roles:
-            return "mrecep"
-        return None
-
     attrs: dict[str, list[tuple[str, str]]] = {}
     source: tuple[str, list[tuple[str, str]]] | None = None
-    rels: dict[str, tuple[str, str]] = {}
     # relation phrases first: their words are not attributes ("left of the sink")
-    used: set[int] = set()
-    low = " ".join(toks)
-    for m in _REL_RE.finditer(low):
-        word = m.group(1) or m.group(3) or m.group(5)
-        noun = m.group(2) or m.group(4) or m.group(6)
-        start = len(low[: m.start()].split())
-        used.update(range(start, start + len(m.group(0).split())))
-        anchors = [t for t in noun_types(noun) if t in ANCHORS and (not present or t in present)]
-        if not anchors:
-            continue
-        role = next(
-            (role_of(toks[j]) for j in range(start - 1, max(-1, start - 5), -1) if role_of(toks[j])), None
-        )
-        role = role if role in ("recep", "mrecep") else "recep"
-        if roles[role] in anchors:
-            continue
-        rels.setdefault(role, (_REL[word], anchors[0]))
+    rels, used = _relations(toks, roles, present)
     for i, tok in enumerate(toks):
         if i in used or tok not in ATTR_WORDS:
             continue
@@ -340,29 +380,7 @@ def refs_from_instruction(
             continue
         if kv[0] in ("side", "height") and i + 1 < len(toks) and toks[i + 1] in ("of", "hand"):
             continue
-        target: str | None = None
-        src_type: str | None = None
-        for j in range(i + 1, min(i + 5, len(toks))):
-            w = toks[j]
-            if w in ATTR_WORDS or w in ("and", "side", "handled", "colored", "coloured"):
-                continue
-            if w in _DEST or w in _SRC or w in ("with", "while", "that", "which"):
-                break
-            r = role_of(w)
-            if r is not None:
-                target = r
-                break
-            ts = [t for t in noun_types(w) if t in RECEPTACLES]
-            if ts:
-                prev = {toks[k] for k in range(max(0, i - 3), i)}
-                if prev & _SRC:
-                    src_type = next((t for t in ts if not present or t in present), ts[0])
-                else:
-                    target = "recep"
-                break
-            if noun_types(w) or w in NOUNS:
-                target = "obj"
-                break
+        target, src_type = _noun_after(toks, i, roles, present)
         if src_type is not None:
             if source is None or source[0] == src_type:
                 source = (src_type, [*(source[1] if source else []), kv])
