@@ -6,6 +6,7 @@ YAML's `judge:` block. The local chat server answers as the proxy agent."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 
 import pytest
@@ -112,7 +113,7 @@ def test_train_yaml_judge_block(proxy_server, tmp_path, tiny_vlm_dir):
         yaml.safe_dump({"model": str(tiny_vlm_dir), "data": str(data), "judge": _judge(proxy_server)})
     )
     settings = load_train_config(cfg_file, "proxy_grm").stages[0].settings
-    trainer = build_trainer("proxy_grm", {**settings, "output_dir": str(tmp_path / "o")})
+    trainer = build_trainer("proxy_grm", dataclasses.replace(settings, output_dir=str(tmp_path / "o")))
     names = [getattr(f, "__name__", "") for f in trainer.reward_funcs]
     assert names == ["accuracy", "format", "proxy"]
     bad = tmp_path / "bad.yaml"

@@ -29,7 +29,7 @@ def parse_echo(raw):
 
 def run(recipe, st, out, prev_data, **_):
     out.mkdir(parents=True, exist_ok=True)
-    lines = Path(st["data"]).read_text().splitlines() * parse_echo(st.get("echo"))["times"]
+    lines = Path(st.data).read_text().splitlines() * parse_echo(st.blocks.get("echo"))["times"]
     (out / "echo.jsonl").write_text("\\n".join(lines) + "\\n")
     return {"data": str(out / "echo.jsonl"), "notes": {"echoed": len(lines), "recipe": recipe}}
 

@@ -113,6 +113,7 @@ def test_openrlhf_adapter(keyword_installed, monkeypatch):
 
 
 def test_train_builds_and_steps(keyword_installed, tmp_path, tiny_vlm_dir):
+    from groundrl.train.config import stage_settings
     from groundrl.train.grpo import build_trainer
 
     data = tmp_path / "d.jsonl"
@@ -124,7 +125,7 @@ def test_train_builds_and_steps(keyword_installed, tmp_path, tiny_vlm_dir):
         "recipe_options": {"bonus": "0.5"},
         "grpo": {"max_steps": 1, "max_completion_length": 8},
     }
-    trainer = build_trainer("keyword_match", cfg)
+    trainer = build_trainer("keyword_match", stage_settings(cfg, "keyword_match"))
     trainer.train()
     logged = [h for h in trainer.state.log_history if "rewards/match/mean" in h]
     # random completions rarely say "paris": each reward is 0.5 or 1.5, so the mean is too

@@ -36,9 +36,10 @@ def _cfg(tmp_path, tiny_vlm_dir, **extra):
 
 @pytest.mark.slow
 def test_spatial_part_applies_with_masks_from_the_data(tmp_path, tiny_vlm_dir, canned):
+    from groundrl.train.config import stage_settings
     from groundrl.train.grpo import build_trainer
 
-    trainer = build_trainer("argos", _cfg(tmp_path, tiny_vlm_dir))
+    trainer = build_trainer("argos", stage_settings(_cfg(tmp_path, tiny_vlm_dir), "argos"))
     trainer.train()
     h = next(h for h in trainer.state.log_history if "reward" in h)
     # hand-worked: spatial 1/2 points inside, the only grounding category -> G = 0.5;
@@ -49,9 +50,12 @@ def test_spatial_part_applies_with_masks_from_the_data(tmp_path, tiny_vlm_dir, c
 
 @pytest.mark.slow
 def test_agentic_verifier_is_the_reward(tmp_path, tiny_vlm_dir, canned):
+    from groundrl.train.config import stage_settings
     from groundrl.train.grpo import build_trainer
 
-    trainer = build_trainer("argos", _cfg(tmp_path, tiny_vlm_dir, verifier={"tau": 0.5}))
+    trainer = build_trainer(
+        "argos", stage_settings(_cfg(tmp_path, tiny_vlm_dir, verifier={"tau": 0.5}), "argos")
+    )
     assert trainer.reward_func_names == ["verifier"]
     trainer.train()
     h = next(h for h in trainer.state.log_history if "reward" in h)

@@ -35,9 +35,15 @@ def _stage(tmp_path, **cgrpo):
 
 
 def test_perturbed_rows_reach_the_model_and_stay_with_their_instance(tmp_path):
+    from groundrl.train.config import build_train_config
     from groundrl.train.rm_stages import run_cgrpo
 
-    res = run_cgrpo("eqa_rm", _stage(tmp_path), tmp_path / "cg", None)
+    raw = _stage(tmp_path)
+    stage = {"name": "cg", "kind": "cgrpo", "inputs": raw.pop("inputs"), "cgrpo": raw.pop("cgrpo")}
+    st = (
+        build_train_config({**raw, "stages": [stage]}, "eqa_rm").stages[0].settings
+    )  # typed, as a run passes it
+    res = run_cgrpo("eqa_rm", st, tmp_path / "cg", None)
     trainer = res["trainer"]
     seen = {}
 

@@ -91,6 +91,7 @@ def test_router_sends_each_task_type_to_its_parts():
 
 
 def test_router_type_without_reward_is_a_load_error(tmp_path):
+    from groundrl.train.config import stage_settings
     from groundrl.train.grpo import build_trainer
 
     data = tmp_path / "d.jsonl"
@@ -102,7 +103,9 @@ def test_router_type_without_reward_is_a_load_error(tmp_path):
         "recipe_options": {"router": True},
     }
     with pytest.raises(ValueError, match="'ocr' has no reward"):
-        build_trainer("embodied_brain", cfg)  # fails before the (missing) model is loaded
+        build_trainer(
+            "embodied_brain", stage_settings(cfg, "embodied_brain")
+        )  # fails before the (missing) model is loaded
 
 
 class Probe:
@@ -125,6 +128,7 @@ def test_step_grpo_and_router_in_training(tmp_path, tiny_vlm_dir, chat_server):
     across steps, each with its remaining gold; the GRM (judge config, 0.8) and rule (0.2)
     parts are logged per type; judge calls run concurrently; failures are logged."""
     pytest.importorskip("trl")
+    from groundrl.train.config import stage_settings
     from groundrl.train.grpo import build_trainer
 
     chat_server.responder = lambda msgs, body: "<think>fine</think><score>0.75</score>"
@@ -151,7 +155,12 @@ def test_step_grpo_and_router_in_training(tmp_path, tiny_vlm_dir, chat_server):
         },
     }
     probe = Probe()
-    trainer = build_trainer("embodied_brain", cfg, extra_reward_funcs=[probe], extra_weights=[0.0])
+    trainer = build_trainer(
+        "embodied_brain",
+        stage_settings(cfg, "embodied_brain"),
+        extra_reward_funcs=[probe],
+        extra_weights=[0.0],
+    )
     weights = dict(zip(trainer.reward_func_names, trainer.reward_weights.tolist(), strict=True))
     assert weights["format"] == pytest.approx(0.2) and weights["grm"] == pytest.approx(0.8)
     trainer.train()

@@ -35,6 +35,7 @@ class Probe:
 def test_recipe_grpo_two_steps(recipe, tmp_path, tiny_vlm_dir):
     import torch
 
+    from groundrl.train.config import stage_settings
     from groundrl.train.grpo import build_trainer
 
     img = tmp_path / "frame.png"
@@ -50,7 +51,9 @@ def test_recipe_grpo_two_steps(recipe, tmp_path, tiny_vlm_dir):
     if get_recipe(recipe).example_options:  # e.g. reinforced_planning's bundled action map
         cfg["recipe_options"] = dict(get_recipe(recipe).example_options)
     probe = Probe()
-    trainer = build_trainer(recipe, cfg, extra_reward_funcs=[probe], extra_weights=[1.0])
+    trainer = build_trainer(
+        recipe, stage_settings(cfg, recipe), extra_reward_funcs=[probe], extra_weights=[1.0]
+    )
     before = {n: p.detach().clone() for n, p in trainer.model.named_parameters()}
     trainer.train()
     assert set(FIELDS[recipe]) <= set(probe.kwargs)

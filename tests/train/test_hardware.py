@@ -51,6 +51,7 @@ def test_block_validation():
 def test_frozen_vision_tower_and_projector(tmp_path, tiny_vlm_dir):
     import torch
 
+    from groundrl.train.config import stage_settings
     from groundrl.train.grpo import build_trainer
 
     cfg = _cfg(
@@ -59,7 +60,9 @@ def test_frozen_vision_tower_and_projector(tmp_path, tiny_vlm_dir):
         freeze={"vision_tower": True, "projector": True},
         image={"max_pixels": 64 * 64},
     )
-    trainer = build_trainer("argos", cfg, extra_reward_funcs=[probe], extra_weights=[1.0])
+    trainer = build_trainer(
+        "argos", stage_settings(cfg, "argos"), extra_reward_funcs=[probe], extra_weights=[1.0]
+    )
     assert trainer.processing_class.image_processor.max_pixels == 64 * 64
     before = {n: p.detach().clone() for n, p in trainer.model.named_parameters()}
     trainer.train()
@@ -72,10 +75,13 @@ def test_frozen_vision_tower_and_projector(tmp_path, tiny_vlm_dir):
 def test_peft_block_trains_lora_on_the_language_model_only(tmp_path, tiny_vlm_dir):
     import torch
 
+    from groundrl.train.config import stage_settings
     from groundrl.train.grpo import build_trainer
 
     cfg = _cfg(tmp_path, tiny_vlm_dir, peft={"r": 4, "lora_alpha": 8})
-    trainer = build_trainer("argos", cfg, extra_reward_funcs=[probe], extra_weights=[1.0])
+    trainer = build_trainer(
+        "argos", stage_settings(cfg, "argos"), extra_reward_funcs=[probe], extra_weights=[1.0]
+    )
     before = {n: p.detach().clone() for n, p in trainer.model.named_parameters()}
     trainer.train()
     changed = {n for n, p in trainer.model.named_parameters() if not torch.equal(before[n], p.detach())}

@@ -35,6 +35,7 @@ def test_group_layout_refused_up_front_naming_settings():
 
 @pytest.mark.slow
 def test_buffer_refills_and_loss_sees_only_kept_groups(tmp_path, tiny_vlm_dir, monkeypatch):
+    from groundrl.train.config import stage_settings
     from groundrl.train.grpo import build_trainer
     from groundrl.train.trainer import ground_grpo_trainer_class
 
@@ -73,7 +74,10 @@ def test_buffer_refills_and_loss_sees_only_kept_groups(tmp_path, tiny_vlm_dir, m
 
     monkeypatch.setattr(cls, "_compute_loss", spy)
     trainer = build_trainer(
-        "reinforced_planning", cfg, extra_reward_funcs=[accuracy_probe], extra_weights=[1.0]
+        "reinforced_planning",
+        stage_settings(cfg, "reinforced_planning"),
+        extra_reward_funcs=[accuracy_probe],
+        extra_weights=[1.0],
     )
     trainer.train()
     # 3 optimisation steps × 2 kept groups × G rows reached the loss, nothing else
@@ -100,6 +104,7 @@ def test_buffer_refills_and_loss_sees_only_kept_groups(tmp_path, tiny_vlm_dir, m
 
 @pytest.mark.slow
 def test_exhausted_buffer_errors_or_trains_on_nothing(tmp_path, tiny_vlm_dir):
+    from groundrl.train.config import stage_settings
     from groundrl.train.grpo import build_trainer
 
     data = tmp_path / "d.jsonl"
@@ -122,7 +127,10 @@ def test_exhausted_buffer_errors_or_trains_on_nothing(tmp_path, tiny_vlm_dir):
         "online_filter": {"reward": "accuracy_probe", "max_rounds": 2},
     }
     trainer = build_trainer(
-        "reinforced_planning", cfg, extra_reward_funcs=[accuracy_probe], extra_weights=[1.0]
+        "reinforced_planning",
+        stage_settings(cfg, "reinforced_planning"),
+        extra_reward_funcs=[accuracy_probe],
+        extra_weights=[1.0],
     )
     with pytest.raises(RuntimeError, match="2 generation rounds kept 0 of 2 prompt groups"):
         trainer.train()
@@ -132,7 +140,10 @@ def test_exhausted_buffer_errors_or_trains_on_nothing(tmp_path, tiny_vlm_dir):
         "online_filter": {"reward": "accuracy_probe", "max_rounds": 2, "when_exhausted": "repeat"},
     }
     trainer = build_trainer(
-        "reinforced_planning", cfg, extra_reward_funcs=[accuracy_probe], extra_weights=[1.0]
+        "reinforced_planning",
+        stage_settings(cfg, "reinforced_planning"),
+        extra_reward_funcs=[accuracy_probe],
+        extra_weights=[1.0],
     )
     trainer.train()
     h = next(h for h in trainer.state.log_history if "online_filter/empty_steps" in h)
@@ -166,6 +177,7 @@ def test_n_steps_over_each_filled_buffer_then_cleared(tmp_path, tiny_vlm_dir, mo
     """B = 4 groups, 8 rows a step -> n = 2 steps per buffer; max_steps 4 -> 2 buffers.
     Hand-worked: each buffer is 4 kept groups × G = 16 rows, its two steps see 8 rows each
     and together exactly the buffer's 16 rows; 4 steps × 8 = 32 rows reach the loss."""
+    from groundrl.train.config import stage_settings
     from groundrl.train.grpo import build_trainer
     from groundrl.train.trainer import ground_grpo_trainer_class
 
@@ -209,7 +221,10 @@ def test_n_steps_over_each_filled_buffer_then_cleared(tmp_path, tiny_vlm_dir, mo
     monkeypatch.setattr(cls, "_compute_loss", spy_loss)
     monkeypatch.setattr(cls, "_filtered_batch", spy_fill)
     trainer = build_trainer(
-        "reinforced_planning", cfg, extra_reward_funcs=[accuracy_probe], extra_weights=[1.0]
+        "reinforced_planning",
+        stage_settings(cfg, "reinforced_planning"),
+        extra_reward_funcs=[accuracy_probe],
+        extra_weights=[1.0],
     )
     assert trainer.steps_per_buffer == 2 and trainer.args.steps_per_generation == 2
     trainer.train()
@@ -229,6 +244,7 @@ def test_n_steps_over_each_filled_buffer_then_cleared(tmp_path, tiny_vlm_dir, mo
 
 
 def test_steps_per_generation_clash_named(tmp_path, tiny_vlm_dir):
+    from groundrl.train.config import stage_settings
     from groundrl.train.grpo import build_trainer
 
     data = tmp_path / "d.jsonl"
@@ -241,4 +257,9 @@ def test_steps_per_generation_clash_named(tmp_path, tiny_vlm_dir):
         "grpo": {"per_device_train_batch_size": G, "num_generations": G, "steps_per_generation": 3},
     }
     with pytest.raises(ValueError, match="grpo.steps_per_generation = 3 conflicts"):
-        build_trainer("reinforced_planning", cfg, extra_reward_funcs=[accuracy_probe], extra_weights=[1.0])
+        build_trainer(
+            "reinforced_planning",
+            stage_settings(cfg, "reinforced_planning"),
+            extra_reward_funcs=[accuracy_probe],
+            extra_weights=[1.0],
+        )

@@ -136,6 +136,7 @@ def test_presets_validate(path, recipe):
     from groundrl.train.config import load_train_config
     from groundrl.train.rft import RFTConfig
     from groundrl.train.rm_data import RMInputConfig
+    from groundrl.train.rm_stages import ProxySettings
 
     cfg = load_train_config(ROOT / path, recipe)
     for st in cfg.stages:
@@ -145,8 +146,9 @@ def test_presets_validate(path, recipe):
             assert isinstance(st.blocks["rft"], RFTConfig)
         if st.kind.name == "cgrpo":
             assert isinstance(st.blocks["cgrpo"], CGRPOConfig)
-        if st.kind.name == "proxy_grpo" and "proxy" in st.blocks:
-            assert set(st.blocks["proxy"]) == {"unparseable", "weight", "retries"}
+        if st.kind.name == "proxy_grpo":  # typed, with its defaults when the file leaves it out
+            assert isinstance(st.settings.proxy, ProxySettings)
+            assert st.settings.proxy == st.blocks.get("proxy", ProxySettings())
 
 
 def test_misspelt_stage_key_is_refused():

@@ -379,16 +379,17 @@ def cgrpo(
     from groundrl.train.cgrpo import CGRPOConfig, contrastive_reward
     from groundrl.train.cgrpo_trainer import cgrpo_trainer_class
     from groundrl.train.progress import attach_progress
+    from groundrl.train.stage_settings import StageSettings
 
     cg = CGRPOConfig(types=cfg.cgrpo_types, seed=cfg.seed)
     if mu is not None:
         cg = CGRPOConfig(types=cfg.cgrpo_types, seed=cfg.seed, mu=mu)
     funcs, weights = reward_funcs(resolve_rubric("eqa_rm", None))
     contrast = contrastive_reward(cg.delta, cg.mu, cg.min_acc)
-    stage = {
-        "model": str(model_dir),
-        "output_dir": str(out / name),
-        "grpo": {
+    stage = StageSettings(
+        model=str(model_dir),
+        output_dir=str(out / name),
+        args={
             "use_cpu": True,
             "bf16": False,
             "max_steps": cfg.cgrpo_steps,
@@ -401,7 +402,7 @@ def cgrpo(
             "save_strategy": "no",
             "seed": cfg.seed,
         },
-    }
+    )
     rows = [instance_row(ep) for ep in episodes]
     trainer = grpo_trainer(stage, rows, [*funcs, contrast], [*weights, 1.0], cgrpo_trainer_class(), cgrpo=cg)
     attach_progress(trainer, name, log)

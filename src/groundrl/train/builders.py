@@ -19,7 +19,8 @@ from typing import Any
 
 from groundrl.models.tiny_vlm import build_tiny_vlm
 from groundrl.train.config import is_tiny_model, machine_defaults, trainer_args
-from groundrl.train.hardware import load_policy, peft_config
+from groundrl.train.hardware import Hardware, load_policy, peft_config
+from groundrl.train.stage_settings import StageSettings
 
 
 def set_threads() -> None:
@@ -31,12 +32,11 @@ def set_threads() -> None:
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "1")) if torch.cuda.is_available() else 1)
 
 
-def resolve_model(cfg: Mapping[str, Any], out: Path) -> str:
+def resolve_model(st: StageSettings, out: Path) -> str:
     """The stage's model: a path, or ``tiny`` → the tiny random Qwen2.5-VL built in ``out``."""
-    path = cfg.get("model", "tiny")
-    if path == "tiny":
-        path = str(build_tiny_vlm(out / "tiny-model", seed=int(cfg.get("seed", 0))))
-    return str(path)
+    if st.model == "tiny":
+        return str(build_tiny_vlm(out / "tiny-model", seed=st.seed))
+    return st.model
 
 
 def _args(
@@ -51,7 +51,7 @@ def _args(
 
 
 def grpo_trainer(
-    cfg: Mapping[str, Any],
+    st: StageSettings,
     dataset: Any,
     funcs: Sequence[Callable[..., Any]],
     weights: Sequence[float],
@@ -59,7 +59,7 @@ def grpo_trainer(
     **trainer_kw: Any,
 ) -> Any:
     """A GRPO trainer (``trainer_cls``, default :class:`~groundrl.train.trainer.GroundGRPOTrainer`)
-    for one stage's settings ``cfg`` on ``dataset`` (rows or a ``datasets.Dataset``)."""
+    for one stage's typed settings ``st`` on ``dataset`` (rows or a ``datasets.Dataset``)."""
     # lazy: datasets loads only when a trainer is built
     from datasets import Dataset
 
@@ -67,11 +67,11 @@ def grpo_trainer(
     from groundrl.train.trainer import ground_grpo_trainer_class
 
     set_threads()
-    out = Path(cfg.get("output_dir", "runs/train"))
+    out = Path(st.output_dir)
     out.mkdir(parents=True, exist_ok=True)
-    tiny = is_tiny_model(cfg.get("model", "tiny"))
-    args = _args("grpo", cfg.get("grpo"), tiny, cfg.get("seed"), out, reward_weights=list(weights))
-    model, processor = load_policy(resolve_model(cfg, out), cfg, bf16=bool(args.bf16))
+    tiny = is_tiny_model(st.model)
+    args = _args("grpo", st.args, tiny, st.seed, out, reward_weights=list(weights))
+    model, processor = load_policy(resolve_model(st, out), st.hardware, bf16=bool(args.bf16))
     cls = trainer_cls or ground_grpo_trainer_class()
     return cls(
         model=model,
@@ -79,23 +79,23 @@ def grpo_trainer(
         reward_funcs=list(funcs),
         args=args,
         train_dataset=dataset if isinstance(dataset, Dataset) else Dataset.from_list(list(dataset)),
-        peft_config=peft_config(cfg),
+        peft_config=peft_config(st.hardware),
         **trainer_kw,
     )
 
 
 def sft_trainer(
-    model: str, dataset: Any, output_dir: str | Path, hw: Mapping[str, Any], tiny: bool = False, **config: Any
+    model: str, dataset: Any, output_dir: str | Path, hw: Hardware, tiny: bool = False, **config: Any
 ) -> Any:
     """An ``SFTTrainer`` (loss on the completion only) on a local checkpoint; ``hw`` holds
-    the ``peft``/``freeze``/``image``/``model_kwargs`` blocks, ``config`` the ``SFTConfig``
-    fields."""
+    the typed ``peft``/``freeze``/``image``/``model_kwargs`` blocks, ``config`` the
+    ``SFTConfig`` fields."""
     # lazy: datasets loads only when a trainer is built
     from datasets import Dataset
     from trl import SFTTrainer
 
     set_threads()
-    tiny = tiny or is_tiny_model(model) or is_tiny_model(hw.get("model", "tiny"))
+    tiny = tiny or is_tiny_model(model)
     args = _args("sft", config, tiny, None, Path(output_dir))
     policy, processor = load_policy(model, hw, bf16=bool(args.bf16))
     return SFTTrainer(

@@ -39,9 +39,11 @@ from groundrl.models.fixtures import FIXTURES, model_dir
 from groundrl.models.fixtures import is_ready as fixture_ready
 from groundrl.monitor.config import MonitorConfig
 from groundrl.recipes import get_recipe
+from groundrl.settings import parse_settings
 from groundrl.train import trl_fields
-from groundrl.train.hardware import check_hardware_blocks
+from groundrl.train.hardware import FreezeSettings, Hardware, ImageSettings, PeftSettings
 from groundrl.train.stage_kinds import StageKind, get_stage_kind, stage_kinds
+from groundrl.train.stage_settings import StageSettings, VerifierSettings
 
 
 class ConfigError(ValueError):
@@ -229,15 +231,16 @@ def trainer_args(
 
 @dataclass(frozen=True)
 class StageConfig:
-    """One stage, validated. ``settings`` is the one-stage config its runner reads (top
-    level overlaid with the stage's keys; the trainer block already effective)."""
+    """One stage, validated. ``settings`` is the typed object its runner receives (top
+    level overlaid with the stage's keys; the trainer block already effective; an
+    instance of the kind's settings class, :mod:`groundrl.train.stage_settings`)."""
 
     name: str
     kind: StageKind
     data: str | None
     args: Mapping[str, Any]  # effective GRPOConfig/SFTConfig fields set by groundrl or the file
-    blocks: Mapping[str, Any]  # typed blocks: judge, online_filter, rft, cgrpo, …
-    settings: Mapping[str, Any]
+    blocks: Mapping[str, Any]  # the typed blocks the file set, as --print-config shows them
+    settings: StageSettings
 
 
 @dataclass(frozen=True)
@@ -306,23 +309,13 @@ def _online_filter(v: Any) -> Any:
     return OnlineFilterConfig.from_mapping(v)
 
 
-def _verifier(v: Any) -> Any:
-    # lazy: train.grpo imports this module
-    from groundrl.train.grpo import VERIFIER_KEYS
+def _typed(cls: type, key: str) -> Callable[[Any], Any]:
+    """A block parsed by :func:`groundrl.settings.parse_settings` (null: not set)."""
 
-    block = _mapping("verifier")(v)
-    bad = sorted(set(block) - set(VERIFIER_KEYS))
-    if bad:
-        raise _unknown("verifier", bad[0], list(VERIFIER_KEYS))
-    return block
+    def parse(v: Any) -> Any:
+        return None if v is None else parse_settings(cls, v, key)
 
-
-def _hardware(key: str) -> Callable[[Any], Any]:
-    def check(v: Any) -> Any:
-        check_hardware_blocks({key: v})
-        return v
-
-    return check
+    return parse
 
 
 def _monitor(v: Any) -> Any:
@@ -355,11 +348,11 @@ _BLOCK_PARSERS: dict[str, Callable[[Any], Any]] = {
     "sft": lambda v: check_trainer_block("sft", v),
     "step_grpo": _step_grpo,
     "online_filter": _online_filter,
-    "verifier": _verifier,
-    "peft": _hardware("peft"),
-    "freeze": _hardware("freeze"),
-    "image": _hardware("image"),
-    "model_kwargs": _hardware("model_kwargs"),
+    "verifier": _typed(VerifierSettings, "verifier"),
+    "peft": _typed(PeftSettings, "peft"),
+    "freeze": _typed(FreezeSettings, "freeze"),
+    "image": _typed(ImageSettings, "image"),
+    "model_kwargs": _mapping("model_kwargs"),
     "monitor": _monitor,
     "resume_from_checkpoint": _resume,
     "eval": _eval,
@@ -432,13 +425,19 @@ def _check_eval(where: str, trainer: str, args: Mapping[str, Any]) -> None:
         )
 
 
-def _build_stage(i: int, st: Mapping[str, Any], top: Mapping[str, Any], tiny: bool) -> StageConfig:
+def _stage_kind(i: int, st: Mapping[str, Any]) -> StageKind:
     if "kind" not in st:
         raise ConfigError(f"stage {i}: needs `kind:` (one of {', '.join(sorted(stage_kinds()))})")
     try:
-        kind = get_stage_kind(st["kind"])
+        return get_stage_kind(st["kind"])
     except ValueError as e:
         raise ConfigError(f"stage {i}: {e}") from None
+
+
+def _build_stage(
+    i: int, st: Mapping[str, Any], top: Mapping[str, Any], tiny: bool, output_dir: str
+) -> StageConfig:
+    kind = _stage_kind(i, st)
     name = st.get("name") or kind.name
     check_stage_name(i, name)
     where = f"stage {name}"
@@ -451,26 +450,60 @@ def _build_stage(i: int, st: Mapping[str, Any], top: Mapping[str, Any], tiny: bo
     blocks = {k: _parse_block(f"{where}: ", k, v, kind) for k, v in st.items() if k not in ("name", "kind")}
     if "inputs" in kind.blocks:  # the reward-model runners read image bounds into their inputs
         image = st.get("image", top.get("image")) or {}
-        blocks["inputs"] = _parse_block(f"{where}: ", "inputs", {**image, **(st.get("inputs") or {})}, kind)
+        raw_image = image if isinstance(image, Mapping) else dataclasses.asdict(image)
+        inputs = {**{k: v for k, v in raw_image.items() if v is not None}, **(st.get("inputs") or {})}
+        blocks["inputs"] = _parse_block(f"{where}: ", "inputs", inputs, kind)
     merged = {**top, **blocks}
-    settings: dict[str, Any] = {k: v for k, v in {**top, **st}.items() if k not in ("name", "kind")}
-    # the runners get the typed blocks: nothing is parsed twice
-    for key in (*kind.blocks, "judge", "step_grpo", "online_filter"):
-        if key in merged:
-            settings[key] = merged[key]
     args: dict[str, Any] = {}
     if kind.trainer:
-        seed = merged.get("seed")
-        args = trainer_args(kind.trainer, merged.get(kind.trainer), tiny, seed)
-        settings[kind.trainer] = args
+        args = trainer_args(kind.trainer, merged.get(kind.trainer), tiny, merged.get("seed"))
         _check_eval(where, kind.trainer, args)
         if args.get("resume_from_checkpoint"):  # a TrainingArguments field Trainer never reads itself
             raise ConfigError(
                 f"{where}: {kind.trainer}.resume_from_checkpoint is not read by the trainer: move it to the stage "
                 "(or the top level) as `resume_from_checkpoint: latest | PATH`, or run with --resume"
             )
+    settings = _stage_settings(where, kind, name, merged, args, output_dir)
     typed = {k: v for k, v in merged.items() if k not in ("grpo", "sft", "data", "seed") and v is not None}
     return StageConfig(name, kind, merged.get("data"), args, typed, settings)
+
+
+def _stage_settings(
+    where: str, kind: StageKind, name: str, merged: Mapping[str, Any], args: dict[str, Any], output_dir: str
+) -> StageSettings:
+    """The typed object the runner receives: the common blocks, and each block of the
+    kind as a field of its settings class (parsed from null when the file leaves it out,
+    so the kind's defaults apply) or, for a kind without one, in ``blocks``."""
+    cls = kind.settings_class()
+    own = {f.name for f in dataclasses.fields(cls)} - {f.name for f in dataclasses.fields(StageSettings)}
+    fields = {k: merged[k] if k in merged else _parse_block(f"{where}: ", k, None, kind) for k in own}
+    extra = {k: merged[k] for k in kind.blocks if k in merged and k not in own}
+    hardware = Hardware(
+        peft=merged.get("peft"),
+        freeze=merged.get("freeze") or FreezeSettings(),
+        image=merged.get("image") or ImageSettings(),
+        model_kwargs=dict(merged.get("model_kwargs") or {}),
+    )
+    return cls(
+        name=name,
+        kind=kind.name,
+        model=str(merged.get("model", "tiny")),
+        output_dir=output_dir,
+        data=merged.get("data"),
+        seed=int(merged.get("seed", 0)),
+        args=args,
+        recipe_options=dict(merged.get("recipe_options") or {}),
+        judge=merged.get("judge"),
+        step_grpo=merged.get("step_grpo"),
+        online_filter=merged.get("online_filter"),
+        verifier=merged.get("verifier"),
+        hardware=hardware,
+        monitor=merged.get("monitor"),
+        eval=merged.get("eval"),
+        resume_from_checkpoint=merged.get("resume_from_checkpoint"),
+        blocks=extra,
+        **fields,
+    )
 
 
 def build_train_config(raw: Any, recipe: str | None = None, source: str = "") -> TrainConfig:
@@ -485,9 +518,10 @@ def build_train_config(raw: Any, recipe: str | None = None, source: str = "") ->
     top = {k: _parse_block("", k, v, None) for k, v in raw.items() if k not in ("stages", "recipe")}
     _check_recipe_options(name, top.get("recipe_options") or {}, top.get("judge"))
     model = top.get("model", "tiny")
+    output_dir = str(top.get("output_dir") or f"runs/train-{name}")
     stages: list[StageConfig] = []
     for i, st in enumerate(_stage_entries(raw), start=1):
-        stage = _build_stage(i, st, top, is_tiny_model(model))
+        stage = _build_stage(i, st, top, is_tiny_model(model), output_dir)
         if stage.name in {s.name for s in stages} or (stage.name == "final" and raw.get("stages")):
             raise ConfigError(f"stage {i}: name {stage.name!r} is used twice (or is `final`)")
         if stage.blocks.get("judge") is not None or stage.blocks.get("recipe_options"):
@@ -496,13 +530,19 @@ def build_train_config(raw: Any, recipe: str | None = None, source: str = "") ->
     return TrainConfig(
         recipe=name,
         model=model,
-        output_dir=str(top.get("output_dir") or f"runs/train-{name}"),
+        output_dir=output_dir,
         seed=int(top.get("seed", 0)),
         stages=tuple(stages),
         staged=raw.get("stages") is not None,
         raw=dict(raw),
         source=source,
     )
+
+
+def stage_settings(raw: Mapping[str, Any], recipe: str | None = None) -> StageSettings:
+    """The first stage's typed settings of a config mapping, validated as a file is (for
+    a builder called from Python: ``build_trainer(recipe, stage_settings({...}, recipe))``)."""
+    return build_train_config(raw, recipe).stages[0].settings
 
 
 def read_yaml(path: str | Path) -> Any:
@@ -602,7 +642,7 @@ def check_paths(cfg: TrainConfig) -> None:
             "give a checkpoint folder, a hub id or `tiny`"
         )
     for st in cfg.stages:
-        resume = st.settings.get("resume_from_checkpoint")
+        resume = st.settings.resume_from_checkpoint
         if resume and resume != "latest" and not (Path(resume) / "trainer_state.json").is_file():
             raise ConfigError(
                 f"stage {st.name}: resume_from_checkpoint {resume} is not a checkpoint folder (no "

@@ -21,7 +21,7 @@ from __future__ import annotations
 import inspect
 import json
 import random
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -30,9 +30,11 @@ from groundrl.io import JsonlError, iter_lines
 from groundrl.models.loading import flatten_text_content, is_text_only
 from groundrl.recipes import get_recipe
 from groundrl.recipes.resolve import resolve_rubric
+from groundrl.settings import parse_settings
 from groundrl.train.builders import grpo_trainer
-from groundrl.train.online_filter import OnlineFilterConfig, recorder_for
-from groundrl.train.step_grpo import StepGRPOConfig, StepHinter, hint_record
+from groundrl.train.online_filter import recorder_for
+from groundrl.train.stage_settings import StageSettings, VerifierSettings
+from groundrl.train.step_grpo import StepHinter, hint_record
 from groundrl.verify import AgenticVerifier
 from groundrl.verify.masks import mask_provider_from_spec
 
@@ -208,58 +210,42 @@ def count_judge_failures(func: Callable[..., Any]) -> Callable[..., Any]:
     return wrapped
 
 
-VERIFIER_KEYS = ("tools", "tau", "weights", "masks")
-
-
-def make_verifier(spec: dict[str, Any], judge: Any = None) -> Any:
-    """An :class:`~groundrl.verify.AgenticVerifier` from a config's ``verifier:`` block
-    (``tools``, ``tau``, ``weights``, ``masks``: ``boxes`` — masks from the sample's
-    ``boxes``/``points_masks`` fields, the default — or ``{provider: detector_segmenter,
-    detector: PATH, segmenter: PATH}``) with the teachers of the ``judge:``
-    block (a :class:`~groundrl.judges.config.JudgeConfig`)."""
-    if not isinstance(spec, dict):
-        raise ValueError("verifier must be a mapping {tools, tau, weights, masks}")
-    unknown = set(spec) - set(VERIFIER_KEYS)
-    if unknown:
-        raise ValueError(f"verifier: unknown key(s) {sorted(unknown)}; allowed: {', '.join(VERIFIER_KEYS)}")
-    masks = mask_provider_from_spec(spec.get("masks", "boxes"))
+def make_verifier(spec: VerifierSettings | Mapping[str, Any] | None = None, judge: Any = None) -> Any:
+    """An :class:`~groundrl.verify.AgenticVerifier` from a stage's ``verifier`` block
+    (:class:`~groundrl.train.stage_settings.VerifierSettings`: ``tools``, ``tau``,
+    ``weights``, ``masks``: ``boxes`` — masks from the sample's ``boxes``/``points_masks``
+    fields, the default — or ``{provider: detector_segmenter, detector: PATH, segmenter:
+    PATH}``; a mapping from Python is parsed by the same rules) with the teachers of the
+    ``judge:`` block (a :class:`~groundrl.judges.config.JudgeConfig`)."""
+    block = parse_settings(VerifierSettings, spec, "verifier")
+    masks = mask_provider_from_spec(block.masks)
     backend = judge.make_backend() if judge is not None and hasattr(judge, "make_backend") else judge
     return AgenticVerifier(
-        backend,
-        mask_provider=masks,
-        weights=spec.get("weights"),
-        tau=float(spec.get("tau", 0.5)),
-        tools=spec.get("tools"),
+        backend, mask_provider=masks, weights=block.weights, tau=block.tau, tools=block.tools
     )
 
 
 def build_trainer(
     recipe: str,
-    cfg: dict[str, Any],
+    st: StageSettings,
     extra_reward_funcs: Sequence[Callable[..., Any]] = (),
     extra_weights: Sequence[float] = (),
 ) -> Any:
     """A ready ``GRPOTrainer`` (a :class:`~groundrl.train.trainer.GroundGRPOTrainer`;
-    call ``.train()``). ``cfg`` is one stage's settings as :mod:`groundrl.train.config`
-    validated them (``groundrl train`` and :func:`~groundrl.train.stages.run_config` check
-    the file once, before anything loads); the GRPO arguments are the stage's effective ones
-    (:func:`~groundrl.train.config.trainer_args`: the CPU smoke defaults only for ``tiny``)."""
+    call ``.train()``) for one stage's typed settings ``st``, checked once when the file
+    loaded (:func:`groundrl.train.config.load_train_config`; from Python,
+    :func:`~groundrl.train.config.stage_settings` types a mapping the same way); the GRPO
+    arguments are the stage's effective ones (the CPU smoke defaults only for ``tiny``)."""
     rec = get_recipe(recipe)
-    out = Path(cfg.get("output_dir", f"runs/train-{recipe}"))
+    out = Path(st.output_dir)
     out.mkdir(parents=True, exist_ok=True)
-    if "data" not in cfg:
+    if st.data is None:  # a stage kind that needs data: load_train_config's check_paths says so first
         raise ValueError("the config needs `data:` (a JSONL of prompts and the recipe's fields)")
-    rows, json_cols = load_rows(cfg["data"], text_only=is_text_only(str(cfg.get("model", "tiny"))))
+    rows, json_cols = load_rows(st.data, text_only=is_text_only(st.model))
     missing = [f for f in rec.required if f not in rows[0]]
     if missing:
-        raise ValueError(f"{cfg['data']}: recipe {recipe} needs field(s) {missing}")
-    if cfg.get("verifier") is not None:
-        if "verifier" not in {o.name for o in rec.options}:
-            raise ValueError(f"recipe {recipe!r} takes no verifier (argos does)")
-        verifier = make_verifier(cfg["verifier"], cfg.get("judge"))
-        rubric = resolve_rubric(recipe, {**(cfg.get("recipe_options") or {}), "verifier": verifier})
-    else:
-        rubric = resolve_rubric(recipe, cfg.get("recipe_options"), cfg.get("judge"))
+        raise ValueError(f"{st.data}: recipe {recipe} needs field(s) {missing}")
+    rubric = _rubric(recipe, st)
     check = getattr(rubric, "check_samples", None)
     if callable(check):  # e.g. the task-type router: a sample whose type has no reward
         check(
@@ -274,7 +260,7 @@ def build_trainer(
     funcs = [count_judge_failures(f) if getattr(f, "__name__", "") in judged else f for f in funcs]
     funcs = [*funcs, *(decode_columns(f, json_cols) for f in extra_reward_funcs)]
     weights = [*weights, *extra_weights]
-    filt = OnlineFilterConfig.from_mapping(cfg.get("online_filter"))
+    filt = st.online_filter
     recorder = None
     if filt is not None:
         names = [getattr(f, "__name__", "") for f in funcs]
@@ -285,13 +271,22 @@ def build_trainer(
             )
         i = names.index(filt.reward)
         recorder = funcs[i] = recorder_for(funcs[i])
-    hint_cfg = StepGRPOConfig.from_mapping(cfg.get("step_grpo"))
     return grpo_trainer(
-        {**cfg, "output_dir": str(out)},
+        st,
         rows,
         funcs,
         weights,
-        step_hinter=StepHinter(hint_cfg) if hint_cfg is not None else None,
+        step_hinter=StepHinter(st.step_grpo) if st.step_grpo is not None else None,
         online_filter=filt,
         accuracy_recorder=recorder,
     )
+
+
+def _rubric(recipe: str, st: StageSettings) -> Any:
+    """The recipe's rubric with the stage's options, judge and (Argos) verifier."""
+    if st.verifier is None:
+        return resolve_rubric(recipe, st.recipe_options, st.judge)
+    if "verifier" not in {o.name for o in get_recipe(recipe).options}:
+        raise ValueError(f"recipe {recipe!r} takes no verifier (argos does)")
+    verifier = make_verifier(st.verifier, st.judge)
+    return resolve_rubric(recipe, {**st.recipe_options, "verifier": verifier})

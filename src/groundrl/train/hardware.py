@@ -17,69 +17,74 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from groundrl.models.loading import load_model
 
 log = logging.getLogger("groundrl.train")
 
-PEFT_KEYS = {
-    "r",
-    "lora_alpha",
-    "lora_dropout",
-    "target_modules",
-    "bias",
-    "modules_to_save",
-    "load_in_4bit",
-    "use_rslora",
-}
-FREEZE_KEYS = {"vision_tower", "projector"}
-IMAGE_KEYS = {"min_pixels", "max_pixels"}
 # the language model's projections only (Qwen-VL vision blocks also have *_proj MLPs)
 DEFAULT_TARGETS = r"^(?!.*visual).*\.(q_proj|k_proj|v_proj|o_proj|gate_proj|up_proj|down_proj)$"
 
 
-def _block(cfg: Mapping[str, Any], key: str, allowed: set[str]) -> dict[str, Any]:
-    raw = cfg.get(key)
-    if raw is None:
-        return {}
-    if not isinstance(raw, Mapping):
-        raise ValueError(f"{key} must be a mapping; allowed keys: {', '.join(sorted(allowed))}")
-    unknown = set(raw) - allowed
-    if unknown:
-        raise ValueError(f"{key}: unknown key(s) {sorted(unknown)}; allowed: {', '.join(sorted(allowed))}")
-    return dict(raw)
+@dataclass(frozen=True)
+class PeftSettings:
+    """The ``peft:`` block: ``peft.LoraConfig`` fields (a field left out keeps PEFT's
+    default) and ``load_in_4bit`` (QLoRA)."""
+
+    r: int | None = None
+    lora_alpha: int | None = None
+    lora_dropout: float | None = None
+    target_modules: list[str] | str | None = None
+    bias: str | None = None
+    modules_to_save: list[str] | None = None
+    load_in_4bit: bool = False
+    use_rslora: bool | None = None
+
+    def __post_init__(self) -> None:
+        if self.r is not None and self.r < 1:
+            raise ValueError(f"peft.r must be an int ≥ 1, got {self.r!r}")
 
 
-def check_hardware_blocks(cfg: Mapping[str, Any]) -> None:
-    """Key and type checks of ``peft``, ``freeze``, ``image``, ``model_kwargs``."""
-    peft = _block(cfg, "peft", PEFT_KEYS)
-    if "r" in peft and (isinstance(peft["r"], bool) or not isinstance(peft["r"], int) or peft["r"] < 1):
-        raise ValueError(f"peft.r must be an int ≥ 1, got {peft['r']!r}")
-    for k, v in _block(cfg, "freeze", FREEZE_KEYS).items():
-        if not isinstance(v, bool):
-            raise ValueError(f"freeze.{k} must be true or false, got {v!r}")
-    img = _block(cfg, "image", IMAGE_KEYS)
-    for k, v in img.items():
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-            raise ValueError(f"image.{k} must be a positive int (pixels), got {v!r}")
-    if "min_pixels" in img and "max_pixels" in img and img["min_pixels"] > img["max_pixels"]:
-        raise ValueError("image.min_pixels must be ≤ image.max_pixels")
-    mk = cfg.get("model_kwargs")
-    if mk is not None and not isinstance(mk, Mapping):
-        raise ValueError("model_kwargs must be a mapping of from_pretrained arguments")
+@dataclass(frozen=True)
+class FreezeSettings:
+    vision_tower: bool = False
+    projector: bool = False
 
 
-def peft_config(cfg: Mapping[str, Any]) -> Any:
+@dataclass(frozen=True)
+class ImageSettings:
+    min_pixels: int | None = None
+    max_pixels: int | None = None
+
+    def __post_init__(self) -> None:
+        for k in ("min_pixels", "max_pixels"):
+            v = getattr(self, k)
+            if v is not None and v < 1:
+                raise ValueError(f"image.{k} must be a positive int (pixels), got {v!r}")
+        if self.min_pixels and self.max_pixels and self.min_pixels > self.max_pixels:
+            raise ValueError("image.min_pixels must be ≤ image.max_pixels")
+
+
+@dataclass(frozen=True)
+class Hardware:
+    """A stage's ``peft``, ``freeze``, ``image`` and ``model_kwargs`` blocks, typed."""
+
+    peft: PeftSettings | None = None
+    freeze: FreezeSettings = field(default_factory=FreezeSettings)
+    image: ImageSettings = field(default_factory=ImageSettings)
+    model_kwargs: dict[str, Any] = field(default_factory=dict)
+
+
+def peft_config(hw: Hardware) -> Any:
     """A ``peft.LoraConfig`` from the ``peft:`` block, ``None`` without one."""
-    if cfg.get("peft") is None:
+    if hw.peft is None:
         return None
-    block = _block(cfg, "peft", PEFT_KEYS)
     # lazy: peft loads only for a LoRA block
     from peft import LoraConfig
 
-    block.pop("load_in_4bit", None)
+    block = {k: v for k, v in asdict(hw.peft).items() if v is not None and k != "load_in_4bit"}
     block.setdefault("target_modules", DEFAULT_TARGETS)
     block.setdefault("task_type", "CAUSAL_LM")
     return LoraConfig(**block)
@@ -134,17 +139,17 @@ def set_pixel_bounds(processor: Any, min_pixels: int | None = None, max_pixels: 
             size["shortest_edge" if key == "min_pixels" else "longest_edge"] = v
 
 
-def load_policy(path: str, cfg: Mapping[str, Any], bf16: bool = False) -> tuple[Any, Any]:
-    """``(model, processor)`` from a local checkpoint (or a fixture name) with the config's
+def load_policy(path: str, hw: Hardware, bf16: bool = False) -> tuple[Any, Any]:
+    """``(model, processor)`` from a local checkpoint (or a fixture name) with the stage's
     hardware blocks; the model class comes from its config (a VLM with its processor, a
     text-only causal LM with its tokenizer: :func:`groundrl.models.loading.load_model`)."""
     # lazy: torch loads only when a model runs
     import torch
 
-    kwargs: dict[str, Any] = dict(cfg.get("model_kwargs") or {})
+    kwargs: dict[str, Any] = dict(hw.model_kwargs)
     if bf16:
         kwargs.setdefault("dtype", torch.bfloat16)
-    if (cfg.get("peft") or {}).get("load_in_4bit"):
+    if hw.peft is not None and hw.peft.load_in_4bit:
         # lazy: transformers loads only when a model or trainer is built
         from transformers import BitsAndBytesConfig
 
@@ -152,12 +157,11 @@ def load_policy(path: str, cfg: Mapping[str, Any], bf16: bool = False) -> tuple[
             load_in_4bit=True, bnb_4bit_quant_type="nf4", bnb_4bit_compute_dtype=torch.bfloat16
         )
     model, processor = load_model(path, **kwargs)
-    fr = _block(cfg, "freeze", FREEZE_KEYS)
-    if fr.get("vision_tower") or fr.get("projector"):
-        freeze_modules(model, bool(fr.get("vision_tower")), bool(fr.get("projector")))
-    img = _block(cfg, "image", IMAGE_KEYS)
-    if img and not hasattr(processor, "image_processor"):
+    if hw.freeze.vision_tower or hw.freeze.projector:
+        freeze_modules(model, hw.freeze.vision_tower, hw.freeze.projector)
+    img = hw.image
+    if img != ImageSettings() and not hasattr(processor, "image_processor"):
         log.warning("image: skipped: %s is a text-only model (no image processor)", type(model).__name__)
-    elif img:
-        set_pixel_bounds(processor, img.get("min_pixels"), img.get("max_pixels"))
+    elif img != ImageSettings():
+        set_pixel_bounds(processor, img.min_pixels, img.max_pixels)
     return model, processor

@@ -115,7 +115,7 @@ def _packages(st: StageConfig, launch: Launch) -> list[Finding]:
         out += _needs(
             st.name, "use_vllm: true", "vllm", "vLLM", "pip install 'trl[vllm]' (a vLLM TRL supports)"
         )
-    attn = (settings.get("model_kwargs") or {}).get("attn_implementation")
+    attn = settings.hardware.model_kwargs.get("attn_implementation")
     if attn == "flash_attention_2":
         out += _needs(st.name, "attn_implementation: flash_attention_2", "flash_attn", "flash-attn")
     ds = args.get("deepspeed")
@@ -126,7 +126,7 @@ def _packages(st: StageConfig, launch: Launch) -> list[Finding]:
         out.append(
             Finding(st.name, f"deepspeed: {ds} is not a file", "give the path of a DeepSpeed JSON config")
         )
-    if (settings.get("peft") or {}).get("load_in_4bit"):
+    if settings.hardware.peft is not None and settings.hardware.peft.load_in_4bit:
         out += _needs(
             st.name,
             "peft.load_in_4bit: true",

@@ -48,9 +48,11 @@ from groundrl.judges.config import JudgeConfig
 from groundrl.judges.transformers_backend import TransformersBackend
 from groundrl.settings import parse_settings
 from groundrl.train.builders import resolve_model, sft_trainer
+from groundrl.train.hardware import Hardware
 from groundrl.train.ranks import run_once
-from groundrl.train.rm_data import eqa_rm_messages, load_keyframes, read_instances, stage_inputs
+from groundrl.train.rm_data import eqa_rm_messages, load_keyframes, read_instances
 from groundrl.train.runlog import LOG_FILE
+from groundrl.train.stage_settings import RFTStageSettings
 
 log = logging.getLogger("groundrl.train")
 
@@ -176,9 +178,7 @@ def sft_rows(
     return rows
 
 
-def build_sft_on_rows(
-    model: str, rows: list[dict[str, Any]], out: Path, hw: Mapping[str, Any], **config: Any
-) -> Any:
+def build_sft_on_rows(model: str, rows: list[dict[str, Any]], out: Path, hw: Hardware, **config: Any) -> Any:
     """An ``SFTTrainer`` (loss on the completion only) on ready conversational rows
     (:func:`groundrl.train.builders.sft_trainer`)."""
     return sft_trainer(model, rows, out, hw, **config)
@@ -209,13 +209,11 @@ def _sample_and_keep(
     return {"texts": texts, "kept": kept, "counts": counts}
 
 
-def run_rft(recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, **_: Any) -> dict[str, Any]:
+def run_rft(recipe: str, st: RFTStageSettings, out: Path, prev_data: str | None, **_: Any) -> dict[str, Any]:
     """The ``rft`` stage runner (see the module doc)."""
     if recipe != "eqa_rm":
         raise ValueError(f"an rft stage trains an EQA-RM reward model (recipe eqa_rm), not {recipe!r}")
-    cfg = RFTConfig.from_mapping(st.get("rft"))
-    inputs = stage_inputs(st)
-    data = st.get("data")
+    cfg, inputs, data = st.rft, st.inputs, st.data
     if not data:
         raise ValueError("an rft stage needs `data:` (EQA-RM instances with frames)")
     out.mkdir(parents=True, exist_ok=True)
@@ -239,5 +237,5 @@ def run_rft(recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, *
         notes["sft"] = "skipped: nothing kept"
         return {"notes": notes}
     rows = sft_rows(instances, keyframes, kept)
-    trainer = build_sft_on_rows(model, rows, out, st, **(st.get("sft") or {}))
+    trainer = build_sft_on_rows(model, rows, out, st.hardware, **st.args)
     return {"trainer": trainer, "notes": notes}

@@ -60,15 +60,6 @@ class RMInputConfig:
         return parse_settings(cls, raw, "inputs")
 
 
-def stage_inputs(st: Mapping[str, Any]) -> RMInputConfig:
-    """A reward-model stage's inputs: the typed block of a loaded config, or its ``inputs``
-    over the ``image`` bounds."""
-    inputs = st.get("inputs")
-    if isinstance(inputs, RMInputConfig):
-        return inputs
-    return RMInputConfig.from_mapping({**(st.get("image") or {}), **(inputs or {})})
-
-
 def keyframe_indices(n_frames: int, n: int = 5) -> list[int]:
     """Indices of ``n`` keyframes spread uniformly over ``n_frames`` (first and last
     included).

@@ -7,6 +7,8 @@ name; the runners import torch/TRL only when a stage runs.
 
 from __future__ import annotations
 
+import dataclasses
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -15,9 +17,35 @@ from groundrl.io import read_jsonl
 from groundrl.recipes.resolve import resolve_rubric
 from groundrl.rewards.preference import proxy_accuracy
 from groundrl.rubric import Part, Rubric
+from groundrl.settings import parse_settings
 from groundrl.train.builders import grpo_trainer, resolve_model
-from groundrl.train.proxy_reward import gate_unscored, make_agent, proxy_options, proxy_reward
-from groundrl.train.rm_data import RMInputConfig, instance_row, read_instances, stage_inputs, trl_messages
+from groundrl.train.proxy_reward import DEFAULT_RETRIES, UNPARSEABLE, gate_unscored, make_agent, proxy_reward
+from groundrl.train.rm_data import RMInputConfig, instance_row, read_instances, trl_messages
+from groundrl.train.stage_settings import (
+    CGRPOStageSettings,
+    ProxyGRPOSettings,
+    RFTStageSettings,
+    StageSettings,
+)
+
+
+@dataclass(frozen=True)
+class ProxySettings:
+    """A ``proxy_grpo`` stage's ``proxy:`` block: the proxy reward's weight, what an
+    unparseable proxy answer scores and how often a failed server call is retried
+    (:mod:`groundrl.train.proxy_reward`)."""
+
+    unparseable: str = "penalty"
+    weight: float = 1.0
+    retries: int = DEFAULT_RETRIES
+
+    def __post_init__(self) -> None:
+        if self.unparseable not in UNPARSEABLE:
+            raise ValueError(
+                f"proxy.unparseable must be one of {', '.join(UNPARSEABLE)}, got {self.unparseable!r}"
+            )
+        if self.retries < 0:
+            raise ValueError(f"proxy.retries must be an integer ≥ 0, got {self.retries!r}")
 
 
 def parse_inputs(raw: Any) -> Any:
@@ -31,26 +59,26 @@ def parse_cgrpo(raw: Any) -> Any:
     return CGRPOConfig.from_mapping(raw)
 
 
-def parse_proxy(raw: Any) -> Any:
-    return proxy_options(raw)
+def parse_proxy(raw: Any) -> ProxySettings:
+    return parse_settings(ProxySettings, raw, "proxy")
 
 
-def run_cgrpo(recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, **_: Any) -> dict[str, Any]:
+def run_cgrpo(
+    recipe: str, st: CGRPOStageSettings, out: Path, prev_data: str | None, **_: Any
+) -> dict[str, Any]:
     """EQA-RM C-GRPO (:mod:`groundrl.train.cgrpo_trainer`) on EQA-RM instances."""
     # lazy: train.cgrpo brings numpy; loaded only when this runs
-    from groundrl.train.cgrpo import CGRPOConfig, contrastive_reward
+    from groundrl.train.cgrpo import contrastive_reward
     from groundrl.train.cgrpo_trainer import cgrpo_trainer_class
 
     if recipe != "eqa_rm":
         raise ValueError(f"a cgrpo stage trains an EQA-RM reward model (recipe eqa_rm), not {recipe!r}")
-    cg = CGRPOConfig.from_mapping(st.get("cgrpo"))
-    inputs = stage_inputs(st)
-    data = st.get("data")
+    cg, inputs, data = st.cgrpo, st.inputs, st.data
     if not data:
         raise ValueError("a cgrpo stage needs `data:` (EQA-RM instances with frames)")
     instances = read_instances(data)
     rows = [instance_row(r, Path(data).parent, inputs) for r in instances]
-    funcs, weights = reward_funcs(resolve_rubric("eqa_rm", st.get("recipe_options")))
+    funcs, weights = reward_funcs(resolve_rubric("eqa_rm", st.recipe_options))
     contrast = contrastive_reward(cg.delta, cg.mu, cg.min_acc)
     trainer = grpo_trainer(st, rows, [*funcs, contrast], [*weights, 1.0], cgrpo_trainer_class(), cgrpo=cg)
     trainer.contrastive = contrast
@@ -63,7 +91,7 @@ def run_cgrpo(recipe: str, st: dict[str, Any], out: Path, prev_data: str | None,
 
 
 def run_proxy_grpo(
-    recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, **_: Any
+    recipe: str, st: ProxyGRPOSettings, out: Path, prev_data: str | None, **_: Any
 ) -> dict[str, Any]:
     """Proxy-GRM policy GRPO: the recipe's accuracy + 0.5·format and the ``judge:`` block's
     proxy agent as reward ``proxy`` (:mod:`groundrl.train.proxy_reward`)."""
@@ -72,20 +100,19 @@ def run_proxy_grpo(
 
     if recipe != "proxy_grm":
         raise ValueError(f"a proxy_grpo stage trains a Proxy-GRM policy (recipe proxy_grm), not {recipe!r}")
-    st = dict(st)
-    judge = st.pop("judge", None)
+    judge, opts = st.judge, st.proxy
     if judge is None:
         raise ValueError(
             "a proxy_grpo stage needs `judge:` (the proxy agent: an openai server or a local model)"
         )
-    opts = proxy_options(st.pop("proxy", None))
-    fn = proxy_reward(make_agent(judge), opts["unparseable"], opts["retries"])
-    trainer = build_trainer(recipe, st, extra_reward_funcs=[fn], extra_weights=[opts["weight"]])
+    fn = proxy_reward(make_agent(judge), opts.unparseable, opts.retries)
+    # the judge is the proxy agent here, not a judge of the recipe's parts
+    policy = dataclasses.replace(st, judge=None)
+    trainer = build_trainer(recipe, policy, extra_reward_funcs=[fn], extra_weights=[opts.weight])
     gate_unscored(trainer, fn)  # a row the proxy could not score leaves the group's advantage
     trainer.proxy_reward = fn
-    model = getattr(judge, "model", None) or judge.get("model")
-    note = f"unparseable answer → {opts['unparseable']}, server failure → unscored after {opts['retries']} retries"
-    return {"trainer": trainer, "notes": {"proxy agent": f"{model} ({note})"}}
+    note = f"unparseable answer → {opts.unparseable}, server failure → unscored after {opts.retries} retries"
+    return {"trainer": trainer, "notes": {"proxy agent": f"{judge.model} ({note})"}}
 
 
 def _proxy_rows(data: str) -> list[dict[str, Any]]:
@@ -126,13 +153,13 @@ def _proxy_rows(data: str) -> list[dict[str, Any]]:
 
 
 def run_proxy_sft(
-    recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, **_: Any
+    recipe: str, st: StageSettings, out: Path, prev_data: str | None, **_: Any
 ) -> dict[str, Any]:
     """Proxy-SFT: the proxy agent fine-tuned on distilled teacher outputs (``target``)."""
     # lazy: train.rft brings numpy; loaded only when this runs
     from groundrl.train.rft import build_sft_on_rows
 
-    data = prev_data or st.get("data")
+    data = prev_data or st.data
     if not data:
         raise ValueError("a proxy_sft stage needs `data:` (proxy records with `target`)")
     rows = _proxy_rows(data)
@@ -150,15 +177,15 @@ def run_proxy_sft(
         if "images" in r:
             row["images"] = r["images"]
         sft_rows.append(row)
-    trainer = build_sft_on_rows(resolve_model(st, out), sft_rows, out, st, **(st.get("sft") or {}))
+    trainer = build_sft_on_rows(resolve_model(st, out), sft_rows, out, st.hardware, **st.args)
     return {"trainer": trainer, "notes": {"records": len(sft_rows)}}
 
 
 def run_proxy_rl(
-    recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, **_: Any
+    recipe: str, st: StageSettings, out: Path, prev_data: str | None, **_: Any
 ) -> dict[str, Any]:
     """Proxy-RL: GRPO of the proxy agent with accuracy ±1 against ``preferred`` only."""
-    data = st.get("data")
+    data = st.data
     if not data:
         raise ValueError("a proxy_rl stage needs `data:` (proxy records)")
     rows = _proxy_rows(data)
@@ -169,8 +196,10 @@ def run_proxy_rl(
     return {"trainer": trainer, "notes": {"records": len(rows), "reward": "accuracy ±1"}}
 
 
-def run_rft_stage(*a: Any, **k: Any) -> dict[str, Any]:
+def run_rft_stage(
+    recipe: str, st: RFTStageSettings, out: Path, prev_data: str | None, **_: Any
+) -> dict[str, Any]:
     # lazy: train.rft brings numpy; loaded only when this runs
     from groundrl.train.rft import run_rft
 
-    return run_rft(*a, **k)
+    return run_rft(recipe, st, out, prev_data)

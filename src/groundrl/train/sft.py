@@ -9,13 +9,14 @@ may mix records with images and text-only records.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
 from groundrl.curate.rejective import rejective_filter
 from groundrl.models.loading import flatten_text_content, is_text_only
 from groundrl.train.builders import sft_trainer
+from groundrl.train.hardware import Hardware
 
 
 def rft_records(
@@ -82,7 +83,7 @@ def build_sft_trainer(
     rows: list[dict[str, Any]],
     output_dir: str,
     base: Path | None = None,
-    hardware: Mapping[str, Any] | None = None,
+    hardware: Hardware | None = None,
     tiny: bool = False,
     **config: Any,
 ) -> Any:
@@ -92,4 +93,4 @@ def build_sft_trainer(
     defaults by :func:`groundrl.train.config.trainer_args` (CPU smoke settings only with
     ``tiny=True``). A text-only model (no vision part in its config) gets string content."""
     data = sft_dataset(rows, base, text_only=not tiny and is_text_only(model_path))
-    return sft_trainer(model_path, data, output_dir, hardware or {}, tiny=tiny, **config)
+    return sft_trainer(model_path, data, output_dir, hardware or Hardware(), tiny=tiny, **config)

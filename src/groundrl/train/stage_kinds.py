@@ -9,9 +9,12 @@ below exactly as a plugin registers its own, and packages add kinds through the
 object, registered on first use, or a module that calls :func:`register_stage_kind`).
 
 A runner is ``runner(recipe, st, out, prev_data, **build_kw) -> {"trainer"?, "data"?,
-"notes"?}``: ``st`` is the stage's full one-stage config (top level + stage keys, the
-trainer block already merged with its defaults, ``model`` = the previous stage's
-``final/``, ``output_dir`` = ``out``); a returned ``trainer`` is trained, logged and saved
+"notes"?}``: ``st`` is the stage's typed settings, an instance of the kind's ``settings``
+class (:class:`groundrl.train.stage_settings.StageSettings` or a subclass with one field
+per block of the kind; top level + stage keys, the trainer arguments already merged with
+their defaults, ``model`` = the previous stage's ``final/``, ``output_dir`` = ``out``; a
+kind without its own class finds its parsed blocks in ``st.blocks``); a returned
+``trainer`` is trained, logged and saved
 by :func:`groundrl.train.stages.run_config`; ``data`` is what a following stage without
 ``data`` reads; ``notes`` go to ``report.md``.
 
@@ -21,6 +24,7 @@ by :func:`groundrl.train.stages.run_config`; ``data`` is what a following stage 
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import logging
 from collections.abc import Callable, Mapping
@@ -56,12 +60,18 @@ class StageKind:
     needs_data: bool = True
     produces_data: bool = False
     doc: str = ""
+    settings: str | type = "groundrl.train.stage_settings:StageSettings"
 
     def run(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
         return resolve(self.runner)(*args, **kwargs)
 
     def parse_block(self, key: str, raw: Any) -> Any:
         return resolve(self.blocks[key])(raw)
+
+    def settings_class(self) -> type:
+        """The dataclass this kind's runner receives (imported on first use)."""
+        cls = self.settings if isinstance(self.settings, type) else resolve(self.settings)
+        return cls  # type: ignore[return-value]
 
 
 def _from_plugin(_name: str, obj: object) -> StageKind | None:
@@ -88,11 +98,14 @@ def register_stage_kind(
     produces_data: bool = False,
     doc: str = "",
     replace: bool = False,
+    settings: str | type | None = None,
 ) -> StageKind:
     """Add a stage kind (see the module doc): a :class:`StageKind` object, or its fields
     as arguments (``register_stage_kind("name", "module:fn", trainer=...)``). ``blocks``
     maps each stage-only key to its parser (``raw -> typed``, raising ``ValueError``
-    naming the problem). The rules of every registry (:mod:`groundrl.registry`): a
+    naming the problem); ``settings`` names the dataclass the runner receives (a subclass
+    of :class:`~groundrl.train.stage_settings.StageSettings` with a field per block; by
+    default the base class, the blocks in its ``blocks``). The rules of every registry (:mod:`groundrl.registry`): a
     built-in name raises, another kind under a taken name raises unless ``replace=True``,
     the same object again is a no-op."""
     if isinstance(kind, StageKind):
@@ -101,6 +114,8 @@ def register_stage_kind(
         obj = kind
     elif isinstance(kind, str) and runner is not None:
         obj = StageKind(kind, runner, trainer, dict(blocks or {}), needs_data, produces_data, doc)
+        if settings is not None:
+            obj = dataclasses.replace(obj, settings=settings)
     else:
         raise TypeError("register_stage_kind takes a StageKind, or a name and a runner ('module:function')")
     if obj.trainer is not None and obj.trainer not in TRAINERS:
@@ -127,6 +142,7 @@ def get_stage_kind(name: Any) -> StageKind:
 
 # -- the built-in kinds ----------------------------------------------------------------------
 _S, _R = "groundrl.train.stages", "groundrl.train.rm_stages"
+_T = "groundrl.train.stage_settings"
 register_stage_kind("grpo", f"{_S}:run_grpo_stage", trainer="grpo", doc="GRPO on the recipe's rubric")
 register_stage_kind(
     "sft", f"{_S}:run_sft_stage", trainer="sft", doc="SFT on {prompt, target, images?} records"
@@ -136,6 +152,7 @@ register_stage_kind(
     f"{_S}:run_verifier_filter_stage",
     blocks={"threshold": f"{_S}:parse_threshold"},
     produces_data=True,
+    settings=f"{_T}:VerifierFilterSettings",
     doc="Argos: keep samples whose best rollout the verifier scores ≥ threshold",
 )
 register_stage_kind(
@@ -143,6 +160,7 @@ register_stage_kind(
     f"{_R}:run_rft_stage",
     trainer="sft",
     blocks={"rft": "groundrl.train.rft:RFTConfig.from_mapping", "inputs": f"{_R}:parse_inputs"},
+    settings=f"{_T}:RFTStageSettings",
     doc="EQA-RM rejective fine-tuning: sample, keep by Eq. 1, SFT",
 )
 register_stage_kind(
@@ -150,6 +168,7 @@ register_stage_kind(
     f"{_R}:run_cgrpo",
     trainer="grpo",
     blocks={"cgrpo": f"{_R}:parse_cgrpo", "inputs": f"{_R}:parse_inputs"},
+    settings=f"{_T}:CGRPOStageSettings",
     doc="EQA-RM contrastive GRPO",
 )
 register_stage_kind(
@@ -157,6 +176,7 @@ register_stage_kind(
     f"{_R}:run_proxy_grpo",
     trainer="grpo",
     blocks={"proxy": f"{_R}:parse_proxy"},
+    settings=f"{_T}:ProxyGRPOSettings",
     doc="Proxy-GRM policy GRPO with the proxy agent's verdict as a reward",
 )
 register_stage_kind("proxy_sft", f"{_R}:run_proxy_sft", trainer="sft", doc="Proxy-SFT of the proxy agent")

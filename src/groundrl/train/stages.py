@@ -25,6 +25,7 @@ carry ``"stage": name``); ``report.md`` and ``curves.png`` cover all stages
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import logging
 from collections.abc import Callable, Mapping
@@ -41,19 +42,22 @@ from groundrl.train.finite import finite_guard_callback
 from groundrl.train.group_variation import variation_callback, weighted_parts
 from groundrl.train.progress import attach_progress, trained_before
 from groundrl.train.ranks import is_main_process, run_once, wait_for_everyone
+from groundrl.train.stage_settings import StageSettings, VerifierFilterSettings
 
 log = logging.getLogger("groundrl.train")
 
 
 def parse_threshold(v: Any) -> float:
-    """A ``verifier_filter`` stage's ``threshold`` (Argos: 0.7)."""
+    """A ``verifier_filter`` stage's ``threshold`` (Argos: 0.7, also when left out)."""
+    if v is None:
+        return 0.7
     if isinstance(v, bool) or not isinstance(v, (int, float)) or not 0 <= v <= 1:
         raise ValueError(f"threshold must be a number in [0, 1] (Argos: 0.7), got {v!r}")
     return float(v)
 
 
 def run_grpo_stage(
-    recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, **build_kw: Any
+    recipe: str, st: StageSettings, out: Path, prev_data: str | None, **build_kw: Any
 ) -> dict[str, Any]:
     # lazy: train.grpo brings numpy; loaded only when this runs
     from groundrl.train.grpo import build_trainer
@@ -62,13 +66,13 @@ def run_grpo_stage(
 
 
 def run_sft_stage(
-    recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, **_: Any
+    recipe: str, st: StageSettings, out: Path, prev_data: str | None, **_: Any
 ) -> dict[str, Any]:
     return {"trainer": build_sft_stage(st, prev_data)}
 
 
 def run_verifier_filter_stage(
-    recipe: str, st: dict[str, Any], out: Path, prev_data: str | None, **_: Any
+    recipe: str, st: VerifierFilterSettings, out: Path, prev_data: str | None, **_: Any
 ) -> dict[str, Any]:
     # once, on the main process: N ranks would make N× the verifier's judge calls (issue 35)
     path, counts = run_once(lambda: run_verifier_filter(recipe, st, out))
@@ -121,7 +125,7 @@ def _attach_resume_and_eval(trainer: Any, cfg: TrainConfig, stage: Any, out: Pat
     trainer.add_callback(buffer_state_callback(trainer))
     ev = stage.blocks.get("eval")
     if ev is not None:
-        rubric = resolve_rubric(cfg.recipe, stage.settings.get("recipe_options"), stage.settings.get("judge"))
+        rubric = resolve_rubric(cfg.recipe, stage.settings.recipe_options, stage.settings.judge)
         write = jsonl_writer(out / runlog.LOG_FILE, stage.name)
         trainer.add_callback(eval_callback(ev, rubric, trainer.processing_class, write))
 
@@ -131,7 +135,7 @@ def resume_point(stage: Any, st_out: Path, resume: bool) -> tuple[bool, str | No
     stage's ``resume_from_checkpoint``): a stage with its ``final/`` is finished; else the
     checkpoint to resume from — the named folder, or for ``latest`` the last
     ``checkpoint-N`` in the stage's folder (None: no checkpoint, the stage starts over)."""
-    want = stage.settings.get("resume_from_checkpoint") or ("latest" if resume else None)
+    want = stage.settings.resume_from_checkpoint or ("latest" if resume else None)
     if want is None:
         return False, None
     if stage.kind.trainer and (st_out / "final").is_dir():
@@ -211,7 +215,7 @@ def run_config(
     out = Path(tc.output_dir)
     out.mkdir(parents=True, exist_ok=True)
     main = is_main_process()
-    resuming = resume or any(s.settings.get("resume_from_checkpoint") for s in tc.stages)
+    resuming = resume or any(s.settings.resume_from_checkpoint for s in tc.stages)
     if main:
         if not resuming:  # an earlier (perhaps interrupted) run's log is kept, not deleted
             runlog.keep_old_log(out)
@@ -234,7 +238,7 @@ def run_config(
                 )
                 echo(f"[{name}] {kind}: finished before ({model}); skipped")
                 continue
-            st = {**stage.settings, "model": model, "output_dir": str(st_out)}
+            st = dataclasses.replace(stage.settings, model=model, output_dir=str(st_out))
             res = stage.kind.run(tc.recipe, st, st_out, prev_data, **build_kw)
             prev_data = res.get("data") or prev_data
             notes = dict(res.get("notes") or {})
@@ -264,41 +268,41 @@ def run_config(
     return {"output_dir": out, "final": out / "final" if final else None, "stages": done}
 
 
-def build_sft_stage(st: Mapping[str, Any], prev_data: str | None) -> Any:
+def build_sft_stage(st: StageSettings, prev_data: str | None) -> Any:
     # lazy: train.sft brings numpy; loaded only when this runs
     from groundrl.train.sft import build_sft_trainer
 
-    data = st.get("data") if st.get("data") and not prev_data else (prev_data or st.get("data"))
+    data = st.data if st.data and not prev_data else (prev_data or st.data)
     if not data:
         raise ValueError("an sft stage needs `data:` (or a verifier_filter stage before it)")
     rows = read_jsonl(data)
     if not rows:
         raise ValueError(f"{data}: no SFT records")
-    out = Path(st["output_dir"])
-    model = st.get("model", "tiny")
+    out = Path(st.output_dir)
+    model = st.model
     tiny = model == "tiny"
     if tiny:
-        model = str(build_tiny_vlm(out / "tiny-model", seed=int(st.get("seed", 0))))
+        model = str(build_tiny_vlm(out / "tiny-model", seed=st.seed))
     return build_sft_trainer(
-        model, rows, str(out), base=Path(data).parent, hardware=st, tiny=tiny, **(st.get("sft") or {})
+        model, rows, str(out), base=Path(data).parent, hardware=st.hardware, tiny=tiny, **st.args
     )
 
 
-def run_verifier_filter(recipe: str, st: Mapping[str, Any], out: Path) -> tuple[Path, dict[str, int]]:
+def run_verifier_filter(recipe: str, st: VerifierFilterSettings, out: Path) -> tuple[Path, dict[str, int]]:
     """Argos: candidates ``{prompt, images?, rollouts: [...], answer, points_masks?, …}``
     → SFT records of the samples whose best rollout scores ≥ ``threshold`` (0.7) with the
     right outcome (:func:`groundrl.curate.verifier_filter.verifier_filter`)."""
     # lazy: curate.verifier_filter brings numpy; loaded only when this runs
     from groundrl.curate.verifier_filter import verifier_filter
 
-    data = st.get("data")
+    data = st.data
     if not data:
         raise ValueError("a verifier_filter stage needs `data:` (samples with `rollouts`)")
-    threshold = float(st.get("threshold", 0.7))
+    threshold = st.threshold
     # lazy: train.grpo brings numpy; loaded only when this runs
     from groundrl.train.grpo import make_verifier
 
-    verifier = make_verifier(st.get("verifier") or {}, st.get("judge"))
+    verifier = make_verifier(st.verifier, st.judge)
     out.mkdir(parents=True, exist_ok=True)
     path = out / "sft.jsonl"
     counts = {"seen": 0, "kept": 0}
