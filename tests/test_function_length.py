@@ -26,13 +26,11 @@ PENDING: dict[str, tuple[int, str]] = {
         91,
         "typer options in the signature; cli/bench is being reworked (issue 40)",
     ),
-    "cli/serve.py:command": (94, "its flags move to the server's settings dataclass (issue 40 item 1)"),
     "integrations/verl_agent_loop.py:run": (82, "integrations/ is being changed for issue 41"),
     # not yet split when the rule was extended (issue 40 item 3 ran out of time)
     "cli/sft.py:command": (94, "typer options in the signature"),
     "cli/sim.py:eval_cmd": (152, "typer options in the signature"),
     "cli/train.py:command": (91, "typer options in the signature"),
-    "sim/planner.py:_cost": (144, "the expert planner's heuristic, one branch per task-type behaviour"),
 }
 
 

@@ -214,150 +214,177 @@ def _finds(cur: Any, pre: list[frozenset], final: frozenset | None) -> int:
     return n
 
 
+class _Tally:
+    """What :func:`_cost` counts for one choice of object: picks, puts, appliance
+    actions, the spot sets the agent must enter (``pre``) and end at (``final``), the
+    containers to open and the receptacle types that may need opening, and the held
+    objects whose put is already counted."""
+
+    def __init__(self, o: str, o_held: bool, o_spot: frozenset) -> None:
+        self.o, self.o_held, self.o_spot = o, o_held, o_spot
+        self.picks = self.puts = self.acts = 0
+        self.pre: list[frozenset] = []
+        self.final: frozenset | None = None
+        self.opens: set[str] = set()
+        self.open_types: set[str] = set()
+        self.accounted: set[str] = set()
+        self.first_pick_o = False
+
+    def pick_o(self) -> None:
+        """Pick the object up, unless it is already held."""
+        if not self.o_held:
+            self.picks += 1
+            self.first_pick_o = True
+            self.pre.append(self.o_spot)
+
+    def put_o(self) -> None:
+        self.puts += 1
+        self.accounted.add(self.o)
+
+    def open_around(self, env: Env, ctx: _Ctx, x: str) -> None:
+        """The closed container around ``x`` must be opened (macros open it themselves)."""
+        c = env.enclosing_closed(x)
+        if c is not None and not ctx.macros:
+            self.opens.add(c)
+
+    def place_o(self, env: Env, goal: Goal) -> None:
+        """The object picked and put in the target receptacle."""
+        self.pick_o()
+        self.put_o()
+        self.final = _recep_spots(env, goal)
+        self.open_types.add(goal.recep)
+
+
 def _cost(env: Env, ctx: _Ctx, o: str, m: str | None) -> int:
     """Lower bound on the steps left if ``o`` (and movable receptacle ``m``) is used."""
     goal, spec = ctx.goal, ctx.goal.type
     held = env.held
-    knife_held = held is not None and base_type(env.type_of[held]) in KNIVES
     need_slice = goal.sliced and o not in env.sliced
     if need_slice and held == o:
         return 3  # put it down, pick up a knife, slice
     o_held = held == o
     parent = env.parent.get(o)
     ptype = env.type_of[parent] if parent is not None else None
-    cur = env.spot(env.at) if env.at is not None else None
-    picks = puts = acts = 0
-    pre: list[frozenset] = []
-    final: frozenset | None = None
-    opens: set[str] = set()
-    open_types: set[str] = set()
-    accounted: set[str] = set()  # held objects whose put is already counted
-    o_spot = frozenset() if o_held else frozenset({env.spot(o)})
-    first_pick_o = False
-
-    def place_o() -> None:
-        nonlocal picks, puts, final, first_pick_o
-        if not o_held:
-            picks += 1
-            first_pick_o = True
-            pre.append(o_spot)
-        puts += 1
-        accounted.add(o)
-        final = _recep_spots(env, goal)
-        open_types.add(goal.recep)
-
+    t = _Tally(o, o_held, frozenset() if o_held else frozenset({env.spot(o)}))
     if spec.lamp:
-        if not o_held:
-            picks += 1
-            first_pick_o = True
-            pre.append(o_spot)
+        t.pick_o()
         if not any(i in env.on for i in env.ids_of_type(goal.recep)):
-            acts += 1
-        final = _recep_spots(env, goal)
+            t.acts += 1
+        t.final = _recep_spots(env, goal)
     elif spec.state:
-        flag = getattr(env, spec.state)  # env.clean / env.hot / env.cool
-        station = ctx.station or ""
-        if o in flag:
-            if ptype != goal.recep:
-                place_o()
-        elif ctx.macros:
-            if not o_held:
-                picks += 1
-                first_pick_o = True
-                pre.append(o_spot)
-            acts += 1
-            pre.append(_spots(env, station))
-            puts += 1
-            accounted.add(o)
-            final = _recep_spots(env, goal)
-        else:
-            in_station = any(env.type_of[a] == station for a in env.ancestors(o))
-            if not in_station:
-                if not o_held:
-                    picks += 1
-                    first_pick_o = True
-                    pre.append(o_spot)
-                puts += 1
-                accounted.add(o)
-                open_types.add(station)
-            box = next((a for a in env.ancestors(o) if env.type_of[a] == station), None)
-            if station == "SinkBasin":  # a running faucet cleans what is put in the sink
-                acts += 0 if any(i in env.on for i in env.ids_of_type("Faucet")) else 1
-            elif station == "Microwave":  # close it (unless closed with the object in), turn it on
-                acts += 1 if box is not None and box not in env.opened else 2
-            else:  # Fridge: close it with the object inside (open it first if it is closed)
-                acts += 1
-                if box is not None and box not in env.opened:
-                    opens.add(box)
-            if goal.recep != station:
-                picks += 1
-                puts += 1
-                final = _recep_spots(env, goal)
-                open_types.add(goal.recep)
-                pre.append(_spots(env, station) if not in_station else o_spot)
-            else:
-                final = _spots(env, station)
+        _state_steps(env, ctx, t, ptype)
     elif spec.movable_recep:
-        o_in_m = m is not None and parent == m
-        m_parent = env.parent.get(m) if m is not None else None
-        m_in_r = m_parent is not None and env.type_of[m_parent] == goal.recep
-        m_held = held == m
-        if not o_in_m:
-            if not o_held:
-                picks += 1
-                first_pick_o = True
-                pre.append(o_spot)
-            puts += 1
-            accounted.add(o)
-            if m is not None and not m_held:
-                pre.append(frozenset({env.spot(m)}))
-                c = env.enclosing_closed(m)
-                if c is not None and not ctx.macros:
-                    opens.add(c)
-            final = _recep_spots(env, goal)
-        if not m_in_r and m is not None:
-            if not m_held:
-                picks += 1
-                pre.append(frozenset({env.spot(m)}))
-                c = env.enclosing_closed(m)
-                if c is not None and not ctx.macros:
-                    opens.add(c)
-            puts += 1
-            accounted.add(m)
-            final = _recep_spots(env, goal)
-            open_types.add(goal.recep)
+        _movable_steps(env, ctx, t, m)
     elif ptype != goal.recep:  # the object placed in the target, nothing more
-        place_o()
-    slices = 0
-    if need_slice:
-        slices = 1
-        if picks > 0:
-            puts += 1  # put the knife down before picking up the slice (or the receptacle)
-        if not knife_held:
-            picks += 1
-            pre.append(frozenset(env.spot(k) for t in KNIVES for k in env.ids_of_type(t)))
-            if held is not None and held not in accounted:
-                puts += 1  # free the hand for the knife
-        pre.append(o_spot)
-        c = env.enclosing_closed(o)
-        if c is not None and not ctx.macros:
-            opens.add(c)
-    elif picks > 0 and held is not None and held not in accounted:
-        puts += 1  # free the hand
-    if first_pick_o and not need_slice and not ctx.macros:
+        t.place_o(env, goal)
+    slices = _slice_and_hand_steps(env, ctx, t, need_slice)
+    if t.first_pick_o and not need_slice and not ctx.macros:
         c = env.enclosing_closed(o)
         if c is not None:
-            opens.add(c)
-    n_open = 0
-    if not ctx.macros:
-        n_open = len(opens)
-        have = {env.type_of[c] for c in opens}
-        for t in open_types:
-            if t in have or not props(t)["openable"]:
-                continue
-            if all(i not in env.opened for i in env.ids_of_type(t)):
-                n_open += 1
-    return slices + picks + puts + acts + n_open + _finds(cur, pre, final)
+            t.opens.add(c)
+    cur = env.spot(env.at) if env.at is not None else None
+    return slices + t.picks + t.puts + t.acts + _n_open(env, ctx, t) + _finds(cur, t.pre, t.final)
+
+
+def _state_steps(env: Env, ctx: _Ctx, t: _Tally, ptype: str | None) -> None:
+    """Clean / heat / cool: the station's steps (a macro, or put in, switch or close it),
+    then the object moved on to the target unless the station is the target."""
+    goal, spec, o = ctx.goal, ctx.goal.type, t.o
+    flag = getattr(env, spec.state or "")  # env.clean / env.hot / env.cool
+    station = ctx.station or ""
+    if o in flag:
+        if ptype != goal.recep:
+            t.place_o(env, goal)
+        return
+    if ctx.macros:
+        t.pick_o()
+        t.acts += 1
+        t.pre.append(_spots(env, station))
+        t.put_o()
+        t.final = _recep_spots(env, goal)
+        return
+    in_station = any(env.type_of[a] == station for a in env.ancestors(o))
+    if not in_station:
+        t.pick_o()
+        t.put_o()
+        t.open_types.add(station)
+    box = next((a for a in env.ancestors(o) if env.type_of[a] == station), None)
+    if station == "SinkBasin":  # a running faucet cleans what is put in the sink
+        t.acts += 0 if any(i in env.on for i in env.ids_of_type("Faucet")) else 1
+    elif station == "Microwave":  # close it (unless closed with the object in), turn it on
+        t.acts += 1 if box is not None and box not in env.opened else 2
+    else:  # Fridge: close it with the object inside (open it first if it is closed)
+        t.acts += 1
+        if box is not None and box not in env.opened:
+            t.opens.add(box)
+    if goal.recep != station:
+        t.picks += 1
+        t.puts += 1
+        t.final = _recep_spots(env, goal)
+        t.open_types.add(goal.recep)
+        t.pre.append(_spots(env, station) if not in_station else t.o_spot)
+    else:
+        t.final = _spots(env, station)
+
+
+def _movable_steps(env: Env, ctx: _Ctx, t: _Tally, m: str | None) -> None:
+    """The object into the movable receptacle ``m``, then ``m`` into the target."""
+    goal, held = ctx.goal, env.held
+    o_in_m = m is not None and env.parent.get(t.o) == m
+    m_parent = env.parent.get(m) if m is not None else None
+    m_in_r = m_parent is not None and env.type_of[m_parent] == goal.recep
+    m_held = held == m
+    if not o_in_m:
+        t.pick_o()
+        t.put_o()
+        if m is not None and not m_held:
+            t.pre.append(frozenset({env.spot(m)}))
+            t.open_around(env, ctx, m)
+        t.final = _recep_spots(env, goal)
+    if not m_in_r and m is not None:
+        if not m_held:
+            t.picks += 1
+            t.pre.append(frozenset({env.spot(m)}))
+            t.open_around(env, ctx, m)
+        t.puts += 1
+        t.accounted.add(m)
+        t.final = _recep_spots(env, goal)
+        t.open_types.add(goal.recep)
+
+
+def _slice_and_hand_steps(env: Env, ctx: _Ctx, t: _Tally, need_slice: bool) -> int:
+    """Slicing (a knife fetched, the hand freed for it) and freeing the hand before the
+    first pick; returns the slice steps (the picks and puts go in ``t``)."""
+    held = env.held
+    if not need_slice:
+        if t.picks > 0 and held is not None and held not in t.accounted:
+            t.puts += 1  # free the hand
+        return 0
+    if t.picks > 0:
+        t.puts += 1  # put the knife down before picking up the slice (or the receptacle)
+    if not (held is not None and base_type(env.type_of[held]) in KNIVES):
+        t.picks += 1
+        t.pre.append(frozenset(env.spot(k) for kt in KNIVES for k in env.ids_of_type(kt)))
+        if held is not None and held not in t.accounted:
+            t.puts += 1  # free the hand for the knife
+    t.pre.append(t.o_spot)
+    t.open_around(env, ctx, t.o)
+    return 1
+
+
+def _n_open(env: Env, ctx: _Ctx, t: _Tally) -> int:
+    """Opens: the closed containers found on the way, and one per receptacle type to
+    put into whose instances are all closed (macros open them themselves)."""
+    if ctx.macros:
+        return 0
+    n = len(t.opens)
+    have = {env.type_of[c] for c in t.opens}
+    for rt in t.open_types:
+        if rt in have or not props(rt)["openable"]:
+            continue
+        if all(i not in env.opened for i in env.ids_of_type(rt)):
+            n += 1
+    return n
 
 
 def _cost_two(env: Env, ctx: _Ctx) -> int:
