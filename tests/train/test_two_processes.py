@@ -96,6 +96,7 @@ def test_cgrpo_refuses_groups_split_across_ranks(tmp_path):
 
 
 def test_argos_verifier_filter_sft_grpo_on_two_ranks(tmp_path):
+    from groundrl.train.config import build_train_config
     from groundrl.train.stages import run_verifier_filter
 
     cfg = yaml.safe_load((ROOT / "configs/cpu-tiny/argos.yaml").read_text())
@@ -109,7 +110,9 @@ def test_argos_verifier_filter_sft_grpo_on_two_ranks(tmp_path):
     _ok(res)
     out = tmp_path / "run"
     # the kept file is the one a single process writes (and was written once)
-    one, _ = run_verifier_filter("argos", {**curate, "verifier": cfg["verifier"]}, tmp_path / "one")
+    one, _ = run_verifier_filter(
+        "argos", build_train_config(cfg, "argos").stages[0].settings, tmp_path / "one"
+    )
     assert (out / "curate" / "sft.jsonl").read_text() == one.read_text()
     assert (res.stdout + res.stderr).count("[curate] verifier_filter: kept") == 2  # each rank got the counts
     rows = _log(out)
