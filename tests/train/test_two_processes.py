@@ -149,7 +149,8 @@ def test_proxy_grm_stages_on_two_ranks(tmp_path, chat_server):
 
 
 def test_the_launches_cover_every_built_in_stage_kind():
-    from groundrl.train.stage_kinds import _BUILTIN
+    from groundrl.train.stage_kinds import STAGE_KINDS
 
     launched = {k for kinds in LAUNCHED.values() for k in kinds}
-    assert launched == set(_BUILTIN), f"not launched on 2 processes: {sorted(set(_BUILTIN) - launched)}"
+    builtin = set(STAGE_KINDS.builtin_names())
+    assert launched == builtin, f"not launched on 2 processes: {sorted(builtin - launched)}"
