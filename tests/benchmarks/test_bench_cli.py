@@ -1,7 +1,6 @@
 """`groundrl bench` fails loudly when its result would be meaningless (issue 17, item 3),
 and its reports are rounded, define their metrics and list every file (item 6)."""
 
-import functools
 import json
 
 import pytest
@@ -24,10 +23,13 @@ def write(path, rows):
 @pytest.fixture
 def no_retries(monkeypatch):
     """The CLI's judge without retries, so an unreachable one fails at once."""
-    import groundrl.judges as judges
+    import dataclasses
 
+    from groundrl.judges.config import JudgeConfig
+
+    make = JudgeConfig.make_backend
     monkeypatch.setattr(
-        judges, "make_backend", functools.partial(judges.make_backend, max_retries=0, timeout=5)
+        JudgeConfig, "make_backend", lambda self: make(dataclasses.replace(self, retries=0, timeout=5))
     )
 
 

@@ -3,7 +3,6 @@ and the judge failure rate separately (a failed call is not a wrong answer), and
 above --max-judge-failures (default 10 %). The judge is a real local server on 127.0.0.1
 that answers 500 for half the items."""
 
-import functools
 import json
 
 import pytest
@@ -16,9 +15,12 @@ runner = CliRunner()
 
 @pytest.fixture
 def one_try(monkeypatch):
-    import groundrl.judges as judges
+    import dataclasses
 
-    monkeypatch.setattr(judges, "make_backend", functools.partial(judges.make_backend, max_retries=0))
+    from groundrl.judges.config import JudgeConfig
+
+    make = JudgeConfig.make_backend
+    monkeypatch.setattr(JudgeConfig, "make_backend", lambda self: make(dataclasses.replace(self, retries=0)))
 
 
 def _write(path, rows):
