@@ -1,0 +1,205 @@
+"""Every demo number the README and docs quote, reproduced at the current commit (issue 38 item 4).
+
+    python bench/demo_numbers.py                     # run every demo at its documented settings
+    python bench/demo_numbers.py --demo rm           # one demo (all its documented seeds)
+    python bench/demo_numbers.py --from rm:0=runs/demo_rm   # compare a finished run instead
+
+Each quoted number is a :class:`Claim`: the doc and the exact text that quotes it, the
+demo run (demo, seed) and where the value sits in that run's ``metrics.json``. The script
+runs each demo once per seed (``groundrl demo …`` in a subprocess, into a temporary folder
+unless ``--keep DIR``), then prints every claim next to what this run measured, with the
+run's own 95 % interval where the demo gives one. A claim is **off** when the quoted value
+is outside that interval, or — without one — differs by more than half a unit of the
+quoted precision; and **stale** when its text is no longer in its doc (someone edited the
+number without this table). Exit 1 when any claim is off or stale.
+
+This is a bench, not a test: the full demos take minutes to tens of minutes of CPU
+(rm ≈ 12 min, planner ≈ 7 min per seed on 2 quiet cores). ``tests/test_demo_numbers.py``
+checks cheaply that every claim's text is still in its doc and that the comparison works.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@dataclass(frozen=True)
+class Claim:
+    demo: str  # "rm" | "planner" | "monitor"
+    seed: int | None  # the run's --seed (None: the demo has none)
+    doc: str  # path from the repository root
+    quote: str  # the exact text in ``doc`` that states the number
+    path: str  # dotted path into the run's metrics.json
+    value: float  # the number as quoted
+    ci: str | None = None  # dotted path of the run's 95 % interval for it, if any
+    digits: int = 2  # the quoted precision
+
+
+RM = "docs/reward-models.md"
+RM_GRADERS = {"sft": "RFT → SFT", "cgrpo_mu0": "→ C-GRPO, μ = 0 (control)", "cgrpo": "→ C-GRPO, μ = 0.3"}
+# docs/reward-models.md's first table as it quotes it: (seed, grader, accuracy, tracking
+# shuffled, tracking masked), each "value [low, high]"
+RM_ROWS = [
+    (0, "sft", "0.71 [0.65, 0.76]", "+0.20 [+0.14, +0.26]", "+0.01 [−0.05, +0.07]"),
+    (0, "cgrpo_mu0", "0.66 [0.60, 0.71]", "+0.02 [+0.00, +0.04]", "+0.01 [+0.00, +0.02]"),
+    (0, "cgrpo", "0.68 [0.63, 0.73]", "+0.12 [+0.08, +0.17]", "+0.05 [+0.00, +0.09]"),
+    (1, "sft", "0.63 [0.57, 0.68]", "+0.00 [+0.00, +0.00]", "+0.00 [+0.00, +0.00]"),
+    (1, "cgrpo_mu0", "0.63 [0.57, 0.68]", "+0.00 [+0.00, +0.00]", "+0.01 [+0.00, +0.02]"),
+    (1, "cgrpo", "0.63 [0.57, 0.68]", "+0.00 [+0.00, +0.00]", "+0.00 [+0.00, +0.00]"),
+    (2, "sft", "0.66 [0.60, 0.71]", "+0.00 [+0.00, +0.00]", "−0.01 [−0.03, +0.00]"),
+    (2, "cgrpo_mu0", "0.62 [0.56, 0.67]", "+0.06 [−0.03, +0.14]", "+0.03 [−0.05, +0.09]"),
+    (2, "cgrpo", "0.66 [0.60, 0.71]", "+0.00 [+0.00, +0.00]", "+0.00 [+0.00, +0.00]"),
+]
+# its second table: (seed, C-GRPO − μ = 0 tracking on shuffled frames, n)
+RM_CONTROL = [
+    (0, "+0.10 [+0.05, +0.14]", 209),
+    (1, "+0.00 [+0.00, +0.00]", 188),
+    (2, "−0.06 [−0.14, +0.03]", 195),
+]
+
+
+def _num(text: str) -> float:
+    """The first number of a quoted "value [low, high]" (typographic minus allowed)."""
+    return float(text.split()[0].replace("−", "-"))
+
+
+def _rm_claims() -> list[Claim]:
+    out = []
+    for seed, g, acc, shuffled, masked in RM_ROWS:
+        quote = f"| {seed} | {RM_GRADERS[g]} | {acc} | {shuffled} | {masked} |"
+        for key, text in (("accuracy", acc), ("tracking_temporal", shuffled), ("tracking_spatial", masked)):
+            out.append(Claim("rm", seed, RM, quote, f"{g}.{key}", _num(text), f"{g}.{key}_ci95"))
+    for seed, text, n in RM_CONTROL:
+        quote = f"{text} (n {n})"
+        out.append(
+            Claim(
+                "rm",
+                seed,
+                RM,
+                quote,
+                "cgrpo_minus_mu0.tracking_temporal.mean",
+                _num(text),
+                "cgrpo_minus_mu0.tracking_temporal.ci95",
+            )
+        )
+    # the README's range of SFT accuracies over the three seeds
+    readme = "reaches 0.63–0.71 accuracy"
+    out.append(Claim("rm", 1, "README.md", readme, "sft.accuracy", 0.63, "sft.accuracy_ci95"))
+    out.append(Claim("rm", 0, "README.md", readme, "sft.accuracy", 0.71, "sft.accuracy_ci95"))
+    return out
+
+
+CLAIMS: list[Claim] = _rm_claims()
+
+DEMO_ARGS = {"rm": ["demo", "rm"], "planner": ["demo"], "monitor": ["demo", "monitor"]}
+
+
+def lookup(metrics: Any, path: str) -> Any:
+    """``a.b.0`` → ``metrics["a"]["b"][0]``; ``None`` where the path does not exist."""
+    cur = metrics
+    for part in path.split("."):
+        if isinstance(cur, list) and part.lstrip("-").isdigit() and -len(cur) <= int(part) < len(cur):
+            cur = cur[int(part)]
+        elif isinstance(cur, dict) and part in cur:
+            cur = cur[part]
+        else:
+            return None
+    return cur
+
+
+def stale(claim: Claim, root: Path = ROOT) -> bool:
+    """Whether the claim's text is no longer in its doc."""
+    path = root / claim.doc
+    return not path.is_file() or claim.quote not in path.read_text(encoding="utf-8")
+
+
+def check(claim: Claim, metrics: Any) -> tuple[str, float | None, list[float] | None]:
+    """``(status, measured, interval)``; status ``ok`` / ``off`` / ``missing``."""
+    got = lookup(metrics, claim.path)
+    if not isinstance(got, (int, float)) or isinstance(got, bool):
+        return "missing", None, None
+    ci = lookup(metrics, claim.ci) if claim.ci else None
+    if isinstance(ci, list) and len(ci) == 2 and all(isinstance(x, (int, float)) for x in ci):
+        lo, hi = ci
+        # the quoted value is rounded: widen the interval by half its last digit
+        half = 0.5 * 10**-claim.digits
+        return ("ok" if lo - half <= claim.value <= hi + half else "off"), float(got), [lo, hi]
+    ok = abs(round(float(got), claim.digits) - claim.value) <= 0.5 * 10**-claim.digits + 1e-12
+    return ("ok" if ok else "off"), float(got), None
+
+
+def run_demo(demo: str, seed: int | None, out: Path) -> dict[str, Any]:
+    """Run one demo at its documented settings into ``out``; its metrics.json."""
+    cmd = [sys.executable, "-m", "groundrl", *DEMO_ARGS[demo], "-o", str(out)]
+    if seed is not None:
+        cmd += ["--seed", str(seed)]
+    print(f"running: {' '.join(cmd[1:])}", flush=True)
+    subprocess.run(cmd, check=True, cwd=ROOT)
+    return json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+
+
+def report(claims: list[Claim], runs: dict[tuple[str, int | None], dict[str, Any]]) -> int:
+    """Print one line per claim; the number of claims off, missing or stale."""
+    bad = 0
+    for c in claims:
+        where = f"{c.doc}: “{c.quote}”"
+        if stale(c):
+            print(f"STALE    {where} (the text is no longer in the doc: update CLAIMS)")
+            bad += 1
+            continue
+        m = runs.get((c.demo, c.seed))
+        if m is None:
+            continue  # not run this time (--demo)
+        status, got, ci = check(c, m)
+        shown = "–" if got is None else f"{got:.{c.digits}f}"
+        if ci is not None:
+            shown += f" [{ci[0]:.{c.digits}f}, {ci[1]:.{c.digits}f}]"
+        print(
+            f"{status.upper():8} {c.demo} seed {c.seed}: {c.path} quoted {c.value} measured {shown}  ({where})"
+        )
+        bad += status != "ok"
+    return bad
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument(
+        "--demo", choices=sorted(DEMO_ARGS), action="append", help="only these demos (repeatable)"
+    )
+    ap.add_argument(
+        "--from",
+        dest="given",
+        action="append",
+        default=[],
+        metavar="DEMO:SEED=DIR",
+        help="use a finished run's DIR/metrics.json for (demo, seed) instead of running it",
+    )
+    ap.add_argument("--keep", type=Path, help="write the runs under this folder (default: a temporary one)")
+    a = ap.parse_args(argv)
+    demos = set(a.demo or DEMO_ARGS)
+    claims = [c for c in CLAIMS if c.demo in demos]
+    runs: dict[tuple[str, int | None], dict[str, Any]] = {}
+    for spec in a.given:
+        key, _, folder = spec.partition("=")
+        demo, _, seed = key.partition(":")
+        runs[(demo, int(seed) if seed else None)] = json.loads((Path(folder) / "metrics.json").read_text())
+    with tempfile.TemporaryDirectory() as tmp:
+        base = a.keep or Path(tmp)
+        for demo, seed in sorted({(c.demo, c.seed) for c in claims} - set(runs), key=str):
+            runs[(demo, seed)] = run_demo(demo, seed, base / f"{demo}-seed{seed}")
+    bad = report(claims, runs)
+    print(f"{len(claims)} claims, {bad} off, missing or stale")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
