@@ -152,6 +152,18 @@ def demo_tasks(n: int, seed: int) -> list:
     return out
 
 
+def split_tasks(cfg: DemoConfig) -> tuple[list[Task], list[Task], list[Task]]:
+    """All generated tasks, the training tasks (the first ``n_train``) and the held-out
+    tasks: the next ``n_eval`` less those whose prompt equals a training prompt (the
+    generator repeats a scene now and then: 44 of seed 0's 400 held-out prompts did, all
+    with the same expert plan as their training twin). Held-out therefore means unseen
+    by SFT, GRPO and the filtered-SFT baseline alike; ``n_eval`` is an upper bound."""
+    tasks = demo_tasks(cfg.n_train + cfg.n_eval, cfg.seed)
+    train = tasks[: cfg.n_train]
+    seen = {prompt(t) for t in train}
+    return tasks, train, [t for t in tasks[cfg.n_train :] if prompt(t) not in seen]
+
+
 def teacher_episodes(tasks: list, amap: dict[int, str], cfg: DemoConfig) -> tuple[list[dict], list[dict]]:
     """The teacher's multi-turn episodes (the loop and budgets of
     :class:`~groundrl.train.multiturn.EnvRollout`). Returns the SFT records (one per turn:
@@ -677,9 +689,12 @@ def run_demo(out: Path, quick: bool = False, log=print, cfg: DemoConfig | None =
         last_cpu[0] = time.process_time()
         return time.perf_counter()
 
-    log(f"[1/6] generating {cfg.n_train} training and {cfg.n_eval} held-out tasks in the simulator")
-    tasks = demo_tasks(cfg.n_train + cfg.n_eval, cfg.seed)
-    train_tasks, eval_tasks = tasks[: cfg.n_train], tasks[cfg.n_train :]
+    tasks, train_tasks, eval_tasks = split_tasks(cfg)
+    log(
+        f"[1/6] generated {cfg.n_train} training and {cfg.n_eval} held-out tasks in the simulator; "
+        f"{cfg.n_eval - len(eval_tasks)} held-out prompts repeat a training prompt and are dropped: "
+        f"{len(eval_tasks)} held-out tasks"
+    )
     amap = global_action_map(tasks)
     (out / "action_map.json").write_text(json.dumps({str(k): v for k, v in amap.items()}, indent=0))
     held = records(eval_tasks, amap)
@@ -692,6 +707,7 @@ def run_demo(out: Path, quick: bool = False, log=print, cfg: DemoConfig | None =
     metrics: dict[str, Any] = {
         "n_eval_tasks": len(held),
         "n_train_tasks": len(train_tasks),
+        "n_eval_dropped_duplicates": cfg.n_eval - len(eval_tasks),
         "config": _plain(cfg),
     }
     metrics["n_sft_demos"] = len(sft_recs)
@@ -798,7 +814,7 @@ def evaluate_saved_planner(path: Path, n_eval: int | None = None, log=print) -> 
     tokenizer = PreTrainedTokenizerFast.from_pretrained(path)
     tokenizer.padding_side = "left"
     amap = {int(k): v for k, v in json.loads((path / "action_map.json").read_text()).items()}
-    held_tasks = demo_tasks(cfg.n_train + cfg.n_eval, cfg.seed)[cfg.n_train :][: n_eval or cfg.n_eval]
+    held_tasks = split_tasks(cfg)[2][: n_eval or cfg.n_eval]  # deduplicated, as in run_demo
     log(f"evaluating {path} on {len(held_tasks)} held-out tasks of its run (seed {cfg.seed})")
     m, _ = evaluate_policy(model, tokenizer, records(held_tasks, amap), amap, cfg)
     return m
@@ -893,7 +909,9 @@ mistake, `groundrl.sim.teacher.count_mistakes`; the models are greedy):
 ## Setting
 
 {m["n_train_tasks"]} training and {m["n_eval_tasks"]} held-out tasks generated in the simulator (base subset, six
-single-object ALFRED task types; synthetic scenes, numbers not comparable with AI2-THOR's), seed {cfg["seed"]}.
+single-object ALFRED task types; synthetic scenes, numbers not comparable with AI2-THOR's), seed {cfg["seed"]}; of
+the {cfg["n_eval"]} held-out tasks drawn, {m["n_eval_dropped_duplicates"]} whose prompt repeats a training prompt were
+dropped, so no stage is evaluated on a task it trained on.
 Every stage plays the same EB-ALFRED episodes: up to {cfg["max_turns"]} turns — the policy plans, the simulator runs
 the plan until an action fails, the policy sees that action's feedback and re-plans (30-step, 10-invalid budgets).
 
