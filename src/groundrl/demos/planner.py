@@ -25,6 +25,7 @@ its teacher, also on task types RL never saw.
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import os
@@ -35,6 +36,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from groundrl import intervals
+from groundrl.demos.filtered_sft import filtered_sft
 from groundrl.rewards.planning import reinforced_accuracy, reinforced_format
 from groundrl.sim.execute import execute
 from groundrl.sim.generate import generate_tasks
@@ -94,6 +96,12 @@ class DemoConfig:
     grpo_freeze_embeddings: bool = (
         True  # GRPO trains the transformer blocks; the (tied) embeddings stay as SFT left them
     )
+    # the success-filtered SFT baseline (demos/filtered_sft.py): GRPO's episode budget over
+    # this many rounds of sample -> keep successes -> fine-tune, each at this lr for these epochs;
+    # 0 rounds skips it [ours]
+    fsft_rounds: int = 4
+    fsft_epochs: int = 2
+    fsft_lr: float = 5e-4
     max_turns: int = 3  # policy turns per episode: the first plan and up to 2 re-plans
     hidden: int = 128
     layers: int = 2
@@ -116,8 +124,14 @@ class DemoConfig:
         ):
             if getattr(self, k) < 1:
                 raise ValueError(f"demo {k} must be ≥ 1, got {getattr(self, k)}")
-        if self.grpo_steps < 0:
-            raise ValueError(f"demo grpo_steps must be ≥ 0, got {self.grpo_steps}")
+        for k in ("grpo_steps", "fsft_rounds"):
+            if getattr(self, k) < 0:
+                raise ValueError(f"demo {k} must be ≥ 0, got {getattr(self, k)}")
+        if self.fsft_rounds and (self.fsft_epochs < 1 or self.fsft_lr <= 0):
+            raise ValueError(
+                f"demo fsft_epochs ({self.fsft_epochs}) must be ≥ 1 and fsft_lr ({self.fsft_lr}) > 0, "
+                "or fsft_rounds 0 to skip the filtered-SFT baseline"
+            )
         if self.grpo_batch % self.num_generations:
             raise ValueError(
                 f"demo grpo_batch ({self.grpo_batch}) must be a multiple of num_generations ({self.num_generations})"
@@ -135,6 +149,7 @@ class DemoConfig:
             "hidden": 96,
             "layers": 2,
             "sft_lr": 3e-3,
+            "fsft_rounds": 2,
         }
         return cls(**{**base, **over})
 
@@ -439,11 +454,19 @@ def bootstrap_ci(
 
 
 def grpo(
-    model, tokenizer, recs: list[dict[str, Any]], cfg: DemoConfig, out: Path, log
+    model,
+    tokenizer,
+    recs: list[dict[str, Any]],
+    cfg: DemoConfig,
+    out: Path,
+    log,
+    stats: dict[str, int] | None = None,
 ) -> list[dict[str, Any]]:
     """GRPO with the environment in the loop: TRL's ``GRPOTrainer`` with
     :class:`~groundrl.train.multiturn.EnvRollout` as ``rollout_func`` (multi-turn
-    episodes, re-planning on feedback) and the episode's environment reward."""
+    episodes, re-planning on feedback) and the episode's environment reward.
+    ``stats["episodes"]`` counts the episodes the rollouts played (the rewarded
+    episodes the filtered-SFT baseline is given)."""
     # lazy: datasets and trl load only when GRPO runs
     from datasets import Dataset
     from trl import GRPOConfig, GRPOTrainer
@@ -452,6 +475,13 @@ def grpo(
     funcs, weights = env_reward_funcs()
     rollout = EnvRollout({r["prompt"]: r["task"] for r in recs}, max_turns=cfg.max_turns)
     ds = Dataset.from_list([{"prompt": r["prompt"]} for r in recs])
+    played = stats if stats is not None else {}
+    played["episodes"] = 0
+
+    def counted(prompts, trainer):
+        played["episodes"] += len(prompts)
+        return rollout(prompts, trainer)
+
     args = GRPOConfig(
         output_dir=str(out / "grpo"),
         use_cpu=True,
@@ -478,7 +508,7 @@ def grpo(
         reward_funcs=list(funcs),  # a fresh list typed as TRL's (str | model | callable): list is invariant
         args=args,
         train_dataset=ds,
-        rollout_func=rollout,
+        rollout_func=counted,
     )
     emb = model.get_input_embeddings().weight
     emb.requires_grad_(not cfg.grpo_freeze_embeddings)
@@ -584,6 +614,7 @@ STAGES = (
     ("untrained", "untrained", "#b0b0b0"),
     ("teacher", "teacher (SFT data)", "#8e6cbf"),
     ("sft", "SFT", "#4c8bd6"),
+    ("fsft", "SFT → filtered SFT (same rewarded episodes as GRPO)", "#3aa17e"),
     ("grpo", "SFT → GRPO", "#e8852a"),
 )
 GROUPS = (
@@ -603,52 +634,71 @@ def plot_headline(m: dict[str, Any], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt  # lazy: after the backend is chosen
 
-    fig, axes = plt.subplots(1, 3, figsize=(15, 4.8), gridspec_kw={"width_ratios": [2.3, 1.1, 1.6]})
+    fig, axes = plt.subplots(1, 3, figsize=(17, 5.2), gridspec_kw={"width_ratios": [2.4, 1.4, 1.7]})
     ax = axes[0]
-    width = 0.2
-    for j, (key, label, color) in enumerate(STAGES):
+    stages = [s for s in STAGES if s[0] in m]
+    width = 0.8 / len(stages)
+    for j, (key, label, color) in enumerate(stages):
         for g, (suffix, _) in enumerate(GROUPS):
             v = m[key].get(f"success_rate{suffix}")
             ci = m[key].get(f"success_ci95{suffix}")
             if v is None or ci is None:
                 continue
-            x = g + (j - 1.5) * width
+            x = g + (j - (len(stages) - 1) / 2) * width
             if key == "untrained" and m[key]["n_eval_tasks"] != m["n_eval_tasks"]:
                 label = f"untrained (first {m[key]['n_eval_tasks']} tasks)"
             ax.bar(x, v, width * 0.92, color=color, label=label if g == 0 else None)
             ax.errorbar(x, v, yerr=[[v - ci[0]], [ci[1] - v]], color="black", capsize=3, lw=1)
-            ax.text(x, ci[1] + 0.015, f"{v:.2f}", ha="center", va="bottom", fontsize=7.5)
+            ax.text(x, ci[1] + 0.015, f"{v:.2f}", ha="center", va="bottom", fontsize=7)
     ax.set_xticks(range(len(GROUPS)), [g[1] for g in GROUPS])
     ax.set_ylim(0, 1.12)
     ax.set_ylabel("episode success on held-out tasks")
     ax.set_title(f"Held-out success ({m['n_eval_tasks']} tasks, greedy; bars: 95% bootstrap CI)")
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=4, fontsize=8.5, frameon=False)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3, fontsize=8, frameon=False)
 
     ax = axes[1]
-    for g, (suffix, _) in enumerate(GROUPS):
-        d, ci = m.get(f"grpo_minus_sft{suffix}"), m.get(f"grpo_minus_sft_ci95{suffix}")
-        if d is None or ci is None:
-            continue
-        ax.errorbar(g, d, yerr=[[d - ci[0]], [ci[1] - d]], fmt="o", color="#e8852a", capsize=5, lw=2)
-        ax.text(g + 0.12, d, f"{d:+.3f}\n[{ci[0]:+.3f}, {ci[1]:+.3f}]", va="center", fontsize=7.5)
+    diffs = [("grpo_minus_sft", "GRPO − SFT", "#e8852a", "o")]
+    if "fsft" in m:
+        diffs.append(("grpo_minus_fsft", "GRPO − filtered SFT", "#3aa17e", "s"))
+    for i, (key, label, color, marker) in enumerate(diffs):
+        for g, (suffix, _) in enumerate(GROUPS):
+            d, ci = m.get(f"{key}{suffix}"), m.get(f"{key}_ci95{suffix}")
+            if d is None or ci is None:
+                continue
+            x = g + (i - (len(diffs) - 1) / 2) * 0.3
+            ax.errorbar(
+                x,
+                d,
+                yerr=[[d - ci[0]], [ci[1] - d]],
+                fmt=marker,
+                color=color,
+                capsize=4,
+                lw=2,
+                label=label if g == 0 else None,
+            )
+            ax.text(x + 0.06, d, f"{d:+.3f}\n[{ci[0]:+.3f},\n{ci[1]:+.3f}]", va="center", fontsize=6.5)
     ax.axhline(0, color="black", lw=1)
-    ax.axhline(0.10, color="gray", ls="--", lw=1, label="target +0.10")
+    ax.axhline(0.10, color="gray", ls="--", lw=1, label="target GRPO − SFT: +0.10")
+    if "fsft" in m:
+        ax.axhline(0.05, color="#3aa17e", ls=":", lw=1, label="target GRPO − filtered SFT: +0.05")
     ax.set_xticks(range(len(GROUPS)), [g[1] for g in GROUPS], fontsize=8)
-    ax.set_xlim(-0.4, len(GROUPS) - 0.2)
-    ax.set_ylabel("GRPO − SFT episode success (same tasks)")
-    ax.set_title("Paired difference, 95% CI")
+    ax.set_xlim(-0.5, len(GROUPS) - 0.1)
+    ax.set_ylabel("paired difference in episode success (same tasks)")
+    ax.set_title(f"Paired differences, 95% CI (n={m['n_eval_tasks']})")
     ax.grid(axis="y", alpha=0.3)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), fontsize=8.5, frameon=False)
 
     ax = axes[2]
     kinds = list(MISTAKES)
-    for j, (key, label, color) in enumerate(STAGES[1:]):
+    trained = stages[1:]
+    bw = 0.8 / len(trained)
+    for j, (key, label, color) in enumerate(trained):
         shares = [m[key]["mistake_share"].get(k, 0.0) for k in kinds]
-        xs = [i + (j - 1) * 0.27 for i in range(len(kinds))]
-        ax.bar(xs, shares, 0.25, color=color, label=label)
+        xs = [i + (j - (len(trained) - 1) / 2) * bw for i in range(len(kinds))]
+        ax.bar(xs, shares, bw * 0.92, color=color, label=label.split(" (")[0])
         for x, s in zip(xs, shares, strict=True):
-            ax.text(x, s + 0.01, f"{s:.2f}", ha="center", va="bottom", fontsize=7.5)
+            ax.text(x, s + 0.01, f"{s:.2f}", ha="center", va="bottom", fontsize=6.5)
     rates = m["config"]["teacher_rates"]
     ax.set_xticks(
         range(len(kinds)),
@@ -659,10 +709,10 @@ def plot_headline(m: dict[str, Any], path: Path) -> None:
     ax.set_title("The teacher's mistakes: inherited, then unlearned?")
     ax.set_ylim(
         0,
-        max(0.2, *[m[s]["mistake_share"].get(k, 0) for s in ("teacher", "sft", "grpo") for k in kinds]) + 0.1,
+        max(0.2, *[m[s[0]]["mistake_share"].get(k, 0) for s in trained for k in kinds]) + 0.1,
     )
     ax.grid(axis="y", alpha=0.3)
-    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=3, fontsize=8.5, frameon=False)
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize=8, frameon=False)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
@@ -739,12 +789,16 @@ def run_demo(out: Path, quick: bool = False, log=print, cfg: DemoConfig | None =
     log(f"  SFT: {_fmt(metrics['sft'])}")
     t = lap("sft_eval", t)
     rl_tasks = [x for x in train_tasks if x.task_type in cfg.rl_task_types]
+    # the filtered-SFT baseline starts from this same SFT checkpoint; GRPO trains `model` in place
+    sft_model = copy.deepcopy(model) if cfg.fsft_rounds and cfg.grpo_steps else None
     log(
         f"[5/6] GRPO for {cfg.grpo_steps} steps with the environment in the loop on the {len(rl_tasks)} training "
         f"tasks of {len(cfg.rl_task_types)} task types ({cfg.grpo_batch} episodes per step, up to {cfg.max_turns} turns each)"
     )
     rl_recs = [{"prompt": prompt(x), "task": x} for x in rl_tasks]
-    curve = grpo(model, tokenizer, rl_recs, cfg, out, log) if cfg.grpo_steps else []
+    grpo_stats: dict[str, int] = {}
+    curve = grpo(model, tokenizer, rl_recs, cfg, out, log, grpo_stats) if cfg.grpo_steps else []
+    metrics["grpo_episodes"] = grpo_stats.get("episodes", 0)
     t = lap("grpo", t)
     metrics["grpo"], grpo_succ = evaluate_policy(model, tokenizer, held, amap, cfg)
     log(f"  GRPO: {_fmt(metrics['grpo'])}")
@@ -752,6 +806,22 @@ def run_demo(out: Path, quick: bool = False, log=print, cfg: DemoConfig | None =
     for suffix, (a, b) in _paired_parts(sft_succ, grpo_succ, eval_tasks, cfg).items():
         metrics[f"grpo_minus_sft{suffix}"] = round(sum(b) / len(b) - sum(a) / len(a), 4) if a else None
         metrics[f"grpo_minus_sft_ci95{suffix}"] = list(bootstrap_ci(a, b, seed=cfg.seed)) if a else None
+    if sft_model is not None:
+        log(
+            f"[5b/6] filtered SFT from the same SFT checkpoint: {cfg.fsft_rounds} rounds of sampling "
+            f"{metrics['grpo_episodes']} episodes in all (GRPO's count) on the same tasks, fine-tuning on the successes"
+        )
+        metrics["fsft_budget"] = filtered_sft(sft_model, tokenizer, rl_tasks, cfg, log)
+        t = lap("filtered_sft", t)
+        metrics["fsft"], fsft_succ = evaluate_policy(sft_model, tokenizer, held, amap, cfg)
+        log(f"  filtered SFT: {_fmt(metrics['fsft'])}")
+        t = lap("filtered_sft_eval", t)
+        _paired_into(metrics, "grpo_minus_fsft", fsft_succ, grpo_succ, eval_tasks, cfg)
+        _paired_into(metrics, "fsft_minus_sft", sft_succ, fsft_succ, eval_tasks, cfg)
+        lo, hi = metrics["grpo_minus_fsft_ci95"]
+        log(
+            f"  GRPO - filtered SFT success: {metrics['grpo_minus_fsft']:+.3f} (paired 95% CI [{lo:+.3f}, {hi:+.3f}])"
+        )
     metrics["grpo_minus_teacher"] = round(
         metrics["grpo"]["success_rate"] - metrics["teacher"]["success_rate"], 4
     )
@@ -832,6 +902,17 @@ def _made_rates(results: list[dict]) -> dict[str, float]:
     return {k: round(sum(any(k in m for m in r["made"]) for r in results) / n, 4) for k in MISTAKES}
 
 
+def _paired_into(
+    m: dict[str, Any], key: str, a: list[int], b: list[int], tasks: list, cfg: DemoConfig
+) -> None:
+    """``m[key]`` = mean(b) − mean(a) and ``m[key + "_ci95"]`` its paired bootstrap CI,
+    overall and on the task types seen / never seen in RL (suffixes ``_rl_types`` /
+    ``_new_types``)."""
+    for suffix, (x, y) in _paired_parts(a, b, tasks, cfg).items():
+        m[f"{key}{suffix}"] = round(sum(y) / len(y) - sum(x) / len(x), 4) if x else None
+        m[f"{key}_ci95{suffix}"] = list(bootstrap_ci(x, y, seed=cfg.seed)) if x else None
+
+
 def _paired_parts(a: list[int], b: list[int], tasks: list, cfg: DemoConfig) -> dict[str, tuple[list, list]]:
     parts_a, parts_b = split_by_rl(a, tasks, cfg.rl_task_types), split_by_rl(b, tasks, cfg.rl_task_types)
     return {"": (a, b), **{f"_{k}": (parts_a[k], parts_b[k]) for k in parts_a}}
@@ -854,6 +935,43 @@ def _verdict(lo: float, hi: float) -> str:
     return "The interval contains 0: this run shows no significant change from GRPO over SFT."
 
 
+def _fsft_verdict(m: dict[str, Any]) -> str:
+    """The report's paragraph on GRPO against the success-filtered SFT baseline."""
+    if "fsft" not in m:
+        return "(The filtered-SFT baseline did not run: `fsft_rounds` 0 or no GRPO steps.)"
+    lo, hi = m["grpo_minus_fsft_ci95"]
+    if lo > 0:
+        verdict = "RL beat success-filtered imitation given the same rewarded episodes."
+    elif hi < 0:
+        verdict = "Success-filtered imitation beat RL given the same rewarded episodes."
+    else:
+        verdict = "The interval contains 0: success-filtered imitation matched RL here within the CI."
+    return (
+        f"**GRPO − filtered SFT: {_ci(m['grpo_minus_fsft'], m['grpo_minus_fsft_ci95'], True)}** (paired; "
+        f"both from the same SFT checkpoint, {m['fsft_budget']['episodes']} vs {m['grpo_episodes']} simulator-scored "
+        f"episodes). {verdict} On task types seen in RL: "
+        f"{_ci(m['grpo_minus_fsft_rl_types'], m['grpo_minus_fsft_ci95_rl_types'], True)}; never seen in RL: "
+        f"{_ci(m['grpo_minus_fsft_new_types'], m['grpo_minus_fsft_ci95_new_types'], True)}. "
+        f"Filtered SFT − SFT: {_ci(m['fsft_minus_sft'], m['fsft_minus_sft_ci95'], True)}."
+    )
+
+
+def _fsft_setting(m: dict[str, Any]) -> str:
+    """The report's setting line of the filtered-SFT baseline."""
+    if "fsft" not in m:
+        return "- **Filtered SFT**: not run."
+    cfg, b = m["config"], m["fsft_budget"]
+    per = ", ".join(f"{r['kept']}/{r['episodes']}" for r in b["rounds"])
+    return (
+        f"- **Filtered SFT** (rejection-sampling fine-tuning / expert iteration, `groundrl.demos.filtered_sft`): from the\n"
+        f"  SFT checkpoint, {cfg['fsft_rounds']} rounds of: sample episodes on GRPO's training tasks exactly as its\n"
+        f"  rollouts do (temperature {cfg['grpo_temperature']}, {cfg['num_generations']} per task, up to {cfg['max_turns']} turns),\n"
+        f"  keep the successful ones (per round {per} succeeded), fine-tune on every turn of them\n"
+        f"  ({b['records']} turns in all; {cfg['fsft_epochs']} epochs per round, peak lr {cfg['fsft_lr']}). Budget:\n"
+        f"  {b['episodes']} simulator-scored episodes, GRPO's {m['grpo_episodes']}."
+    )
+
+
 def _ci(v: float | None, ci: list[float] | None, signed: bool = False) -> str:
     if v is None or ci is None:
         return "–"
@@ -867,19 +985,22 @@ def _report(out: Path, m: dict[str, Any]) -> None:
         "untrained": f"untrained (first {m['untrained']['n_eval_tasks']} tasks)",
         "teacher": "teacher",
         "sft": "SFT",
+        "fsft": "SFT → filtered SFT",
         "grpo": "SFT → GRPO",
     }
+    stages = [k for k in ("untrained", "teacher", "sft", "fsft", "grpo") if k in m]
     rows = "\n".join(
         f"| {names[k]} | **{_ci(m[k]['success_rate'], m[k]['success_ci95'])}** | "
         f"{_ci(m[k]['success_rate_rl_types'], m[k]['success_ci95_rl_types'])} | "
         f"{_ci(m[k]['success_rate_new_types'], m[k]['success_ci95_new_types'])} | "
         f"{m[k]['format_valid']:.3f} | {m[k]['first_plan_success_rate']:.3f} | {m[k]['mean_turns']:.2f} |"
-        for k in ("untrained", "teacher", "sft", "grpo")
+        for k in stages
     )
     made = m["teacher_mistakes_applied"]
     mistakes = "\n".join(
         f"| `{k}` | {MISTAKES[k]} | {cfg['teacher_rates'].get(k, 0):.2f} ({made[k]:.3f} applied) | "
-        f"{m['teacher']['mistake_share'][k]:.3f} | {m['sft']['mistake_share'][k]:.3f} | {m['grpo']['mistake_share'][k]:.3f} |"
+        + " | ".join(f"{m[s]['mistake_share'][k]:.3f}" for s in stages[1:])
+        + " |"
         for k in MISTAKES
     )
     lo, hi = m["grpo_minus_sft_ci95"]
@@ -898,12 +1019,13 @@ same {m["n_eval_tasks"]} held-out tasks; GRPO wins {won} tasks SFT failed and lo
 On task types seen in RL: {_ci(m["grpo_minus_sft_rl_types"], m["grpo_minus_sft_ci95_rl_types"], True)}; on task types
 never seen in RL: {_ci(m["grpo_minus_sft_new_types"], m["grpo_minus_sft_ci95_new_types"], True)}.
 GRPO − teacher: {_ci(m["grpo_minus_teacher"], m["grpo_minus_teacher_ci95"], True)}.
+{_fsft_verdict(m)}
 
 **What the teacher gets wrong, and how often it survives** (share of held-out episodes whose trace shows the
 mistake, `groundrl.sim.teacher.count_mistakes`; the models are greedy):
 
-| mistake | what | teacher habit per episode (share of episodes where a plan carried it) | teacher episodes | SFT episodes | GRPO episodes |
-|---|---|---|---|---|---|
+| mistake | what | teacher habit per episode (share of episodes where a plan carried it) | {" | ".join(names[s] + " episodes" for s in stages[1:])} |
+|---|---|---|{"---|" * len(stages[1:])}
 {mistakes}
 
 ## Setting
@@ -927,6 +1049,7 @@ the plan until an action fails, the policy sees that action's feedback and re-pl
   {cfg["grpo_batch"]} episodes per step ({cfg["num_generations"]} per task), reward = the episode's progress +
   success bonus, feedback tokens masked out of the loss; rollouts at temperature {cfg["grpo_temperature"]}, lr
   {cfg["grpo_lr"]}, no KL term, embeddings {"frozen" if cfg["grpo_freeze_embeddings"] else "trained"}. {m["grpo_rollouts_per_second"]} episodes/s. Curves: `reward_curve.png`.
+{_fsft_setting(m)}
 - *format valid* / *first-plan success*: the first plan alone (full format reward 0.5; the plan executed from the
   initial state meets every goal); *episode success*: every goal condition met by the end of the episode. CIs are
   percentile bootstraps over tasks (2000 resamples, seeded).
