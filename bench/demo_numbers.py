@@ -2,7 +2,8 @@
 
     python bench/demo_numbers.py                     # run every demo at its documented settings
     python bench/demo_numbers.py --demo rm           # one demo (all its documented seeds)
-    python bench/demo_numbers.py --from rm:0=runs/demo_rm   # compare a finished run instead
+    python bench/demo_numbers.py --from rm:0=runs/demo_rm   # use a finished run for (rm, seed 0)
+    python bench/demo_numbers.py --no-run --from rm:0=runs/demo_rm   # compare that run only
 
 Each quoted number is a :class:`Claim`: the doc and the exact text that quotes it, the
 demo run (demo, seed) and where the value sits in that run's ``metrics.json``. The script
@@ -184,6 +185,9 @@ def main(argv: list[str] | None = None) -> int:
         help="use a finished run's DIR/metrics.json for (demo, seed) instead of running it",
     )
     ap.add_argument("--keep", type=Path, help="write the runs under this folder (default: a temporary one)")
+    ap.add_argument(
+        "--no-run", action="store_true", help="run nothing: compare only the runs given with --from"
+    )
     a = ap.parse_args(argv)
     demos = set(a.demo or DEMO_ARGS)
     claims = [c for c in CLAIMS if c.demo in demos]
@@ -194,7 +198,9 @@ def main(argv: list[str] | None = None) -> int:
         runs[(demo, int(seed) if seed else None)] = json.loads((Path(folder) / "metrics.json").read_text())
     with tempfile.TemporaryDirectory() as tmp:
         base = a.keep or Path(tmp)
-        for demo, seed in sorted({(c.demo, c.seed) for c in claims} - set(runs), key=str):
+        for demo, seed in sorted(
+            set() if a.no_run else {(c.demo, c.seed) for c in claims} - set(runs), key=str
+        ):
             runs[(demo, seed)] = run_demo(demo, seed, base / f"{demo}-seed{seed}")
     bad = report(claims, runs)
     print(f"{len(claims)} claims, {bad} off, missing or stale")
