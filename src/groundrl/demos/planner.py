@@ -31,6 +31,7 @@ import math
 import os
 import random
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -453,36 +454,12 @@ def bootstrap_ci(
     return (round(lo, 4), round(hi, 4))
 
 
-def grpo(
-    model,
-    tokenizer,
-    recs: list[dict[str, Any]],
-    cfg: DemoConfig,
-    out: Path,
-    log,
-    stats: dict[str, int] | None = None,
-) -> list[dict[str, Any]]:
-    """GRPO with the environment in the loop: TRL's ``GRPOTrainer`` with
-    :class:`~groundrl.train.multiturn.EnvRollout` as ``rollout_func`` (multi-turn
-    episodes, re-planning on feedback) and the episode's environment reward.
-    ``stats["episodes"]`` counts the episodes the rollouts played (the rewarded
-    episodes the filtered-SFT baseline is given)."""
-    # lazy: datasets and trl load only when GRPO runs
-    from datasets import Dataset
-    from trl import GRPOConfig, GRPOTrainer
+def _grpo_args(cfg: DemoConfig, out: Path, weights: Any) -> Any:
+    """The demo's ``GRPOConfig``."""
+    # lazy: trl loads only when GRPO runs
+    from trl import GRPOConfig
 
-    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
-    funcs, weights = env_reward_funcs()
-    rollout = EnvRollout({r["prompt"]: r["task"] for r in recs}, max_turns=cfg.max_turns)
-    ds = Dataset.from_list([{"prompt": r["prompt"]} for r in recs])
-    played = stats if stats is not None else {}
-    played["episodes"] = 0
-
-    def counted(prompts, trainer):
-        played["episodes"] += len(prompts)
-        return rollout(prompts, trainer)
-
-    args = GRPOConfig(
+    return GRPOConfig(
         output_dir=str(out / "grpo"),
         use_cpu=True,
         bf16=False,
@@ -502,22 +479,11 @@ def grpo(
         seed=cfg.seed,
         disable_tqdm=True,
     )
-    trainer = GRPOTrainer(
-        model=model,
-        processing_class=tokenizer,
-        reward_funcs=list(funcs),  # a fresh list typed as TRL's (str | model | callable): list is invariant
-        args=args,
-        train_dataset=ds,
-        rollout_func=counted,
-    )
-    emb = model.get_input_embeddings().weight
-    emb.requires_grad_(not cfg.grpo_freeze_embeddings)
-    model.train()
-    attach_progress(trainer, "grpo", log)  # live step/ETA/reward/success line instead of TRL's dicts
-    try:
-        trainer.train()
-    finally:
-        emb.requires_grad_(True)
+
+
+def _grpo_curve(trainer: Any, rollout: EnvRollout) -> list[dict[str, Any]]:
+    """Per logged step: reward, its spread, success and the rollout batch's mean turns."""
+    args = trainer.args
     logs = [h for h in trainer.state.log_history if "reward" in h]
     # GRPOConfig fills steps_per_generation (default: gradient_accumulation_steps)
     per_batch = max(1, args.num_iterations * (args.steps_per_generation or args.gradient_accumulation_steps))
@@ -534,6 +500,56 @@ def grpo(
         }
         for i, h in enumerate(logs)
     ]
+    return curve
+
+
+def grpo(
+    model,
+    tokenizer,
+    recs: list[dict[str, Any]],
+    cfg: DemoConfig,
+    out: Path,
+    log,
+    stats: dict[str, int] | None = None,
+) -> list[dict[str, Any]]:
+    """GRPO with the environment in the loop: TRL's ``GRPOTrainer`` with
+    :class:`~groundrl.train.multiturn.EnvRollout` as ``rollout_func`` (multi-turn
+    episodes, re-planning on feedback) and the episode's environment reward.
+    ``stats["episodes"]`` counts the episodes the rollouts played (the rewarded
+    episodes the filtered-SFT baseline is given)."""
+    # lazy: datasets and trl load only when GRPO runs
+    from datasets import Dataset
+    from trl import GRPOTrainer
+
+    os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
+    funcs, weights = env_reward_funcs()
+    rollout = EnvRollout({r["prompt"]: r["task"] for r in recs}, max_turns=cfg.max_turns)
+    ds = Dataset.from_list([{"prompt": r["prompt"]} for r in recs])
+    played = stats if stats is not None else {}
+    played["episodes"] = 0
+
+    def counted(prompts, trainer):
+        played["episodes"] += len(prompts)
+        return rollout(prompts, trainer)
+
+    args = _grpo_args(cfg, out, weights)
+    trainer = GRPOTrainer(
+        model=model,
+        processing_class=tokenizer,
+        reward_funcs=list(funcs),  # a fresh list typed as TRL's (str | model | callable): list is invariant
+        args=args,
+        train_dataset=ds,
+        rollout_func=counted,
+    )
+    emb = model.get_input_embeddings().weight
+    emb.requires_grad_(not cfg.grpo_freeze_embeddings)
+    model.train()
+    attach_progress(trainer, "grpo", log)  # live step/ETA/reward/success line instead of TRL's dicts
+    try:
+        trainer.train()
+    finally:
+        emb.requires_grad_(True)
+    curve = _grpo_curve(trainer, rollout)
     model.eval()
     grpo_dir = out / "grpo"  # TRL's output_dir: nothing is saved there (save_strategy "no")
     if grpo_dir.is_dir() and not any(grpo_dir.iterdir()):
@@ -635,8 +651,17 @@ def plot_headline(m: dict[str, Any], path: Path) -> None:
     import matplotlib.pyplot as plt  # lazy: after the backend is chosen
 
     fig, axes = plt.subplots(1, 3, figsize=(17, 5.2), gridspec_kw={"width_ratios": [2.4, 1.4, 1.7]})
-    ax = axes[0]
     stages = [s for s in STAGES if s[0] in m]
+    _plot_success(axes[0], m, stages)
+    _plot_differences(axes[1], m)
+    _plot_mistakes(axes[2], m, stages[1:])
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+
+
+def _plot_success(ax: Any, m: dict[str, Any], stages: list) -> None:
+    """Held-out success per stage and task group, with 95 % CIs."""
     width = 0.8 / len(stages)
     for j, (key, label, color) in enumerate(stages):
         for g, (suffix, _) in enumerate(GROUPS):
@@ -657,7 +682,9 @@ def plot_headline(m: dict[str, Any], path: Path) -> None:
     ax.grid(axis="y", alpha=0.3)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3, fontsize=8, frameon=False)
 
-    ax = axes[1]
+
+def _plot_differences(ax: Any, m: dict[str, Any]) -> None:
+    """The paired differences GRPO − SFT (and − filtered SFT) per task group."""
     diffs = [("grpo_minus_sft", "GRPO − SFT", "#e8852a", "o")]
     if "fsft" in m:
         diffs.append(("grpo_minus_fsft", "GRPO − filtered SFT", "#3aa17e", "s"))
@@ -689,9 +716,10 @@ def plot_headline(m: dict[str, Any], path: Path) -> None:
     ax.grid(axis="y", alpha=0.3)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), fontsize=8.5, frameon=False)
 
-    ax = axes[2]
+
+def _plot_mistakes(ax: Any, m: dict[str, Any], trained: list) -> None:
+    """How often each teacher mistake shows in held-out episodes, per trained stage."""
     kinds = list(MISTAKES)
-    trained = stages[1:]
     bw = 0.8 / len(trained)
     for j, (key, label, color) in enumerate(trained):
         shares = [m[key]["mistake_share"].get(k, 0.0) for k in kinds]
@@ -713,9 +741,6 @@ def plot_headline(m: dict[str, Any], path: Path) -> None:
     )
     ax.grid(axis="y", alpha=0.3)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.2), ncol=2, fontsize=8, frameon=False)
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
 
 
 def run_demo(out: Path, quick: bool = False, log=print, cfg: DemoConfig | None = None) -> dict[str, Any]:
@@ -979,16 +1004,9 @@ def _ci(v: float | None, ci: list[float] | None, signed: bool = False) -> str:
     return f"{v:{f}} [{ci[0]:{f}}, {ci[1]:{f}}]"
 
 
-def _report(out: Path, m: dict[str, Any]) -> None:
+def _report_tables(m: dict[str, Any], stages: Sequence[str], names: dict[str, str]) -> tuple[str, str]:
+    """The report's two table bodies: success per stage, and each teacher mistake's share."""
     cfg = m["config"]
-    names = {
-        "untrained": f"untrained (first {m['untrained']['n_eval_tasks']} tasks)",
-        "teacher": "teacher",
-        "sft": "SFT",
-        "fsft": "SFT → filtered SFT",
-        "grpo": "SFT → GRPO",
-    }
-    stages = [k for k in ("untrained", "teacher", "sft", "fsft", "grpo") if k in m]
     rows = "\n".join(
         f"| {names[k]} | **{_ci(m[k]['success_rate'], m[k]['success_ci95'])}** | "
         f"{_ci(m[k]['success_rate_rl_types'], m[k]['success_ci95_rl_types'])} | "
@@ -1003,6 +1021,20 @@ def _report(out: Path, m: dict[str, Any]) -> None:
         + " |"
         for k in MISTAKES
     )
+    return rows, mistakes
+
+
+def _report(out: Path, m: dict[str, Any]) -> None:
+    cfg = m["config"]
+    names = {
+        "untrained": f"untrained (first {m['untrained']['n_eval_tasks']} tasks)",
+        "teacher": "teacher",
+        "sft": "SFT",
+        "fsft": "SFT → filtered SFT",
+        "grpo": "SFT → GRPO",
+    }
+    stages = [k for k in ("untrained", "teacher", "sft", "fsft", "grpo") if k in m]
+    rows, mistakes = _report_tables(m, stages, names)
     lo, hi = m["grpo_minus_sft_ci95"]
     won, lost = m["grpo_tasks_won_lost"]
     rl_types, new_types = cfg["rl_task_types"], [t for t in DEMO_TASK_TYPES if t not in cfg["rl_task_types"]]
