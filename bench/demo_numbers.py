@@ -99,7 +99,21 @@ def _rm_claims() -> list[Claim]:
     return out
 
 
-CLAIMS: list[Claim] = _rm_claims()
+SIM = "docs/sim.md"
+# docs/sim.md's filtered-SFT table, seed 0: (metrics path, quoted "value [low, high]", interval path)
+PLANNER_SEED0 = [
+    ("fsft.success_rate", "0.567 [0.517, 0.621]", "fsft.success_ci95"),
+    ("grpo.success_rate", "0.570 [0.520, 0.624]", "grpo.success_ci95"),
+    ("grpo_minus_sft", "+0.315 [+0.258, +0.368]", "grpo_minus_sft_ci95"),
+    ("grpo_minus_fsft", "+0.003 [−0.036, +0.048]", "grpo_minus_fsft_ci95"),
+]
+
+
+def _planner_claims() -> list[Claim]:
+    return [Claim("planner", 0, SIM, text, path, _num(text), ci, 3) for path, text, ci in PLANNER_SEED0]
+
+
+CLAIMS: list[Claim] = _rm_claims() + _planner_claims()
 
 DEMO_ARGS = {"rm": ["demo", "rm"], "planner": ["demo"], "monitor": ["demo", "monitor"]}
 
