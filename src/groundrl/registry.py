@@ -87,7 +87,8 @@ class Registry(Generic[T]):
     item with ``TypeError`` / ``ValueError``; ``from_plugin(entry point name, loaded
     object)`` turns what an entry point names into an item, or ``None`` for a module
     that registered its own on import (default: the object itself, or ``None`` for a
-    module); ``error`` is the exception an unknown name raises (a ``ValueError``).
+    module; with ``item_type``, anything else that is not one is refused with
+    ``TypeError``); ``error`` is the exception an unknown name raises (a ``ValueError``).
 
     Plugins are read on first use and again when ``sys.path`` has changed or a name is
     missed; a plugin that fails to import, convert or register is a warning naming it
@@ -115,11 +116,13 @@ class Registry(Generic[T]):
         name_of: Callable[[Any], str] | None = None,
         check: Callable[[str, Any], None] | None = None,
         from_plugin: Callable[[str, object], Any] | None = None,
+        item_type: type | None = None,
         error: type[ValueError] = ValueError,
         log: logging.Logger | None = None,
     ) -> None:
         self.kind, self.group, self.error = kind, group, error
         self._name_of, self._check, self._from_plugin = name_of, check, from_plugin
+        self._item_type = item_type
         self._log = log or logging.getLogger("groundrl")
         self._items: dict[str, T] = {}
         self._lazy: dict[str, str] = {}  # built-in name -> "module:attribute", imported on first get
@@ -266,8 +269,12 @@ class Registry(Generic[T]):
     def _accept_plugin(self, ep_name: str, obj: object) -> None:
         if self._from_plugin is not None:
             item = self._from_plugin(ep_name, obj)
+        elif isinstance(obj, type(sys)):
+            item = None  # a module that registered its own on import
+        elif self._item_type is not None and not isinstance(obj, self._item_type):
+            raise TypeError(f"it gave {type(obj).__name__}, expected a groundrl {self._item_type.__name__}")
         else:
-            item = None if isinstance(obj, type(sys)) else obj  # a module registered its own
+            item = obj
         if item is not None:
             self._add(None if self._name_of else ep_name, item, replace=False, builtin=False)
 

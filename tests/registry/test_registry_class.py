@@ -121,3 +121,15 @@ def test_plugins_load_one_way_and_a_broken_one_warns_and_is_skipped(tmp_path, mo
     assert widgets.builtin_names() == ["core"]
     widgets.unregister("good")
     assert widgets.get("good").name == "good"  # a miss reads the entry points again
+
+
+def test_item_type_refuses_a_plugin_object_of_another_type_and_passes_a_module():
+    import types
+
+    reg = _widgets(item_type=Widget)
+    reg._accept_plugin("mod", types.ModuleType("plugin_mod"))  # registered its own on import
+    assert reg.names() == []
+    reg._accept_plugin("good", Widget("good"))
+    assert reg.names() == ["good"]
+    with pytest.raises(TypeError, match=r"^it gave int, expected a groundrl Widget$"):
+        reg._accept_plugin("bad", 3)

@@ -23,7 +23,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
-from types import ModuleType
 from typing import TYPE_CHECKING
 
 from groundrl.registry import Registry
@@ -115,21 +114,13 @@ def _in_movable_recep(goal: Goal, env: Env, objs: list[str], rok: Ids, mok: Ids)
 ENTRY_POINT_GROUP = "groundrl.task_types"
 
 
-def _from_plugin(_name: str, obj: object) -> TaskType | None:
-    if isinstance(obj, ModuleType):
-        return None  # a module that registered its own on import
-    if not isinstance(obj, TaskType):
-        raise TypeError(f"it gave {type(obj).__name__}, expected a groundrl TaskType")
-    return obj
-
-
 #: The task-type registry (:class:`groundrl.registry.Registry`); the functions below
 #: are its long-standing names.
 TASK_TYPES: Registry[TaskType] = Registry(
     "task type",
     group=ENTRY_POINT_GROUP,
     name_of=lambda t: t.name,
-    from_plugin=_from_plugin,
+    item_type=TaskType,
     log=logging.getLogger("groundrl.sim"),
 )
 

@@ -8,7 +8,6 @@ packages add theirs through the ``groundrl.vocabularies`` entry-point group.
 from __future__ import annotations
 
 import logging
-from types import ModuleType
 from typing import Any
 
 from groundrl.registry import Registry
@@ -26,16 +25,6 @@ def _check(name: str, vocab: object) -> None:
         raise ValueError("'auto' is reserved: it means 'detect the vocabulary'")
 
 
-def _from_plugin(_name: str, obj: object) -> Vocabulary | None:
-    """An entry point names a :class:`Vocabulary` object, or a module that registers its
-    own on import (``None``: nothing more to do)."""
-    if isinstance(obj, ModuleType):
-        return None
-    if not isinstance(obj, Vocabulary):
-        raise TypeError(f"it gave {type(obj).__name__}, expected a groundrl Vocabulary")
-    return obj
-
-
 #: The vocabulary registry (:class:`groundrl.registry.Registry`); the functions below
 #: are its long-standing names.
 VOCABULARIES: Registry[Vocabulary] = Registry(
@@ -43,7 +32,7 @@ VOCABULARIES: Registry[Vocabulary] = Registry(
     group=ENTRY_POINT_GROUP,
     name_of=lambda v: v.name,
     check=_check,
-    from_plugin=_from_plugin,
+    item_type=Vocabulary,
     log=log,
 )
 

@@ -29,7 +29,6 @@ import importlib
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import Any
 
 from groundrl.registry import Registry
@@ -74,17 +73,9 @@ class StageKind:
         return cls  # type: ignore[return-value]
 
 
-def _from_plugin(_name: str, obj: object) -> StageKind | None:
-    if isinstance(obj, ModuleType):
-        return None  # a module that registered its own on import
-    if not isinstance(obj, StageKind):
-        raise TypeError(f"it gave {type(obj).__name__}, expected a groundrl StageKind")
-    return obj
-
-
 #: The stage-kind registry (:class:`groundrl.registry.Registry`), one shape with every kind.
 STAGE_KINDS: Registry[StageKind] = Registry(
-    "stage kind", group=ENTRY_POINT_GROUP, name_of=lambda k: k.name, from_plugin=_from_plugin, log=log
+    "stage kind", group=ENTRY_POINT_GROUP, name_of=lambda k: k.name, item_type=StageKind, log=log
 )
 
 
