@@ -36,13 +36,18 @@ CVENV  ?= .venv-cluster
 CSTAMP := $(CVENV)/.groundrl-installed
 cluster-env: $(CSTAMP)
 
-$(CSTAMP): pyproject.toml constraints-cpu.txt constraints-cluster.txt
-	$(PYTHON) -m venv $(CVENV)
-	$(CVENV)/bin/python -m pip install --quiet torch==2.13.0 '$(UV)'
-	$(CVENV)/bin/python -m uv pip install --python $(CVENV)/bin/python --quiet -c constraints-cpu.txt -c constraints-cluster.txt -e '.[serve,dev]' \
+# $(call cluster_venv,VENV,CONSTRAINTS OF THE MAIN INSTALL,CONSTRAINTS OF THE --no-deps INSTALL)
+define cluster_venv
+	$(PYTHON) -m venv $(1)
+	$(1)/bin/python -m pip install --quiet torch==2.13.0 '$(UV)'
+	$(1)/bin/python -m uv pip install --python $(1)/bin/python --quiet $(2) -e '.[serve,dev]' \
 		'ray[serve,data]' transformers tensordict hydra-core codetiming dill pylatexenc numpy pyarrow pandas gymnasium cachetools
-	$(CVENV)/bin/python -m uv pip install --python $(CVENV)/bin/python --quiet --no-deps -c constraints-cluster.txt verl openrlhf datasets multiprocess xxhash
-	touch $(CSTAMP)
+	$(1)/bin/python -m uv pip install --python $(1)/bin/python --quiet --no-deps -c $(3) verl openrlhf datasets multiprocess xxhash
+	touch $(1)/.groundrl-installed
+endef
+
+$(CSTAMP): pyproject.toml constraints-cpu.txt constraints-cluster.txt
+	$(call cluster_venv,$(CVENV),-c constraints-cpu.txt -c constraints-cluster.txt,constraints-cluster.txt)
 
 # The same with verl 0.9.1 and transformers 5.9 (the verl GPU environment's versions):
 # scripts/run_tests.sh runs the verl agent-loop and image-row tests against it too.
@@ -51,12 +56,7 @@ C9STAMP := $(C9VENV)/.groundrl-installed
 cluster-env-verl09: $(C9STAMP)
 
 $(C9STAMP): pyproject.toml constraints-cpu.txt constraints-cluster-verl09.txt
-	$(PYTHON) -m venv $(C9VENV)
-	$(C9VENV)/bin/python -m pip install --quiet torch==2.13.0 '$(UV)'
-	$(C9VENV)/bin/python -m uv pip install --python $(C9VENV)/bin/python --quiet -c constraints-cluster-verl09.txt -e '.[serve,dev]' \
-		'ray[serve,data]' transformers tensordict hydra-core codetiming dill pylatexenc numpy pyarrow pandas gymnasium cachetools
-	$(C9VENV)/bin/python -m uv pip install --python $(C9VENV)/bin/python --quiet --no-deps -c constraints-cluster-verl09.txt verl openrlhf datasets multiprocess xxhash
-	touch $(C9STAMP)
+	$(call cluster_venv,$(C9VENV),-c constraints-cluster-verl09.txt,constraints-cluster-verl09.txt)
 
 test-cluster: setup cluster-env
 	OMP_NUM_THREADS=1 GROUNDRL_CLUSTER_PYTHON=$(CVENV)/bin/python $(PY) -m pytest -q -rs tests/integrations/test_real_cluster_packages*.py
