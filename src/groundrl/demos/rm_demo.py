@@ -381,9 +381,7 @@ def cgrpo(
     from groundrl.train.progress import attach_progress
     from groundrl.train.stage_settings import StageSettings
 
-    cg = CGRPOConfig(types=cfg.cgrpo_types, seed=cfg.seed)
-    if mu is not None:
-        cg = CGRPOConfig(types=cfg.cgrpo_types, seed=cfg.seed, mu=mu)
+    cg = CGRPOConfig(types=cfg.cgrpo_types, seed=cfg.seed, mu=CGRPOConfig.mu if mu is None else mu)
     funcs, weights = reward_funcs(resolve_rubric("eqa_rm", None))
     contrast = contrastive_reward(cg.delta, cg.mu, cg.min_acc)
     stage = StageSettings(
