@@ -21,6 +21,7 @@ frame order and on what is visible) [EQA-RM §4.2–4.3]:
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import random
@@ -272,12 +273,8 @@ def eval_rows(episodes: list[world.Episode], cfg: RMDemoConfig) -> list[dict[str
                 for j in range(cfg.eval_draws)
             )
             first = next(draws)
-            changed = first if true_score(ep, first["images"]) != gold else None
-            for row in draws if changed is None else ():
-                if true_score(ep, row["images"]) != gold:
-                    changed = row
-                    break
-            rows.append(changed or first)
+            changing = (r for r in itertools.chain((first,), draws) if true_score(ep, r["images"]) != gold)
+            rows.append(next(changing, first))
     return rows
 
 
