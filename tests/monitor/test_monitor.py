@@ -8,6 +8,7 @@ import json
 import pytest
 
 from groundrl.monitor import DEFAULT_THRESHOLDS, Monitor, MonitorConfig, report_section
+from groundrl.monitor.config import PERTURBATIONS, ProbeConfig
 from groundrl.monitor.offline import replay
 from groundrl.monitor.probes import run_probe
 from groundrl.monitor.rows import rows_from_scores
@@ -138,27 +139,58 @@ def test_config_defaults_and_errors_name_the_key():
     cfg = MonitorConfig.from_mapping({"thresholds": {"hack_share_rise": 0.2}, "high_reward": 1})
     assert cfg.thresholds["hack_share_rise"] == 0.2 and cfg.thresholds["kl_jump"] == 5.0
     assert cfg.high_reward == 1.0
-    with pytest.raises(ValueError, match=r"unknown key 'windw'.*allowed keys: reward, truth"):
+    with pytest.raises(
+        ValueError, match=r"monitor: unknown key 'windw' \(did you mean 'window'\?\); allowed: reward, truth"
+    ):
         MonitorConfig.from_mapping({"windw": 3})
-    with pytest.raises(ValueError, match=r"monitor.window: expected int, got '3'"):
+    with pytest.raises(ValueError, match=r"monitor.window must be an integer, got '3'"):
         MonitorConfig.from_mapping({"window": "3"})
-    with pytest.raises(ValueError, match=r"monitor.stop_on_alarm: expected bool"):
+    with pytest.raises(ValueError, match=r"monitor.stop_on_alarm must be true or false"):
         MonitorConfig.from_mapping({"stop_on_alarm": 1})
     with pytest.raises(ValueError, match=r"monitor.thresholds: unknown key 'hack'.*hack_share_rise"):
         MonitorConfig.from_mapping({"thresholds": {"hack": 1}})
     with pytest.raises(ValueError, match=r"monitor.thresholds.kl_jump: expected a finite number >= 0"):
         MonitorConfig.from_mapping({"thresholds": {"kl_jump": -1}})
-    with pytest.raises(ValueError, match=r"monitor.probe.path: required"):
+    with pytest.raises(ValueError, match=r"monitor.probe.path is required"):
         MonitorConfig.from_mapping({"probe": {"every": 5}})
-    with pytest.raises(ValueError, match=r"monitor.probe.perturbations: expected a list from"):
+    with pytest.raises(
+        ValueError,
+        match=r"monitor.probe.perturbations\[0\] must be one of 'frames', 'patches', 'reasoning', got 'blur'",
+    ):
         MonitorConfig.from_mapping({"probe": {"path": "p.jsonl", "perturbations": ["blur"]}})
     with pytest.raises(
         ValueError,
         match=r"window, baseline_steps, min_samples, min_high_samples and min_truth_each must be >= 1",
     ):
         MonitorConfig.from_mapping({"window": 0})
-    with pytest.raises(ValueError, match=r"monitor: expected a mapping"):
+    with pytest.raises(ValueError, match=r"monitor must be a mapping of reward, truth"):
         MonitorConfig.from_mapping([1])
+
+
+def test_config_unknown_keys_name_the_nearest_one():
+    # every level of the block: the nearest key, then every allowed one
+    with pytest.raises(
+        ValueError, match=r"monitor: unknown key 'stop_on_alarms' \(did you mean 'stop_on_alarm'\?\)"
+    ):
+        MonitorConfig.from_mapping({"stop_on_alarms": True})
+    with pytest.raises(
+        ValueError, match=r"monitor.probe: unknown key 'pth' \(did you mean 'path'\?\); allowed: path"
+    ):
+        MonitorConfig.from_mapping({"probe": {"pth": "p.jsonl"}})
+    with pytest.raises(
+        ValueError, match=r"monitor.thresholds: unknown key 'kl_jmp' \(did you mean 'kl_jump'\?\)"
+    ):
+        MonitorConfig.from_mapping({"thresholds": {"kl_jmp": 2}})
+
+
+def test_config_accepts_what_it_accepted():
+    probe = MonitorConfig.from_mapping({"probe": {"path": "p.jsonl", "perturbations": "frames", "every": 5}})
+    assert probe.probe == ProbeConfig(path="p.jsonl", every=5, perturbations=("frames",))
+    assert MonitorConfig.from_mapping({"probe": {"path": "p"}}).probe.perturbations == PERTURBATIONS
+    with pytest.raises(ValueError, match=r"monitor.probe.every: expected an integer >= 1, got 0"):
+        MonitorConfig.from_mapping({"probe": {"path": "p.jsonl", "every": 0}})
+    with pytest.raises(ValueError, match=r"monitor.high_reward must be a number, got nan"):
+        MonitorConfig.from_mapping({"high_reward": float("nan")})
 
 
 def test_report_section_first_step_and_examples():

@@ -1,15 +1,19 @@
 """The ``monitor:`` block of a train YAML, parsed once into a frozen :class:`MonitorConfig`.
 
-Every key has a default; a misspelt key, a wrong type or a value out of range raises
-``ValueError`` naming the key and what is allowed, before any model loads.
+Every key has a default; a misspelt key (with the nearest key), a wrong type or a value out
+of range raises ``ValueError`` naming the key and what is allowed, before any model loads.
+The keys and their types are the dataclass fields, read by the one settings parser
+(:func:`groundrl.settings.parse_settings`).
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields
-from typing import Any
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from groundrl.settings import parse_settings, unknown_key
 
 # Alarm name -> default threshold. Each is [ours: chosen on the demo's honest run, where
 # none fires; docs/monitor.md gives the false-alarm rate measured there].
@@ -37,7 +41,8 @@ DEFAULT_THRESHOLDS: dict[str, float] = {
     "probe_swap_drop": 0.2,  # pairwise swap consistency fell this much
 }
 
-PERTURBATIONS = ("frames", "patches", "reasoning")
+Perturbation = Literal["frames", "patches", "reasoning"]
+PERTURBATIONS: tuple[Perturbation, ...] = ("frames", "patches", "reasoning")
 
 
 @dataclass(frozen=True)
@@ -47,14 +52,26 @@ class ProbeConfig:
     path: str  # JSON lines: the reward's sample fields + "completion" (+ "gt_score")
     every: int = 50
     judge: str = "reward"  # the reward function (TRL name) that scores probe items
-    perturbations: tuple[str, ...] = PERTURBATIONS
+    # a list from PERTURBATIONS, or one of them on its own
+    perturbations: tuple[Perturbation, ...] | Perturbation = PERTURBATIONS
     seed: int = 0
+
+    def __post_init__(self) -> None:
+        if isinstance(self.perturbations, str):  # one perturbation named on its own
+            object.__setattr__(self, "perturbations", (self.perturbations,))
+        if self.every < 1:
+            raise ValueError(f"monitor.probe.every: expected an integer >= 1, got {self.every!r}")
 
 
 @dataclass(frozen=True)
 class MonitorConfig:
     """Which logged values are the judge reward and the ground truth, window sizes,
-    thresholds (merged over :data:`DEFAULT_THRESHOLDS`) and the stop switch."""
+    thresholds (merged over :data:`DEFAULT_THRESHOLDS`) and the stop switch.
+
+    Parsed by :func:`groundrl.settings.parse_settings` (:meth:`from_mapping`): an unknown
+    key names the nearest one, a wrong type names ``monitor.<key>``; the ranges that a
+    type cannot say are checked here.
+    """
 
     reward: str = "reward"  # the reward that trains the policy ("reward" = TRL's weighted total)
     truth: str | None = None  # a zero-weight part / column holding ground truth (e.g. env_success)
@@ -73,104 +90,39 @@ class MonitorConfig:
     examples: int = 3  # example samples kept per alarm
     save_samples: bool = False  # also write every monitored sample to monitor_samples.jsonl
     stop_on_alarm: bool = False
-    thresholds: Mapping[str, float] = field(default_factory=lambda: dict(DEFAULT_THRESHOLDS))
+    # alarm -> threshold, the ones given merged over DEFAULT_THRESHOLDS
+    thresholds: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_THRESHOLDS))
     probe: ProbeConfig | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "thresholds", _thresholds(self.thresholds))
+        counts = (self.window, self.baseline_steps, self.min_samples, self.min_high_samples)
+        if min(*counts, self.min_truth_each) < 1 or self.examples < 0:
+            raise ValueError(
+                "monitor: window, baseline_steps, min_samples, min_high_samples and min_truth_each must be >= 1 "
+                f"and examples >= 0 (got {', '.join(map(str, counts))}, {self.min_truth_each}, {self.examples})"
+            )
 
     @classmethod
     def from_mapping(cls, raw: Mapping[str, Any] | None) -> MonitorConfig | None:
-        """``None`` for no block; a config otherwise. ``{}`` (``monitor: {}``) is all defaults."""
-        if raw is None:
-            return None
-        if not isinstance(raw, Mapping):
-            raise ValueError(f"monitor: expected a mapping of {_allowed(cls)}, got {type(raw).__name__}")
-        _unknown("monitor", raw, _names(cls))
-        kw: dict[str, Any] = {}
-        for key, value in raw.items():
-            if key == "thresholds":
-                kw[key] = _thresholds(value)
-            elif key == "probe":
-                kw[key] = None if value is None else _probe(value)
-            else:
-                kw[key] = _check_field(cls, "monitor", key, value)
-        cfg = cls(**kw)
-        if (
-            min(cfg.window, cfg.baseline_steps, cfg.min_samples, cfg.min_high_samples, cfg.min_truth_each) < 1
-            or cfg.examples < 0
-        ):
-            raise ValueError(
-                "monitor: window, baseline_steps, min_samples, min_high_samples and min_truth_each must be >= 1 "
-                f"and examples >= 0 (got {cfg.window}, {cfg.baseline_steps}, {cfg.min_samples}, "
-                f"{cfg.min_high_samples}, {cfg.min_truth_each}, {cfg.examples})"
-            )
-        return cfg
+        """``None`` for no block; a config otherwise. ``{}`` (``monitor: {}``) is all defaults.
+
+        >>> MonitorConfig.from_mapping({"windw": 3})
+        Traceback (most recent call last):
+        ...
+        groundrl.settings.SettingsError: monitor: unknown key 'windw' (did you mean 'window'?); allowed: ...
+        """
+        return None if raw is None else parse_settings(cls, raw, "monitor")
 
 
-def _names(cls: type) -> list[str]:
-    return [f.name for f in fields(cls)]
-
-
-def _allowed(cls: type) -> str:
-    return ", ".join(_names(cls))
-
-
-def _unknown(where: str, raw: Mapping[str, Any], allowed: list[str]) -> None:
-    bad = [k for k in raw if k not in allowed]
-    if bad:
-        raise ValueError(f"{where}: unknown key {bad[0]!r}; allowed keys: {', '.join(allowed)}")
-
-
-_TYPES = {
-    "str": (str,),
-    "str | None": (str, type(None)),
-    "int": (int,),
-    "float": (int, float),
-    "bool": (bool,),
-}
-
-
-def _check_field(cls: type, where: str, key: str, value: Any) -> Any:
-    ftype = {f.name: f.type for f in fields(cls)}[key]
-    ok = _TYPES.get(str(ftype))
-    if ok is not None:
-        wrong = not isinstance(value, ok) or (isinstance(value, bool) and bool not in ok)
-        if wrong:
-            raise ValueError(f"{where}.{key}: expected {ftype}, got {value!r}")
-        if isinstance(value, float) and not math.isfinite(value):
-            raise ValueError(f"{where}.{key}: expected a finite number, got {value!r}")
-    return float(value) if ftype == "float" else value
-
-
-def _thresholds(value: Any) -> dict[str, float]:
-    if not isinstance(value, Mapping):
-        raise ValueError(
-            f"monitor.thresholds: expected a mapping of alarm -> number over {sorted(DEFAULT_THRESHOLDS)}"
-        )
-    _unknown("monitor.thresholds", value, list(DEFAULT_THRESHOLDS))
+def _thresholds(value: Mapping[str, float]) -> dict[str, float]:
+    """``value`` merged over :data:`DEFAULT_THRESHOLDS`; each a finite number >= 0."""
+    for k in value:
+        if k not in DEFAULT_THRESHOLDS:
+            raise unknown_key("monitor.thresholds", str(k), list(DEFAULT_THRESHOLDS))
     out = dict(DEFAULT_THRESHOLDS)
     for k, v in value.items():
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
             raise ValueError(f"monitor.thresholds.{k}: expected a finite number >= 0, got {v!r}")
         out[k] = float(v)
     return out
-
-
-def _probe(value: Any) -> ProbeConfig:
-    if not isinstance(value, Mapping):
-        raise ValueError(f"monitor.probe: expected a mapping of {_allowed(ProbeConfig)}")
-    _unknown("monitor.probe", value, _names(ProbeConfig))
-    if "path" not in value:
-        raise ValueError("monitor.probe.path: required (a JSON-lines probe set)")
-    kw: dict[str, Any] = {}
-    for k, v in value.items():
-        if k == "perturbations":
-            items = [v] if isinstance(v, str) else v
-            if not isinstance(items, (list, tuple)) or any(p not in PERTURBATIONS for p in items):
-                raise ValueError(
-                    f"monitor.probe.perturbations: expected a list from {list(PERTURBATIONS)}, got {v!r}"
-                )
-            kw[k] = tuple(items)
-        else:
-            kw[k] = _check_field(ProbeConfig, "monitor.probe", k, v)
-    if kw.get("every", 1) < 1:
-        raise ValueError(f"monitor.probe.every: expected an integer >= 1, got {kw['every']!r}")
-    return ProbeConfig(**kw)
