@@ -120,5 +120,5 @@ def test_train_yaml_judge_block(proxy_server, tmp_path, tiny_vlm_dir):
     bad.write_text(
         yaml.safe_dump({"data": str(data), "judge": {"backend": "openai", "model": "m", "colour": 1}})
     )
-    with pytest.raises(ValueError, match="unknown judge setting 'colour'"):
+    with pytest.raises(ValueError, match="judge: unknown key 'colour'"):
         load_train_config(bad, "proxy_grm")

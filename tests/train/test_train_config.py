@@ -60,7 +60,7 @@ BAD = [
     (
         "a judge setting typo",
         {"judge": {"backend": "openai", "model": "m", "colour": 1}},
-        ["unknown judge setting"],
+        ["judge: unknown key 'colour'"],
     ),
     ("a hint probability of 2", {"step_grpo": {"p": 2}}, ["step_grpo.p", "[0, 1]"]),
     ("a peft typo", {"peft": {"rank": 8}}, ["peft", "unknown key"]),

@@ -21,6 +21,7 @@ from typing import Any
 
 from groundrl.judges.registry import BUILTIN_BACKENDS as BACKENDS
 from groundrl.judges.registry import backend_options, get_judge_backend, judge_backend_names
+from groundrl.settings import parse_settings
 
 DTYPES = ("float32", "bfloat16", "float16")
 ENV_PREFIX = "GROUNDRL_JUDGE_"
@@ -154,24 +155,29 @@ class JudgeConfig:
 
     @classmethod
     def from_mapping(cls, spec: Mapping[str, Any] | JudgeConfig) -> JudgeConfig:
-        """From a dict (YAML ``judge:`` block, adapter ``judge=``, JSON); string values
-        of numeric settings are converted. Unknown keys raise, naming the allowed ones."""
+        """From a dict (YAML ``judge:`` block, adapter ``judge=``, JSON), parsed by
+        :func:`groundrl.settings.parse_settings`: an unknown key names the nearest setting
+        and every allowed one, a wrong type names ``judge.<setting>``. ``-`` in a key reads
+        as ``_``, a ``None`` value as unset, and string values of numeric, boolean and
+        ``options`` settings (flags, environment variables) are converted first.
+
+        >>> JudgeConfig.from_mapping({"backend": "openai", "model": "m", "retry": 1})
+        Traceback (most recent call last):
+        ...
+        groundrl.settings.SettingsError: judge: unknown key 'retry' (did you mean 'retries'?); allowed: ...
+        """
         if isinstance(spec, JudgeConfig):
             return spec
         if not isinstance(spec, Mapping):
             raise ValueError(f"a judge configuration is a mapping, got {type(spec).__name__}")
+        names = cls.keys()
         spec = {str(k).replace("-", "_"): v for k, v in spec.items() if v is not None}
-        unknown = sorted(set(spec) - set(cls.keys()))
-        if unknown:
-            raise ValueError(f"unknown judge setting {unknown[0]!r}; settings are {', '.join(cls.keys())}")
-        for f in fields(cls):
-            if f.name in spec and isinstance(spec[f.name], str):
-                spec[f.name] = _from_text(f.name, spec[f.name])
+        spec = {k: _from_text(k, v) if k in names and isinstance(v, str) else v for k, v in spec.items()}
         if "backend" not in spec:
             raise ValueError(f"a judge configuration needs backend ({' or '.join(judge_backend_names())})")
         if "model" not in spec:
             raise ValueError("the judge needs a model (a served model name or a local checkpoint path)")
-        return cls(**spec)
+        return parse_settings(cls, spec, "judge")
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> JudgeConfig | None:
