@@ -43,27 +43,13 @@ def command(
     Records may mix text-only and image ones. Writes OUTPUT/final (model + processor).
     """
     # lazy: loads when the command runs; groundrl --help imports every command module
-    from groundrl.io import read_jsonl
     from groundrl.train.sft import build_sft_trainer
 
     if not 0 < learning_rate <= 1:  # also NaN: a NaN or infinite rate trains a NaN model (issue 42)
         raise typer.BadParameter(f"must be a number > 0 and ≤ 1, got {learning_rate}", param_hint="--lr")
-    try:
-        rows = read_jsonl(input, limit=limit)
-    except ValueError as e:
-        raise typer.BadParameter(str(e), param_hint="INPUT") from e
-    if not rows:
-        raise typer.BadParameter(f"{input} has no records", param_hint="INPUT")
+    rows = _read_rows(input, limit)
     tiny = model == "tiny"
-    if tiny:
-        model = str(build_tiny_vlm(output / "tiny-model", seed=seed))
-    else:  # a fixture name → its converted folder (groundrl models get)
-        # lazy: the fixture module loads only when a model is named
-        from groundrl.models.fixtures import resolve_model
-
-        model = resolve_model(model)
-    if not tiny and not Path(model).exists():
-        raise typer.BadParameter(f"{model} is not a local path (no hub downloads)", param_hint="--model")
+    model = _model_path(model, output, seed)
     try:
         trainer = build_sft_trainer(
             model,
@@ -79,6 +65,38 @@ def command(
         )
     except (ValueError, KeyError, OSError) as e:
         raise typer.BadParameter(str(e), param_hint="INPUT") from e
+    _train_and_save(trainer, output, len(rows), tiny)
+
+
+def _read_rows(input: Path, limit: int | None) -> list:
+    # lazy: loads when the command runs; groundrl --help imports every command module
+    from groundrl.io import read_jsonl
+
+    try:
+        rows = read_jsonl(input, limit=limit)
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="INPUT") from e
+    if not rows:
+        raise typer.BadParameter(f"{input} has no records", param_hint="INPUT")
+    return rows
+
+
+def _model_path(model: str, output: Path, seed: int) -> str:
+    """``tiny`` built under OUTPUT, a fixture name resolved to its folder, else a local path."""
+    if model == "tiny":
+        return str(build_tiny_vlm(output / "tiny-model", seed=seed))
+    # a fixture name → its converted folder (groundrl models get)
+    # lazy: the fixture module loads only when a model is named
+    from groundrl.models.fixtures import resolve_model
+
+    model = resolve_model(model)
+    if not Path(model).exists():
+        raise typer.BadParameter(f"{model} is not a local path (no hub downloads)", param_hint="--model")
+    return model
+
+
+def _train_and_save(trainer, output: Path, n_rows: int, tiny: bool) -> None:
+    """Train with progress and the finite guard; publish OUTPUT/final whole; say the losses."""
     # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.train.finite import NonFiniteTraining, finite_guard_callback
     from groundrl.train.progress import attach_progress
@@ -96,9 +114,9 @@ def command(
     trainer.save_model(str(tmp))
     publish_dir(tmp, output / "final")
     typer.echo(
-        f"{len(rows)} records, {len(losses)} logged steps, loss {losses[0]:.3f} -> {losses[-1]:.3f}"
+        f"{n_rows} records, {len(losses)} logged steps, loss {losses[0]:.3f} -> {losses[-1]:.3f}"
         if losses
-        else f"{len(rows)} records"
+        else f"{n_rows} records"
     )
     typer.echo(f"wrote {output / 'final'}")
     if watch.summary().get("no learning signal"):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import dataclasses
 import shutil
 import sys
 import tempfile
@@ -13,6 +14,7 @@ from typing import Literal
 
 import typer
 
+from groundrl.cli.dataclass_options import flag, settings_command
 from groundrl.io import SameFileError, atomic_output, check_output, json_line
 
 app = typer.Typer(
@@ -109,6 +111,76 @@ def tasks_cmd(
     )
 
 
+@dataclasses.dataclass(frozen=True)
+class EvalOptions:
+    """``groundrl sim eval``'s options, each defined once (its flag is generated)."""
+
+    tasks_opt: Path | None = flag(
+        None,
+        param=typer.Option(None, "--tasks", exists=True, help="The same as INPUT (kept for older scripts)."),
+    )
+    policy: str = flag(
+        "expert",
+        help="expert: the expert planner (oracle). gold: the task's own gold plan (ALFRED high_pddl; "
+        "generated tasks' expert plan; splits.json has none). random: random actions from the scene's "
+        "action list (--seed). file: plans from --plans. model: a VLM/LLM through --judge-backend.",
+    )
+    output: Path = flag(
+        Path("runs/sim"),
+        param=typer.Option(Path("runs/sim"), "-o", "--output", help="Output directory (created)."),
+    )
+    plans: Path | None = flag(
+        None, help='file policy: JSONL with one {"id": task_id, "plan": text or list} per line.'
+    )
+    seed: int = flag(0, help="random policy seed (each task seeded from it and its id).")
+    random_length: int = flag(5, help="random policy: actions per plan.", min=1)
+    expert_vocab: str = flag(
+        "eb_alfred",
+        help="expert policy: vocabulary its plans are written in (eb_alfred, eb_alfred_json, reinforced, "
+        "embodied_brain, high_pddl) — runs every plan through that vocabulary's parser.",
+    )
+    subsets: str = flag("", help="Comma-separated subsets (or task types) to keep.")
+    per_subset: int | None = flag(
+        None, help="Evaluate only the first N tasks of each subset (a quick look).", min=1
+    )
+    limit: int | None = flag(None, help="Evaluate only the first N tasks.", min=1)
+    max_steps: int = flag(30, help="Environment steps per episode (EB-ALFRED: 30).", min=1)
+    max_invalid: int = flag(10, help="Invalid actions per episode (EB-ALFRED: 10).", min=1)
+    judge_backend: str | None = flag(
+        None, help="model policy: openai (an OpenAI-compatible server) or transformers."
+    )
+    judge_model: str | None = flag(
+        None, help="model policy: the served model name, or a local checkpoint path."
+    )
+    judge_url: str | None = flag(
+        None, help="model policy: the server's base URL, e.g. http://127.0.0.1:8000/v1."
+    )
+    image: bool = flag(True, help="model policy: send the rendered top-down image with each request.")
+    max_tokens: int | None = flag(
+        None,
+        param=typer.Option(
+            None,
+            "--max-tokens",
+            min=1,
+            show_default=False,
+            help=f"model policy: tokens per answer (default {GPU_MAX_TOKENS} on a server or GPU, "
+            f"{CPU_MAX_TOKENS} for --judge-backend transformers on CPU).",
+        ),
+    )
+    batch_size: int = flag(
+        32, help="model policy: episodes run in lockstep, one request batch per round.", min=1
+    )
+    restart: bool = flag(
+        False,
+        param=typer.Option(
+            False,
+            "--restart",
+            help="Start over: forget the episodes already in -o DIR (a rerun with the same settings "
+            "resumes; with other settings it is refused unless --restart).",
+        ),
+    )
+
+
 @app.command(
     "eval",
     help=(
@@ -120,6 +192,7 @@ def tasks_cmd(
         "report.md and success.png into -o DIR."
     ),
 )
+@settings_command(EvalOptions, "o")
 def eval_cmd(
     input_path: Path | None = typer.Argument(
         None,
@@ -128,150 +201,116 @@ def eval_cmd(
         help="Task source: an EB-ALFRED splits.json, a directory of ALFRED traj_data *.json files, "
         "or a JSONL written by `groundrl sim tasks` (- reads it from standard input).",
     ),
-    tasks_opt: Path | None = typer.Option(
-        None, "--tasks", exists=True, help="The same as INPUT (kept for older scripts)."
-    ),
-    policy: str = typer.Option(
-        "expert",
-        "--policy",
-        help="expert: the expert planner (oracle). gold: the task's own gold plan (ALFRED high_pddl; "
-        "generated tasks' expert plan; splits.json has none). random: random actions from the scene's "
-        "action list (--seed). file: plans from --plans. model: a VLM/LLM through --judge-backend.",
-    ),
-    output: Path = typer.Option(Path("runs/sim"), "-o", "--output", help="Output directory (created)."),
-    plans: Path | None = typer.Option(
-        None, "--plans", help='file policy: JSONL with one {"id": task_id, "plan": text or list} per line.'
-    ),
-    seed: int = typer.Option(0, "--seed", help="random policy seed (each task seeded from it and its id)."),
-    random_length: int = typer.Option(5, "--random-length", min=1, help="random policy: actions per plan."),
-    expert_vocab: str = typer.Option(
-        "eb_alfred",
-        "--expert-vocab",
-        help="expert policy: vocabulary its plans are written in (eb_alfred, eb_alfred_json, reinforced, "
-        "embodied_brain, high_pddl) — runs every plan through that vocabulary's parser.",
-    ),
-    subsets: str = typer.Option("", "--subsets", help="Comma-separated subsets (or task types) to keep."),
-    per_subset: int | None = typer.Option(
-        None, "--per-subset", min=1, help="Evaluate only the first N tasks of each subset (a quick look)."
-    ),
-    limit: int | None = typer.Option(None, "--limit", min=1, help="Evaluate only the first N tasks."),
-    max_steps: int = typer.Option(
-        30, "--max-steps", min=1, help="Environment steps per episode (EB-ALFRED: 30)."
-    ),
-    max_invalid: int = typer.Option(
-        10, "--max-invalid", min=1, help="Invalid actions per episode (EB-ALFRED: 10)."
-    ),
-    judge_backend: str | None = typer.Option(
-        None, "--judge-backend", help="model policy: openai (an OpenAI-compatible server) or transformers."
-    ),
-    judge_model: str | None = typer.Option(
-        None, "--judge-model", help="model policy: the served model name, or a local checkpoint path."
-    ),
-    judge_url: str | None = typer.Option(
-        None, "--judge-url", help="model policy: the server's base URL, e.g. http://127.0.0.1:8000/v1."
-    ),
-    image: bool = typer.Option(
-        True, "--image/--no-image", help="model policy: send the rendered top-down image with each request."
-    ),
-    max_tokens: int | None = typer.Option(
-        None,
-        "--max-tokens",
-        min=1,
-        show_default=False,
-        help=f"model policy: tokens per answer (default {GPU_MAX_TOKENS} on a server or GPU, "
-        f"{CPU_MAX_TOKENS} for --judge-backend transformers on CPU).",
-    ),
-    batch_size: int = typer.Option(
-        32, "--batch-size", min=1, help="model policy: episodes run in lockstep, one request batch per round."
-    ),
-    restart: bool = typer.Option(
-        False,
-        "--restart",
-        help="Start over: forget the episodes already in -o DIR (a rerun with the same settings resumes; "
-        "with other settings it is refused unless --restart).",
-    ),
+    o: EvalOptions = EvalOptions(),
 ) -> None:
     # lazy: loads when the command runs; groundrl --help imports every command module
-    from groundrl.sim.evaluate import summarise
     from groundrl.sim.journal import JOURNAL, in_task_order, journal
-    from groundrl.sim.policies import POLICIES, PolicyOptions, make_policy
-    from groundrl.sim.report import write_report
-    from groundrl.sim.run import check_policy_tasks, eval_config, select_tasks
-    from groundrl.sim.tasks import load_tasks
 
-    if policy not in POLICIES:
-        raise typer.BadParameter(
-            f"unknown policy {policy!r}; choose one of {', '.join(POLICIES)}", param_hint="--policy"
-        )
-    tasks = _one_input(input_path, tasks_opt)
+    tasks = _one_input(input_path, o.tasks_opt)
     from_stdin = input_path is not None and str(input_path) == "-"
     source_name = "stdin" if from_stdin else tasks.name
-    if max_tokens is None:
-        max_tokens = default_max_tokens(judge_backend)
-    try:
-        pol = make_policy(
-            policy,
-            PolicyOptions(
-                plans=plans,
-                seed=seed,
-                random_length=random_length,
-                expert_vocab=expert_vocab,
-                judge_backend=judge_backend,
-                judge_model=judge_model,
-                judge_url=judge_url,
-                image=image,
-                max_tokens=max_tokens,
-            ),
-        )
-    except (ValueError, OSError) as e:
-        raise typer.BadParameter(str(e), param_hint="--policy") from e
-    try:
-        task_list = load_tasks(tasks)
-    except (ValueError, OSError, KeyError) as e:
-        raise typer.BadParameter(f"cannot load tasks from {tasks}: {e}", param_hint="INPUT") from e
-    keep = _split(subsets)
-    task_list = select_tasks(task_list, keep, per_subset, limit)
-    try:
-        check_policy_tasks(policy, task_list, str(tasks))
-    except ValueError as e:
-        raise typer.BadParameter(str(e), param_hint="INPUT" if not task_list else "--policy") from e
-    config = eval_config(
-        tasks="-" if from_stdin else str(tasks),
-        policy=policy,
-        policy_name=pol.name,
-        max_steps=max_steps,
-        max_invalid=max_invalid,
-        seed=seed,
-        random_length=random_length,
-        plans=str(plans),
-        max_tokens=max_tokens,
-        judge_backend=judge_backend,
-        judge_model=judge_model,
-        image=image,
-        keep=keep,
-        per_subset=per_subset,
-        limit=limit,
-    )
-
-    todo, done = _resume(output, {**config, **_fingerprints(tasks, plans)}, task_list, restart)
-    with journal(output / JOURNAL) as record:
+    max_tokens = default_max_tokens(o.judge_backend) if o.max_tokens is None else o.max_tokens
+    o = dataclasses.replace(o, max_tokens=max_tokens)
+    pol = _make_policy(o, max_tokens)
+    task_list = _load_tasks(tasks, o)
+    config = _eval_config(o, pol.name, "-" if from_stdin else str(tasks))
+    todo, done = _resume(o.output, {**config, **_fingerprints(tasks, o.plans)}, task_list, o.restart)
+    with journal(o.output / JOURNAL) as record:
         metrics, new = _run_with_progress(
             todo,
             pol,
             record,
-            max_steps=max_steps,
-            max_invalid=max_invalid,
-            batch_size=batch_size,
+            max_steps=o.max_steps,
+            max_invalid=o.max_invalid,
+            batch_size=o.batch_size,
             config=config,
         )
     results = in_task_order(task_list, done, new)
-    metrics.update(summarise(results))  # every episode of the folder, this run's and the earlier ones
-    write_report(output, metrics, results, f"groundrl sim eval: {pol.name} on {source_name}")
-    _print_summary(metrics, f"{pol.name} on {source_name}")
+    _finish(o, metrics, results, f"{pol.name} on {source_name}")
+
+
+def _make_policy(o: EvalOptions, max_tokens: int):
+    """The policy ``--policy`` names, with its options; a bad one is a usage error."""
+    # lazy: loads when the command runs; groundrl --help imports every command module
+    from groundrl.sim.policies import POLICIES, PolicyOptions, make_policy
+
+    if o.policy not in POLICIES:
+        raise typer.BadParameter(
+            f"unknown policy {o.policy!r}; choose one of {', '.join(POLICIES)}", param_hint="--policy"
+        )
+    opts = PolicyOptions(
+        plans=o.plans,
+        seed=o.seed,
+        random_length=o.random_length,
+        expert_vocab=o.expert_vocab,
+        judge_backend=o.judge_backend,
+        judge_model=o.judge_model,
+        judge_url=o.judge_url,
+        image=o.image,
+        max_tokens=max_tokens,
+    )
+    try:
+        return make_policy(o.policy, opts)
+    except (ValueError, OSError) as e:
+        raise typer.BadParameter(str(e), param_hint="--policy") from e
+
+
+def _load_tasks(tasks: Path, o: EvalOptions) -> list:
+    """The tasks of ``tasks`` that --subsets, --per-subset and --limit keep, checked against
+    what the policy needs."""
+    # lazy: loads when the command runs; groundrl --help imports every command module
+    from groundrl.sim.run import check_policy_tasks, select_tasks
+    from groundrl.sim.tasks import load_tasks
+
+    try:
+        task_list = load_tasks(tasks)
+    except (ValueError, OSError, KeyError) as e:
+        raise typer.BadParameter(f"cannot load tasks from {tasks}: {e}", param_hint="INPUT") from e
+    task_list = select_tasks(task_list, _split(o.subsets), o.per_subset, o.limit)
+    try:
+        check_policy_tasks(o.policy, task_list, str(tasks))
+    except ValueError as e:
+        raise typer.BadParameter(str(e), param_hint="INPUT" if not task_list else "--policy") from e
+    return task_list
+
+
+def _eval_config(o: EvalOptions, policy_name: str, tasks: str) -> dict:
+    """The run's settings as metrics.json records them (and a resumed run must match)."""
+    # lazy: loads when the command runs; groundrl --help imports every command module
+    from groundrl.sim.run import eval_config
+
+    return eval_config(
+        tasks=tasks,
+        policy=o.policy,
+        policy_name=policy_name,
+        max_steps=o.max_steps,
+        max_invalid=o.max_invalid,
+        seed=o.seed,
+        random_length=o.random_length,
+        plans=str(o.plans),
+        max_tokens=o.max_tokens,
+        judge_backend=o.judge_backend,
+        judge_model=o.judge_model,
+        image=o.image,
+        keep=_split(o.subsets),
+        per_subset=o.per_subset,
+        limit=o.limit,
+    )
+
+
+def _finish(o: EvalOptions, metrics: dict, results: list, title: str) -> None:
+    """Metrics over every episode of the folder (this run's and earlier ones), the report, the summary."""
+    # lazy: loads when the command runs; groundrl --help imports every command module
+    from groundrl.sim.evaluate import summarise
+    from groundrl.sim.report import write_report
+
+    metrics.update(summarise(results))
+    write_report(o.output, metrics, results, f"groundrl sim eval: {title}")
+    _print_summary(metrics, title)
     missing = metrics.get("tasks_without_plan")
     if missing:
-        typer.echo(f"note: {missing} task(s) had no plan in {plans} (scored as empty plans)")
-    typer.echo(f"wrote {output}/metrics.json, results.jsonl, report.md, success.png")
+        typer.echo(f"note: {missing} task(s) had no plan in {o.plans} (scored as empty plans)")
+    typer.echo(f"wrote {o.output}/metrics.json, results.jsonl, report.md, success.png")
 
 
 def default_max_tokens(judge_backend: str | None) -> int:
