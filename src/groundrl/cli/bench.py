@@ -277,33 +277,12 @@ def pairwise_rm_cmd(
 ) -> None:
     # lazy: benchmarks.pairwise_rm brings numpy and orjson; loaded only when this runs
     from groundrl.benchmarks import pairwise_rm
-    from groundrl.judges.papers import ProxyAgent, ProxyGRMPolicy
 
     protocols = _parse_list(parse)
-    if proxy_verify and (scalar_rm is not None or rubrics_from is not None):
-        raise typer.BadParameter(
-            "--proxy-verify checks a GRM's own rubrics: drop --scalar-rm / --rubrics-from"
-        )
-    if scalar_rm is not None and (judge is not None or rubrics_from is not None):
-        raise typer.BadParameter("--scalar-rm replaces the judge: drop --judge-* / --rubrics-from")
-    if rubrics_from is not None and protocols != ["strict"]:
-        raise typer.BadParameter(
-            "rubric transfer reads verdicts with --parse strict only", param_hint="--parse"
-        )
-    if input.is_dir() and fmt not in ("auto", "vl-rewardbench"):
-        raise typer.BadParameter(
-            "a folder INPUT is a folder of VL-RewardBench parquet files", param_hint="INPUT"
-        )
+    _check_pairwise_flags(input, fmt, protocols, proxy_verify, scalar_rm, rubrics_from, judge)
     fmt, items, bad = _load_pairwise(input, fmt, image_root, limit)
     with open_judge(judge, required=scalar_rm is None) as backend:
-        if scalar_rm is not None:
-            # lazy: groundrl.benchmarks loads when the command runs; groundrl --help imports every command module
-            from groundrl.benchmarks.scalar_rm import ScalarRM
-
-            grm: Any = ScalarRM(str(scalar_rm), device=scalar_rm_device)
-        else:
-            # open_judge required the judge when there is no scalar RM
-            grm = (ProxyAgent if rubrics_from else ProxyGRMPolicy)(backend, need_judge(judge).sampling())
+        grm = _pairwise_grm(backend, judge, scalar_rm, scalar_rm_device, rubrics_from)
         m = pairwise_rm.run(
             items,
             grm,
@@ -321,6 +300,52 @@ def pairwise_rm_cmd(
     _check_failure_rate(m, max_judge_failures)
     if m["unparseable"] == m["n"]:
         _fail(f"no verdict could be read ({m['n']} pairs); see `raw` in results.jsonl")
+
+
+def _check_pairwise_flags(
+    input: Path,
+    fmt: str,
+    protocols: list[str],
+    proxy_verify: bool,
+    scalar_rm: Path | None,
+    rubrics_from: Path | None,
+    judge: JudgeConfig | None,
+) -> None:
+    """Refuse pairwise-rm flag combinations that cannot run together (usage errors)."""
+    if proxy_verify and (scalar_rm is not None or rubrics_from is not None):
+        raise typer.BadParameter(
+            "--proxy-verify checks a GRM's own rubrics: drop --scalar-rm / --rubrics-from"
+        )
+    if scalar_rm is not None and (judge is not None or rubrics_from is not None):
+        raise typer.BadParameter("--scalar-rm replaces the judge: drop --judge-* / --rubrics-from")
+    if rubrics_from is not None and protocols != ["strict"]:
+        raise typer.BadParameter(
+            "rubric transfer reads verdicts with --parse strict only", param_hint="--parse"
+        )
+    if input.is_dir() and fmt not in ("auto", "vl-rewardbench"):
+        raise typer.BadParameter(
+            "a folder INPUT is a folder of VL-RewardBench parquet files", param_hint="INPUT"
+        )
+
+
+def _pairwise_grm(
+    backend: Any,
+    judge: JudgeConfig | None,
+    scalar_rm: Path | None,
+    scalar_rm_device: str | None,
+    rubrics_from: Path | None,
+) -> Any:
+    """The scalar RM, or the judge as a Proxy-GRM policy (a proxy agent for rubric transfer)."""
+    if scalar_rm is not None:
+        # lazy: groundrl.benchmarks loads when the command runs; groundrl --help imports every command module
+        from groundrl.benchmarks.scalar_rm import ScalarRM
+
+        return ScalarRM(str(scalar_rm), device=scalar_rm_device)
+    # lazy: the paper judges load when the command runs
+    from groundrl.judges.papers import ProxyAgent, ProxyGRMPolicy
+
+    # open_judge required the judge when there is no scalar RM
+    return (ProxyAgent if rubrics_from else ProxyGRMPolicy)(backend, need_judge(judge).sampling())
 
 
 PLANNING_IDS = (
@@ -639,13 +664,7 @@ def build_eqa_cmd(
             "keyframes": keyframes,
             "policy_temperature": policy_temperature,
         }
-        try:  # the journal is what a rerun resumes from: refuse to mix two settings in it
-            flags = {f"--{k.replace('_', '-')}": v for k, v in settings.items()}
-            note = guard(output / "progress.jsonl", "bench build-eqa", {**flags, "--seed": seed}, restart)
-        except ParamsChanged as e:
-            raise typer.BadParameter(str(e), param_hint="-o/--output") from e
-        if note:
-            typer.echo(note, err=True)
+        _guard_eqa_journal(output, settings, seed, restart)
         m = build(
             items,
             policy,
@@ -661,6 +680,22 @@ def build_eqa_cmd(
             bad_questions=bad,
             settings=settings,
         )
+    _report_eqa_build(m, output)
+
+
+def _guard_eqa_journal(output: Path, settings: dict, seed: int, restart: bool) -> None:
+    """The journal is what a rerun resumes from: refuse to mix two settings in it."""
+    try:
+        flags = {f"--{k.replace('_', '-')}": v for k, v in settings.items()}
+        note = guard(output / "progress.jsonl", "bench build-eqa", {**flags, "--seed": seed}, restart)
+    except ParamsChanged as e:
+        raise typer.BadParameter(str(e), param_hint="-o/--output") from e
+    if note:
+        typer.echo(note, err=True)
+
+
+def _report_eqa_build(m: dict, output: Path) -> None:
+    """Print what build-eqa made; exit 1 when every judge call failed or nothing was built."""
     typer.echo(
         f"{m['n_items']} items from {m['n_questions_done']} questions ({m['n_questions_resumed']} resumed): "
         + ", ".join(f"{k} {v}" for k, v in m["by_split_source"].items())
