@@ -1,27 +1,124 @@
 """scripts/gpu_rehearsal.sh fails when it proves nothing (issue 35 item 5): without CUDA, and
-on a training log whose every step had zero gradient, however cleanly the run exited."""
+on a training log whose every step had zero gradient, non-finite values, a flat reward, or
+rewards the offline scorer does not give, however cleanly the run exited. Its --plan lists
+every step (TRL, C-GRPO, 2 processes, configs/gpu, verl text and image, OpenRLHF) with the
+interpreter each runs under.
+
+Expected values are written by hand: EQA-RM's accuracy max(0, 1 - (|s - s*| / 10)^2)
+[EQA-RM paper Eq. 3] gives 0.96 for a score of 7 against a gold 5, and its format part 1.0
+for a well-formed critique + score, so the total is 1.96."""
 
 from __future__ import annotations
 
 import json
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
-CHECK = ROOT / "scripts" / "rehearsal_check.py"
+SCRIPTS = ROOT / "scripts"
+CHECK = SCRIPTS / "rehearsal_check.py"
+LOGS = SCRIPTS / "rehearsal_logs.py"
+REHEARSAL = SCRIPTS / "gpu_rehearsal.sh"
+WELL_FORMED = "<critique>The answer names the table, as the frames show.</critique><score>7</score>"
 
 
 def test_without_cuda_the_rehearsal_exits_non_zero_and_says_why(tmp_path):
     # a CPU interpreter (this one: CPU torch here) stands for a machine without CUDA
     env = {**os.environ, "PY": sys.executable}
     res = subprocess.run(
-        ["bash", str(ROOT / "scripts" / "gpu_rehearsal.sh"), str(tmp_path / "w")],
+        ["bash", str(REHEARSAL), str(tmp_path / "w")],
         capture_output=True, text=True, env=env, timeout=120,
     )  # fmt: skip
     assert res.returncode == 2, res.stdout + res.stderr
     assert "no CUDA device visible to" in res.stderr and "nothing was rehearsed" in res.stderr
+    assert "PLANNED" not in res.stdout and not (tmp_path / "w").exists()
+
+
+def test_the_script_is_valid_bash():
+    res = subprocess.run(["bash", "-n", str(REHEARSAL)], capture_output=True, text=True, timeout=30)
+    assert res.returncode == 0, res.stderr
+
+
+def _fake_python(folder: Path) -> Path:
+    """An executable standing for another environment's interpreter (never run by --plan)."""
+    folder.mkdir(parents=True)
+    exe = folder / "python"
+    exe.write_text("#!/bin/sh\nexit 99\n")
+    exe.chmod(0o755)
+    return exe
+
+
+def _plan(tmp_path: Path, *args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    full = {**os.environ, **env}
+    cmd = ["bash", str(REHEARSAL), *args, str(tmp_path / "plan")]
+    return subprocess.run(cmd, capture_output=True, text=True, env=full, timeout=120)
+
+
+def _planned(stdout: str) -> dict[str, list[str]]:
+    """Each PLANNED step's name -> the argv it would run (the line after it)."""
+    lines = stdout.splitlines()
+    out = {}
+    for i, line in enumerate(lines):
+        if line.startswith("== PLANNED "):
+            out[line.removeprefix("== PLANNED ")] = shlex.split(lines[i + 1])
+    return out
+
+
+def test_the_plan_lists_every_step_without_cuda_each_under_its_interpreter(tmp_path):
+    py, cpy, opy = (_fake_python(tmp_path / n) for n in ("trl-env", "verl-env", "openrlhf-env"))
+    res = _plan(tmp_path, "--plan", PY=str(py), CPY=str(cpy), OPY=str(opy))
+    assert res.returncode == 0, res.stdout + res.stderr
+    steps = _planned(res.stdout)
+    names = "\n".join(steps)
+    for wanted in (
+        "TRL SFT -> GRPO bf16",
+        "TRL C-GRPO bf16 with image rows",
+        "every stage kind on 2 processes",
+        "configs/gpu/reinforced_planning.yaml SFT -> GRPO + online filter",
+        "verl household (2 steps)",
+        "verl eqa_rm_text (2 steps)",
+        "verl image rows: groundrl export verl",
+        "verl eqa_rm_image (2 steps)",
+        "OpenRLHF reinforced_planning GRPO (2 steps",
+    ):
+        assert wanted in names, f"{wanted!r} not in the plan:\n{names}"
+    checks = [n for n in steps if ": log check" in n]
+    assert {n.split(": log check")[0] for n in checks} == {
+        "TRL GRPO", "TRL C-GRPO", "configs/gpu SFT", "configs/gpu GRPO", "verl household",
+        "verl eqa_rm_text", "verl eqa_rm_image", "OpenRLHF GRPO",
+    }  # fmt: skip
+    # every check runs under PY; the real-model TRL step asserts the reward moved and the
+    # offline scorer; verl and OpenRLHF re-score their logged rewards too
+    assert all(steps[n][0] == str(py) and steps[n][steps[n].index("--python") + 1] == str(py) for n in checks)
+    trl = next(steps[n] for n in checks if n.startswith("TRL GRPO"))
+    assert "--reward-moved" in trl and trl[trl.index("--recipe") + 1] == "reinforced_planning"
+    for name in ("verl eqa_rm_text", "verl eqa_rm_image", "OpenRLHF GRPO"):
+        argv = next(steps[n] for n in checks if n.startswith(name))
+        assert "--samples" in argv, name
+    # each trainer's own steps run its interpreter, never a hard-coded .venv
+    for name, argv in steps.items():
+        exe = argv[0] if argv[0] != "env" else next(a for a in argv[1:] if "=" not in a)
+        if name in checks:
+            pass
+        elif name.startswith(("verl data", "verl image rows", "verl eqa_rm_text:", "verl household:")):
+            assert exe == str(cpy), (name, argv)
+        elif name.startswith(("OpenRLHF prompts", "OpenRLHF:")):
+            assert exe == str(opy), (name, argv)
+        elif name.startswith(("TRL", "real-model", "configs/gpu", "every stage kind")):
+            assert exe == str(py), (name, argv)
+        assert ".venv/bin/python" not in " ".join(argv), (name, argv)
+    openrlhf = next(v for n, v in steps.items() if n.startswith("OpenRLHF reinforced_planning"))
+    assert f"PYTHON={opy}" in openrlhf and str(SCRIPTS / "rehearsal_openrlhf_reward.py") in openrlhf
+
+
+def test_the_plan_is_also_reached_by_rehearsal_dry(tmp_path):
+    res = _plan(tmp_path, PY=sys.executable, REHEARSAL_DRY="1")
+    assert res.returncode == 0 and "== PLANNED OpenRLHF reinforced_planning GRPO" in res.stdout, res.stderr
 
 
 def _log(tmp_path: Path, rows: list[dict]) -> Path:
@@ -32,7 +129,7 @@ def _log(tmp_path: Path, rows: list[dict]) -> Path:
 
 def _check(run: Path, *flags: str) -> subprocess.CompletedProcess[str]:
     cmd = [sys.executable, str(CHECK), str(run), "--stage", "grpo", *flags]
-    return subprocess.run(cmd, capture_output=True, text=True, timeout=60)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=120)
 
 
 def _step(i: int, **kw: float) -> dict:
@@ -62,3 +159,148 @@ def test_code_path_only_skips_the_signal_checks_but_not_finiteness(tmp_path):
     assert _check(_log(tmp_path / "flat", flat), "--code-path-only").returncode == 0
     bad = [_step(1, reward=float("inf"))]
     assert _check(_log(tmp_path / "inf", bad), "--code-path-only").returncode == 1
+
+
+def test_a_flat_reward_fails_reward_moved_and_a_moved_one_passes(tmp_path):
+    # gradient and group variance present, but the mean reward of steps 3-4 equals steps 1-2's
+    flat = [_step(i, grad_norm=0.2, reward_std=0.1, reward=r) for i, r in enumerate((0.2, 0.4, 0.4, 0.2), 1)]
+    res = _check(_log(tmp_path / "flat", flat), "--reward-moved")
+    assert res.returncode == 1 and "the reward did not move: mean 0.3" in res.stderr
+    assert _check(tmp_path / "flat").returncode == 0  # without the flag the same log passes
+    moved = [_step(i, grad_norm=0.2, reward_std=0.1, reward=r) for i, r in enumerate((0.2, 0.4, 0.5, 0.6), 1)]
+    assert _check(_log(tmp_path / "moved", moved), "--reward-moved").returncode == 0
+    one = [_step(1, grad_norm=0.2, reward_std=0.1, reward=0.5)]
+    res = _check(_log(tmp_path / "one", one), "--reward-moved")
+    assert res.returncode == 1 and "cannot tell whether it moved" in res.stderr
+
+
+def _samples(path: Path, logged: list[dict]) -> Path:
+    rows = [
+        {"step": 1, "completion": WELL_FORMED, "fields": {"gt_score": 5}, "logged": logged[0]},
+        {"step": 1, "completion": "no tags at all", "fields": {"gt_score": 5}, "logged": logged[1]},
+    ]
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def test_logged_rewards_must_equal_the_offline_scorer(tmp_path):
+    run = _log(tmp_path, [_step(1, grad_norm=0.2, reward_std=0.5, reward=0.98)])
+    right = [{"reward": 1.96, "accuracy": 0.96, "format": 1.0}, {"reward": 0.0, "accuracy": 0.0}]
+    ok = _check(run, "--samples", str(_samples(tmp_path / "ok.jsonl", right)), "--recipe", "eqa_rm")
+    assert ok.returncode == 0, ok.stderr
+    assert "2 logged completion(s) re-scored with groundrl score eqa_rm" in ok.stdout
+    # the trainer logged the normalised score (1.96 / 2) as the reward: not what the recipe gives
+    wrong = [{"reward": 0.98, "accuracy": 0.96}, {"reward": 0.0}]
+    res = _check(run, "--samples", str(_samples(tmp_path / "bad.jsonl", wrong)), "--recipe", "eqa_rm")
+    assert res.returncode == 1
+    assert "1 logged value(s) differ from the offline scorer" in res.stderr
+    assert "sample 1 (step 1): logged reward=0.98, offline 1.96" in res.stderr
+    (tmp_path / "empty.jsonl").write_text("")
+    res = _check(run, "--samples", str(tmp_path / "empty.jsonl"), "--recipe", "eqa_rm")
+    assert res.returncode == 1 and "no logged completions to compare" in res.stderr
+
+
+VERL_CONSOLE = """\
+(TaskRunner pid=311) step:1 - actor/pg_loss:0.0123 - actor/grad_norm:0.5 - critic/score/mean:0.25 - timing_s/gen:1.5
+(TaskRunner pid=311) step:2 - actor/pg_loss:nan - actor/grad_norm:0.0 - critic/score/mean:0.5
+"""
+OPENRLHF_CONSOLE = """\
+[2026-11-28 09:00:01] ✨ Global step 1: {'policy_loss': 0.01, 'actor_grad_norm': 0.0, \
+'rollout/reward_mean': 0.5, 'rollout/reward_std': 0.25, 'kl': 0.0}
+[2026-11-28 09:00:09] ✨ Global step 2: {'policy_loss': -0.02, 'actor_grad_norm': 0.0, \
+'rollout/reward_mean': nan, 'rollout/reward_std': 0.0}
+"""
+
+
+def _logs(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, str(LOGS), *args], capture_output=True, text=True, timeout=120)
+
+
+def test_verl_and_openrlhf_console_logs_become_step_rows_the_check_reads(tmp_path):
+    (tmp_path / "verl.log").write_text(VERL_CONSOLE)
+    assert (
+        _logs("verl-log", str(tmp_path / "verl.log"), str(tmp_path / "verl"), "--stage", "v").returncode == 0
+    )
+    rows = [json.loads(x) for x in (tmp_path / "verl" / "log.jsonl").read_text().splitlines()]
+    assert rows[0] == {"stage": "v", "step": 1, "loss": 0.0123, "grad_norm": 0.5, "reward": 0.25}
+    res = subprocess.run(
+        [sys.executable, str(CHECK), str(tmp_path / "verl"), "--stage", "v", "--min-steps", "2", "--code-path-only"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert res.returncode == 1 and "loss not finite at step(s) [2]" in res.stderr
+    (tmp_path / "o.log").write_text(OPENRLHF_CONSOLE)
+    assert _logs("openrlhf-log", str(tmp_path / "o.log"), str(tmp_path / "o"), "--stage", "o").returncode == 0
+    rows = [json.loads(x) for x in (tmp_path / "o" / "log.jsonl").read_text().splitlines()]
+    assert rows[0] == {
+        "stage": "o",
+        "step": 1,
+        "loss": 0.01,
+        "grad_norm": 0.0,
+        "reward": 0.5,
+        "reward_std_all": 0.25,
+    }
+    res = subprocess.run(
+        [sys.executable, str(CHECK), str(tmp_path / "o"), "--stage", "o", "--min-steps", "2"],
+        capture_output=True, text=True, timeout=60,
+    )  # fmt: skip
+    assert res.returncode == 1
+    assert (
+        "reward not finite at step(s) [2]" in res.stderr and "gradient was zero on every step" in res.stderr
+    )
+    (tmp_path / "none.log").write_text("no metrics here\n")
+    res = _logs("verl-log", str(tmp_path / "none.log"), str(tmp_path / "none"), "--stage", "v")
+    assert res.returncode == 1 and "nothing of what it reads was found" in res.stderr
+
+
+def test_trl_completions_tables_join_their_data_rows(tmp_path):
+    pd = pytest.importorskip("pandas")
+    pytest.importorskip("pyarrow")
+    stage = tmp_path / "grpo"
+    (stage / "completions").mkdir(parents=True)
+    table = {
+        "step": [1, 1],
+        "prompt": [
+            [{"role": "user", "content": "Rate answer B."}],
+            [{"role": "user", "content": "Rate answer A."}],
+        ],
+        "completion": [
+            [{"role": "assistant", "content": WELL_FORMED}],
+            [{"role": "assistant", "content": "x"}],
+        ],
+        "accuracy": [0.96, 0.0],
+        "format": [1.0, 0.0],
+        "accuracy_reason": ["score 7 vs gold 5", "no <score>…</score>"],
+        "advantage": [0.7, -0.7],
+    }
+    pd.DataFrame(table).to_parquet(stage / "completions" / "completions_00001.parquet")
+    data = tmp_path / "data.jsonl"
+    data.write_text(json.dumps({"prompt": "Rate answer A.", "gt_score": 2}) + "\n"
+                    + json.dumps({"prompt": "Rate answer B.", "gt_score": 5}) + "\n")  # fmt: skip
+    out = tmp_path / "samples.jsonl"
+    assert _logs("trl-samples", str(stage), str(data), "-o", str(out)).returncode == 0
+    got = [json.loads(x) for x in out.read_text().splitlines()]
+    assert got[0] == {
+        "step": 1, "completion": WELL_FORMED, "fields": {"gt_score": 5}, "logged": {"accuracy": 0.96, "format": 1.0}
+    }  # fmt: skip
+    assert got[1]["fields"] == {"gt_score": 2} and got[1]["completion"] == "x"
+    run = _log(tmp_path / "run", [_step(1, grad_norm=0.1, reward_std=0.3)])
+    assert _check(run, "--samples", str(out), "--recipe", "eqa_rm").returncode == 0
+    data.write_text(json.dumps({"prompt": "Another prompt.", "gt_score": 2}) + "\n")
+    res = _logs("trl-samples", str(stage), str(data), "-o", str(out))
+    assert res.returncode == 1 and "no data row's prompt is in" in res.stderr
+
+
+def test_the_openrlhf_recorder_logs_what_groundrls_reward_gave(tmp_path, monkeypatch):
+    pytest.importorskip("torch")
+    samples = tmp_path / "samples.jsonl"
+    monkeypatch.setenv("GROUNDRL_RECIPE", "eqa_rm")
+    monkeypatch.setenv("GROUNDRL_REHEARSAL_SAMPLES", str(samples))
+    monkeypatch.syspath_prepend(str(SCRIPTS))
+    import rehearsal_openrlhf_reward as rec
+
+    prompt = "<|im_start|>user\nCritique the answer.<|im_end|>\n<|im_start|>assistant\n"
+    out = rec.reward_func([prompt + WELL_FORMED + "<|im_end|>"], [prompt], ["5"])
+    assert out["rewards"].tolist() == pytest.approx([1.96])
+    (line,) = [json.loads(x) for x in samples.read_text().splitlines()]
+    assert line["completion"] == WELL_FORMED and line["fields"] == {"gt_score": "5"}
+    assert line["logged"] == pytest.approx({"reward": 1.96, "accuracy": 0.96, "format": 1.0})
