@@ -467,6 +467,18 @@ else:
                 )
             return list(ids)
 
+        async def _encode_feedback(self, text: str, turn_ids: list[int]) -> list[int]:
+            """The feedback after a turn as token ids: as a user chat turn when
+            ``feedback_role`` is ``user``, else the text as is."""
+            if self.options.feedback_role == "user":
+                ended = bool(turn_ids) and turn_ids[-1] == self.tokenizer.eos_token_id
+                # the tokenizer's template (text-only turns); a processor's when it has none
+                tmpl = self.tokenizer if getattr(self.tokenizer, "chat_template", None) else self.processor
+                text = chat_feedback_text(tmpl or self.tokenizer, text, turn_ended=ended)
+            return await self.loop.run_in_executor(
+                None, lambda: self.tokenizer.encode(text, add_special_tokens=False)
+            )
+
         @rollout_trace_op
         async def run(self, sampling_params: dict[str, Any], **kwargs: Any) -> AgentLoopOutput:
             task = task_of_row(kwargs.get("extra_info"))
@@ -501,24 +513,12 @@ else:
                 last["routed_experts"] = out.routed_experts
                 return list(out.token_ids), out.log_probs
 
-            async def encode_feedback(text: str, turn_ids: list[int]) -> list[int]:
-                if self.options.feedback_role == "user":
-                    ended = bool(turn_ids) and turn_ids[-1] == self.tokenizer.eos_token_id
-                    # the tokenizer's template (text-only turns); a processor's when it has none
-                    tmpl = (
-                        self.tokenizer if getattr(self.tokenizer, "chat_template", None) else self.processor
-                    )
-                    text = chat_feedback_text(tmpl or self.tokenizer, text, turn_ended=ended)
-                return await self.loop.run_in_executor(
-                    None, lambda: self.tokenizer.encode(text, add_special_tokens=False)
-                )
-
             ep = await play_episode(
                 task,
                 prompt_ids,
                 generate=generate,
                 decode=lambda ids: self.tokenizer.decode(ids, skip_special_tokens=True),
-                encode_feedback=encode_feedback,
+                encode_feedback=self._encode_feedback,
                 eos_token_id=self.tokenizer.eos_token_id,
                 response_length=self.response_length,
                 options=self.options,
