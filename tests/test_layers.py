@@ -41,6 +41,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
         "intervals",
         "io",
         "models",
+        "presets",
         "registry",
         "results",
         "run_params",

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from groundrl.train.config import read_config
 from groundrl.train.group_variation import groups_varying, part_variation
 from groundrl.train.progress import ProgressWatch
 
@@ -61,7 +62,7 @@ def test_a_training_run_logs_the_share_per_part(tmp_path):
 
     from groundrl.cli.main import app
 
-    cfg = yaml.safe_load((ROOT / "configs/cpu-tiny/eqa_rm.yaml").read_text())
+    cfg = read_config(ROOT / "configs/cpu-tiny/eqa_rm.yaml")
     cfg["data"] = str(ROOT / cfg["data"])
     cfg["output_dir"] = str(tmp_path / "run")
     cfg["grpo"].update(max_steps=1, max_completion_length=4)

@@ -10,6 +10,8 @@ import pytest
 import yaml
 from typer.testing import CliRunner
 
+from groundrl.train.config import read_config
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -45,7 +47,7 @@ def test_a_gpu_preset_lists_every_missing_package_and_no_split_group(nothing_opt
 
 
 def _cgrpo_config(tmp_path: Path, **grpo) -> Path:
-    cfg = yaml.safe_load((ROOT / "configs/cpu-tiny/eqa_rm_pipeline.yaml").read_text())
+    cfg = read_config(ROOT / "configs/cpu-tiny/eqa_rm_pipeline.yaml")
     cfg["data"] = str(ROOT / cfg["data"])
     cfg["output_dir"] = str(tmp_path / "run")
     cg = cfg["stages"][1]
@@ -76,7 +78,7 @@ def test_online_filter_buffer_on_n_processes(tmp_path):
     from groundrl.train.config import build_train_config
     from groundrl.train.preflight import Launch, preflight
 
-    cfg = yaml.safe_load((ROOT / "configs/cpu-tiny/reinforced_planning.yaml").read_text())
+    cfg = read_config(ROOT / "configs/cpu-tiny/reinforced_planning.yaml")
     grpo = cfg["stages"][1]
     grpo["online_filter"]["buffer_groups"] = 2  # 2 groups × G 4 = 8 rows = 2 steps of 4 rows on 1 process
     tc = build_train_config(cfg)

@@ -7,20 +7,16 @@ from pathlib import Path
 import pytest
 import yaml
 
+from groundrl.train.config import read_config
+
 pytest.importorskip("trl")
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def _preset(name, tmp_path, **over):
-    cfg = yaml.safe_load((ROOT / f"configs/cpu-tiny/{name}.yaml").read_text())
+    cfg = read_config(ROOT / f"configs/cpu-tiny/{name}.yaml")  # its data paths made absolute
     cfg["output_dir"] = str(tmp_path / "out")
-    for key in ("data",):
-        if key in cfg:
-            cfg[key] = str(ROOT / cfg[key])
-    for st in cfg.get("stages") or []:
-        if "data" in st:
-            st["data"] = str(ROOT / st["data"])
     cfg.update(over)
     f = tmp_path / "c.yaml"
     f.write_text(yaml.safe_dump(cfg))

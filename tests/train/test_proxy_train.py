@@ -8,6 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from groundrl.train.config import read_config
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -16,7 +18,7 @@ def _run(tmp_path, preset, recipe, edit):
 
     from groundrl.cli.main import app
 
-    cfg = yaml.safe_load((ROOT / preset).read_text())
+    cfg = read_config(ROOT / preset)
     cfg["data"] = str(ROOT / cfg["data"])
     cfg["output_dir"] = str(tmp_path / "run")
     edit(cfg)

@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from groundrl.train.config import read_config
+
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -65,7 +67,7 @@ def test_eqa_rm_preset_runs_rft_then_cgrpo(tmp_path, chat_server):
     chat_server.responder = lambda msgs, body: (
         f"<critique>looks fine</critique><score>{SCORES[body['sample_index']]}</score>"
     )
-    cfg = yaml.safe_load((ROOT / "configs/cpu-tiny/eqa_rm_pipeline.yaml").read_text())
+    cfg = read_config(ROOT / "configs/cpu-tiny/eqa_rm_pipeline.yaml")
     cfg["data"] = str(ROOT / cfg["data"])
     cfg["output_dir"] = str(tmp_path / "run")
     rft, cg = cfg["stages"]

@@ -24,6 +24,8 @@ from pathlib import Path
 import pytest
 import yaml
 
+from groundrl.train.config import read_config
+
 pytest.importorskip("trl")
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -59,7 +61,7 @@ def test_eqa_rm_rft_then_cgrpo_on_two_ranks(tmp_path, chat_server):
     chat_server.responder = lambda msgs, body: (
         f"<critique>c</critique><score>{scores[body['sample_index']]}</score>"
     )
-    cfg = yaml.safe_load((ROOT / "configs/cpu-tiny/eqa_rm_pipeline.yaml").read_text())
+    cfg = read_config(ROOT / "configs/cpu-tiny/eqa_rm_pipeline.yaml")
     cfg["data"] = str(ROOT / cfg["data"])
     cfg["output_dir"] = str(tmp_path / "run")
     rft, cg = cfg["stages"]
@@ -82,7 +84,7 @@ def test_eqa_rm_rft_then_cgrpo_on_two_ranks(tmp_path, chat_server):
 
 
 def test_cgrpo_refuses_groups_split_across_ranks(tmp_path):
-    cfg = yaml.safe_load((ROOT / "configs/cpu-tiny/eqa_rm_pipeline.yaml").read_text())
+    cfg = read_config(ROOT / "configs/cpu-tiny/eqa_rm_pipeline.yaml")
     cfg["data"] = str(ROOT / cfg["data"])
     cfg["output_dir"] = str(tmp_path / "run")
     cg = cfg["stages"][1]
@@ -99,7 +101,7 @@ def test_argos_verifier_filter_sft_grpo_on_two_ranks(tmp_path):
     from groundrl.train.config import build_train_config
     from groundrl.train.stages import run_verifier_filter
 
-    cfg = yaml.safe_load((ROOT / "configs/cpu-tiny/argos.yaml").read_text())
+    cfg = read_config(ROOT / "configs/cpu-tiny/argos.yaml")
     cfg["output_dir"] = str(tmp_path / "run")
     curate, sft, grpo = cfg["stages"]
     curate["data"] = str(ROOT / curate["data"])
@@ -122,8 +124,8 @@ def test_argos_verifier_filter_sft_grpo_on_two_ranks(tmp_path):
 
 def test_proxy_grm_stages_on_two_ranks(tmp_path, chat_server):
     chat_server.responder = lambda msgs, body: "<answer>1</answer>"
-    agent = yaml.safe_load((ROOT / "configs/cpu-tiny/proxy_agent.yaml").read_text())
-    pipe = yaml.safe_load((ROOT / "configs/cpu-tiny/proxy_grm_pipeline.yaml").read_text())
+    agent = read_config(ROOT / "configs/cpu-tiny/proxy_agent.yaml")
+    pipe = read_config(ROOT / "configs/cpu-tiny/proxy_grm_pipeline.yaml")
     proxy_sft, proxy_rl = agent["stages"]
     proxy_sft["sft"]["max_steps"] = 1
     proxy_rl["data"] = str(ROOT / agent["data"])

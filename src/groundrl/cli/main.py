@@ -62,8 +62,10 @@ for _name in ("recipes", "sim", "train", "sft", "curate", "bench", "serve", "exp
 
 
 from groundrl.cli import check_recipe as _check_recipe  # noqa: E402
+from groundrl.cli import examples as _examples  # noqa: E402
 
 app.command("check-recipe", help=_check_recipe.command.__doc__)(_check_recipe.command)
+app.command("examples", help=_examples.command.__doc__)(_examples.command)
 
 
 def _quiet_library_warnings() -> None:

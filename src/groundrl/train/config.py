@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
+import os
 import re
 import warnings
 from collections.abc import Callable, Mapping
@@ -568,12 +569,20 @@ def read_yaml(path: str | Path) -> Any:
         raise ConfigError(f"{p}: not a text file ({e.reason})") from None
 
 
+def read_config(path: str | Path, recipe: str | None = None) -> Any:
+    """The parsed file with its input paths resolved against its folder
+    (:func:`resolve_paths`): what :func:`load_train_config` validates, for code that edits a
+    preset before building it. Raises :class:`ConfigError`."""
+    return resolve_paths(read_yaml(path), path, recipe)
+
+
 def load_train_config(
     path: str | Path, recipe: str | None = None, overrides: Mapping[str, Any] | None = None
 ) -> TrainConfig:
-    """Read, validate and type a train YAML (``overrides`` replace top-level keys first,
-    as the CLI's ``-o``/``--seed``/``-O``/``--judge-*`` do). Raises :class:`ConfigError`."""
-    raw = read_yaml(path)
+    """Read, validate and type a train YAML, its input paths resolved against its folder
+    (:func:`resolve_paths`); ``overrides`` replace top-level keys after that, as the CLI's
+    ``-o``/``--seed``/``-O``/``--judge-*`` do. Raises :class:`ConfigError`."""
+    raw = read_config(path, recipe)
     if isinstance(raw, Mapping) and overrides:
         raw = {**raw, **overrides}
     try:
@@ -623,12 +632,98 @@ OFFLINE_HINT = (
 )
 
 
-def relative_rule() -> str:
-    """How a train config's relative paths resolve, for the error that finds one missing
-    (issue 39: `data:` follows the working directory, images inside it follow the file)."""
+# -- paths in a config file ------------------------------------------------------------------
+
+# the input files a config names (at the top level and in each stage), read from the config
+# file's folder (issue 35 item 6); `model`, `output_dir`, `resume_from_checkpoint` and the
+# verifier's detector/segmenter name what a run loads or writes and follow the working
+# directory, as before [ours]
+INPUT_PATHS = (("data",), ("eval", "data"), ("monitor", "probe", "path"))
+
+
+def resolve_paths(raw: Any, config: str | Path, recipe: str | None = None) -> Any:
+    """``raw`` (a parsed config file) with its relative input paths made absolute against
+    the folder of ``config``: ``data``, ``eval.data``, ``monitor.probe.path`` and the
+    recipe's ``path`` options in ``recipe_options`` (``action_map``), at the top level and
+    in each stage, so a config runs the same from any working directory. For one release
+    [ours] a path found only from the working directory is still read from there, with a
+    FutureWarning. ``raw`` itself is not changed."""
+    if not isinstance(raw, Mapping):
+        return raw
+    base = Path(config).expanduser().resolve().parent
+    name = recipe or raw.get("recipe")
+    keys = (*INPUT_PATHS, *(("recipe_options", o) for o in _path_options(name)))
+    out = _resolve_block(raw, base, keys, "")
+    stages = raw.get("stages")
+    if isinstance(stages, list):
+        out["stages"] = [
+            _resolve_block(st, base, keys, f"stage {st.get('name') or i}: ")
+            if isinstance(st, Mapping)
+            else st
+            for i, st in enumerate(stages, start=1)
+        ]
+    return out
+
+
+def _path_options(recipe: Any) -> list[str]:
+    """The recipe's options declared as paths (none when the name is no recipe: the
+    config check names that)."""
+    try:
+        rec = get_recipe(recipe) if isinstance(recipe, str) else None
+    except ValueError:
+        return []
+    return [o.name for o in rec.options if o.type == "path"] if rec else []
+
+
+def _resolve_block(block: Mapping[str, Any], base: Path, keys: Any, where: str) -> dict[str, Any]:
+    out = dict(block)
+    for key in keys:
+        out = _replaced(out, key, base, where + ".".join(key))
+    return out
+
+
+def _replaced(block: Mapping[str, Any], key: tuple[str, ...], base: Path, label: str) -> dict[str, Any]:
+    """A copy of ``block`` with the path string at ``key`` (a path of keys) resolved."""
+    out = dict(block)
+    value = out.get(key[0])
+    if len(key) == 1 and isinstance(value, str) and value:
+        out[key[0]] = _beside(base, value, label)
+    elif len(key) > 1 and isinstance(value, Mapping):
+        out[key[0]] = _replaced(value, key[1:], base, label)
+    return out
+
+
+def _beside(base: Path, value: str, where: str) -> str:
+    """``value`` against the config's folder ``base``; the working directory's file when
+    only it exists (deprecated)."""
+    given = Path(value).expanduser()
+    if given.is_absolute():
+        return str(given)
+    here = Path(os.path.normpath(base / given))
+    if here.exists() or not given.exists():
+        return str(here)
+    warnings.warn(
+        f"{where}: {value} was read from the working directory ({Path.cwd()}), not from the config "
+        f"file's folder ({base}): relative paths in a train config resolve against the config file, "
+        "and the working-directory fallback goes in the next release; write the path relative to the "
+        "config file, or absolute",
+        FutureWarning,
+        stacklevel=2,
+    )
+    return str(given.resolve())
+
+
+def relative_rule(source: str = "") -> str:
+    """How a train config's relative paths resolve, for the error that finds one missing."""
+    if source:
+        where = f"the config file's folder ({Path(source).expanduser().resolve().parent})"
+    else:  # a mapping built in Python: nothing resolved them
+        where = (
+            f"the working directory ({Path.cwd()}) when the config is built in Python, not read from a file"
+        )
     return (
-        f"relative paths in a train config are read from the working directory ({Path.cwd()}), "
-        "not from the config file's folder; image paths inside a data file from that file's folder"
+        f"relative data, eval.data, monitor.probe.path and recipe path options are read from {where}; "
+        "model and output_dir from the working directory; image paths inside a data file from its folder"
     )
 
 
@@ -652,7 +747,7 @@ def check_paths(cfg: TrainConfig) -> None:
         if ev is not None and not Path(ev.data).is_file():
             raise ConfigError(
                 f"stage {st.name}: eval.data {ev.data} not found (a JSONL file of held-out prompts); "
-                + relative_rule()
+                + relative_rule(cfg.source)
             )
     out = Path(cfg.output_dir)
     if out.exists() and not out.is_dir():
@@ -665,7 +760,7 @@ def check_paths(cfg: TrainConfig) -> None:
             if p.is_dir():
                 raise ConfigError(f"stage {st.name}: data {data} is a folder; give a JSONL file")
             if not p.is_file():
-                raise ConfigError(f"stage {st.name}: data {data} not found; " + relative_rule())
+                raise ConfigError(f"stage {st.name}: data {data} not found; " + relative_rule(cfg.source))
         elif st.kind.needs_data and not produced:
             raise ConfigError(f"stage {st.name}: needs `data:` (a JSONL file)")
         produced = produced or st.kind.produces_data
