@@ -127,6 +127,7 @@ ${vllm_lines}
 YAML
   step "TRL SFT -> GRPO bf16 (SmolLM2-135M-Instruct$how)" "$work/trl.log" \
     "$PY" -m groundrl train --config "$work/trl.yaml" || return 0
+  check "TRL SFT" "$work/trl" sft --min-steps 8
   step "TRL GRPO: logged completions with their data rows" "$work/trl.samples.log" \
     "$PY" "$scripts/rehearsal_logs.py" trl-samples "$work/trl/grpo" "$rp_data" -o "$work/trl/samples.jsonl"
   check "TRL GRPO" "$work/trl" grpo --min-steps 4 --reward-moved \
@@ -164,7 +165,8 @@ rehearse_two_processes() {
 # -- 1d. one configs/gpu preset as shipped (SFT -> GRPO with the online filter, reporters,
 # vLLM colocate when installed) on the real-model fixture, 2 steps per stage: the keys it
 # changes are SHRINK_* in scripts/rehearsal_data.py. The filter may keep no group in 2 steps
-# (its `repeat` fallback then trains on nothing): checked for steps and finite values.
+# (its `repeat` fallback then trains on nothing): its GRPO stage is checked for steps and finite
+# values, its SFT stage for a non-zero gradient too.
 rehearse_gpu_stage() {
   local vllm=no-vllm how=", no vLLM installed: use_vllm off"
   if [ "$plan" = 1 ] || "$PY" -c 'import vllm' 2>/dev/null; then vllm="" how=", vLLM colocate"; fi
@@ -172,7 +174,7 @@ rehearse_gpu_stage() {
     "$PY" "$scripts/rehearsal_data.py" gpu-stage "$work" "$root" "$real" $vllm || return 0
   step "configs/gpu/reinforced_planning.yaml SFT -> GRPO + online filter (SmolLM2-135M-Instruct$how)" \
     "$work/gpu_stage.log" "$PY" -m groundrl train --config "$work/gpu_stage.yaml" || return 0
-  check "configs/gpu SFT" "$work/gpu_stage" sft --min-steps 2 --code-path-only
+  check "configs/gpu SFT" "$work/gpu_stage" sft --min-steps 2
   check "configs/gpu GRPO" "$work/gpu_stage" grpo --min-steps 2 --code-path-only
 }
 

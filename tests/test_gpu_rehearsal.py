@@ -89,7 +89,7 @@ def test_the_plan_lists_every_step_without_cuda_each_under_its_interpreter(tmp_p
         assert wanted in names, f"{wanted!r} not in the plan:\n{names}"
     checks = [n for n in steps if ": log check" in n]
     assert {n.split(": log check")[0] for n in checks} == {
-        "TRL GRPO", "TRL C-GRPO", "configs/gpu SFT", "configs/gpu GRPO", "verl household",
+        "TRL SFT", "TRL GRPO", "TRL C-GRPO", "configs/gpu SFT", "configs/gpu GRPO", "verl household",
         "verl eqa_rm_text", "verl eqa_rm_image", "OpenRLHF GRPO",
     }  # fmt: skip
     # every check runs under PY; the real-model TRL step asserts the reward moved and the
