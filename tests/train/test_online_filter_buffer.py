@@ -64,15 +64,15 @@ def test_buffer_refills_and_loss_sees_only_kept_groups(tmp_path, tiny_vlm_dir, m
     }
     cls = ground_grpo_trainer_class()
     seen = []
-    orig = cls._compute_loss
+    orig = cls.compute_loss  # the Trainer's public override point: every batch the loss sees
 
-    def spy(self, model, inputs):
+    def spy(self, model, inputs, *args, **kwargs):
         seen.append(
             (inputs["prompt_ids"].clone(), inputs["advantages"].clone(), inputs["image_grid_thw"].shape[0])
         )
-        return orig(self, model, inputs)
+        return orig(self, model, inputs, *args, **kwargs)
 
-    monkeypatch.setattr(cls, "_compute_loss", spy)
+    monkeypatch.setattr(cls, "compute_loss", spy)
     trainer = build_trainer(
         "reinforced_planning",
         stage_settings(cfg, "reinforced_planning"),
@@ -204,21 +204,22 @@ def test_n_steps_over_each_filled_buffer_then_cleared(tmp_path, tiny_vlm_dir, mo
     }
     cls = ground_grpo_trainer_class()
     step_rows, buffer_rows = [], []
-    orig_loss, orig_fill = cls._compute_loss, cls._filtered_batch
+    # compute_loss: the Trainer's public override point; _filtered_batch: groundrl's buffer fill
+    orig_loss, orig_fill = cls.compute_loss, cls._filtered_batch
 
     def rows_of(ids, comp):
         return sorted(tuple(a.tolist()) + tuple(b.tolist()) for a, b in zip(ids, comp, strict=True))
 
-    def spy_loss(self, model, inputs):
+    def spy_loss(self, model, inputs, *args, **kwargs):
         step_rows.append(rows_of(inputs["prompt_ids"], inputs["completion_ids"]))
-        return orig_loss(self, model, inputs)
+        return orig_loss(self, model, inputs, *args, **kwargs)
 
     def spy_fill(self, inputs):
         out = orig_fill(self, inputs)
         buffer_rows.append(rows_of(out["prompt_ids"], out["completion_ids"]))
         return out
 
-    monkeypatch.setattr(cls, "_compute_loss", spy_loss)
+    monkeypatch.setattr(cls, "compute_loss", spy_loss)
     monkeypatch.setattr(cls, "_filtered_batch", spy_fill)
     trainer = build_trainer(
         "reinforced_planning",
