@@ -15,7 +15,8 @@ quoted precision; and **stale** when its text is no longer in its doc (someone e
 number without this table). Exit 1 when any claim is off or stale.
 
 This is a bench, not a test: the full demos take minutes to tens of minutes of CPU
-(rm ≈ 12 min, planner ≈ 7 min per seed on 2 quiet cores). ``tests/test_demo_numbers.py``
+(rm ≈ 12 min, planner ≈ 9.5 min per seed on 2 quiet cores; the planner's three seeds also give
+the pooled GRPO − filtered SFT the README quotes). ``tests/test_demo_numbers.py``
 checks cheaply that every claim's text is still in its doc and that the comparison works.
 """
 
@@ -100,17 +101,36 @@ def _rm_claims() -> list[Claim]:
 
 
 SIM = "docs/sim.md"
-# docs/sim.md's filtered-SFT table, seed 0: (metrics path, quoted "value [low, high]", interval path)
-PLANNER_SEED0 = [
-    ("fsft.success_rate", "0.567 [0.517, 0.621]", "fsft.success_ci95"),
-    ("grpo.success_rate", "0.570 [0.520, 0.624]", "grpo.success_ci95"),
-    ("grpo_minus_sft", "+0.315 [+0.258, +0.368]", "grpo_minus_sft_ci95"),
-    ("grpo_minus_fsft", "+0.003 [−0.036, +0.048]", "grpo_minus_fsft_ci95"),
+# docs/sim.md's filtered-SFT table, one row per seed: (metrics path, quoted "value [low, high]",
+# interval path); the filtered-SFT / GRPO success and both paired differences
+PLANNER_ROWS = {
+    0: ["0.567 [0.517, 0.621]", "0.570 [0.520, 0.624]", "+0.315 [+0.258, +0.368]", "+0.003 [−0.036, +0.048]"],
+    1: ["0.571 [0.524, 0.622]", "0.627 [0.580, 0.678]", "+0.378 [+0.325, +0.431]", "+0.056 [+0.020, +0.090]"],
+    2: ["0.545 [0.494, 0.598]", "0.567 [0.517, 0.617]", "+0.313 [+0.260, +0.369]", "+0.022 [−0.017, +0.061]"],
+}
+PLANNER_PATHS = [
+    ("fsft.success_rate", "fsft.success_ci95"),
+    ("grpo.success_rate", "grpo.success_ci95"),
+    ("grpo_minus_sft", "grpo_minus_sft_ci95"),
+    ("grpo_minus_fsft", "grpo_minus_fsft_ci95"),
 ]
+# the README's per-seed GRPO − filtered SFT differences
+README_FSFT = "GRPO − filtered SFT is +0.003,\n+0.056 and +0.022 on seeds 0–2"
 
 
 def _planner_claims() -> list[Claim]:
-    return [Claim("planner", 0, SIM, text, path, _num(text), ci, 3) for path, text, ci in PLANNER_SEED0]
+    out = [
+        Claim("planner", seed, SIM, text, path, _num(text), ci, 3)
+        for seed, texts in PLANNER_ROWS.items()
+        for text, (path, ci) in zip(texts, PLANNER_PATHS, strict=True)
+    ]
+    for seed, value in enumerate((0.003, 0.056, 0.022)):
+        out.append(
+            Claim(
+                "planner", seed, "README.md", README_FSFT, "grpo_minus_fsft", value, "grpo_minus_fsft_ci95", 3
+            )
+        )
+    return out
 
 
 CLAIMS: list[Claim] = _rm_claims() + _planner_claims()
@@ -185,6 +205,46 @@ def report(claims: list[Claim], runs: dict[tuple[str, int | None], dict[str, Any
     return bad
 
 
+POOLED_QUOTE = "+0.027 [+0.005, +0.049]"  # README and docs/sim.md: GRPO − filtered SFT, seeds 0–2
+
+
+def pooled_difference(runs: list[dict[str, Any]], key: str = "grpo_minus_fsft") -> tuple[float, float, float]:
+    """A paired difference pooled over seeds: the task-weighted mean, and a normal-approximation
+    95 % interval from each seed's bootstrap interval (its half-width ÷ 1.96 as the standard
+    error; seeds independent). ``(mean, low, high)``.
+
+    >>> pooled_difference([{"n_eval_tasks": 100, "d": 0.1, "d_ci95": [0.0, 0.2]}] * 4, "d")
+    (0.1, 0.05, 0.15)
+    """
+    n = [r["n_eval_tasks"] for r in runs]
+    w = [k / sum(n) for k in n]
+    mean = sum(wi * r[key] for wi, r in zip(w, runs, strict=True))
+    se = (
+        sum(
+            (wi * (r[f"{key}_ci95"][1] - r[f"{key}_ci95"][0]) / (2 * 1.959964)) ** 2
+            for wi, r in zip(w, runs, strict=True)
+        )
+        ** 0.5
+    )
+    return round(mean, 6), round(mean - 1.959964 * se, 6), round(mean + 1.959964 * se, 6)
+
+
+def report_pooled(runs: dict[tuple[str, int | None], dict[str, Any]]) -> int:
+    """Check the quoted pooled GRPO − filtered SFT against the three planner seeds' runs."""
+    seeds = [runs.get(("planner", s)) for s in (0, 1, 2)]
+    if any(r is None for r in seeds):
+        return 0
+    mean, lo, hi = pooled_difference([r for r in seeds if r is not None])
+    shown = f"{mean:+.3f} [{lo:+.3f}, {hi:+.3f}]"
+    docs = [d for d in ("README.md", SIM) if POOLED_QUOTE not in (ROOT / d).read_text(encoding="utf-8")]
+    ok = shown == POOLED_QUOTE and not docs
+    print(
+        f"{'OK' if ok else 'OFF':8} planner seeds 0–2 pooled grpo_minus_fsft quoted {POOLED_QUOTE} measured {shown}"
+        + (f" (not found in {', '.join(docs)})" if docs else "")
+    )
+    return 0 if ok else 1
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument(
@@ -216,7 +276,7 @@ def main(argv: list[str] | None = None) -> int:
             set() if a.no_run else {(c.demo, c.seed) for c in claims} - set(runs), key=str
         ):
             runs[(demo, seed)] = run_demo(demo, seed, base / f"{demo}-seed{seed}")
-    bad = report(claims, runs)
+    bad = report(claims, runs) + (report_pooled(runs) if "planner" in demos else 0)
     print(f"{len(claims)} claims, {bad} off, missing or stale")
     return 1 if bad else 0
 

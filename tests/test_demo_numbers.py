@@ -56,3 +56,21 @@ def test_lookup_walks_dicts_and_lists():
     m = {"a": {"b": [1.0, {"c": 2.0}]}}
     assert dn.lookup(m, "a.b.1.c") == 2.0 and dn.lookup(m, "a.b.0") == 1.0
     assert dn.lookup(m, "a.x") is None and dn.lookup(m, "a.b.5") is None
+
+
+def test_pooled_difference_weights_by_tasks_and_combines_the_seeds_intervals():
+    # two seeds: 300 tasks at +0.10 [0.00, +0.20] and 100 tasks at −0.10 [−0.20, 0.00]: mean
+    # 0.75·0.1 − 0.25·0.1 = 0.05; standard errors 0.2 / 3.919928 each, pooled
+    # sqrt(0.75² + 0.25²)·0.051021 = 0.040335, half-width 1.959964 · 0.040335 = 0.079056
+    runs = [
+        {"n_eval_tasks": 300, "d": 0.1, "d_ci95": [0.0, 0.2]},
+        {"n_eval_tasks": 100, "d": -0.1, "d_ci95": [-0.2, 0.0]},
+    ]
+    mean, lo, hi = dn.pooled_difference(runs, "d")
+    assert mean == pytest.approx(0.05)
+    assert (lo, hi) == (pytest.approx(0.05 - 0.079057, abs=1e-5), pytest.approx(0.05 + 0.079057, abs=1e-5))
+
+
+def test_the_pooled_quote_is_in_readme_and_sim_docs():
+    for doc in ("README.md", "docs/sim.md"):
+        assert dn.POOLED_QUOTE in (ROOT / doc).read_text(encoding="utf-8"), doc
