@@ -61,14 +61,16 @@ check() { # check NAME RUN_DIR STAGE [checker flags]: the run's log.jsonl must p
   [[ " $* " == *" --code-path-only "* ]] || what+=", non-zero gradient, reward variance"
   [[ " $* " == *" --reward-moved "* ]] && what+=", the reward moved"
   [[ " $* " == *" --samples "* ]] && what+=", rewards = groundrl score offline"
-  step "$name: log check ($what)" "$run.check.log" \
+  step "$name: log check ($what)" "$run.$stage.check.log" \
     "$PY" "$scripts/rehearsal_check.py" "$run" --stage "$stage" --python "$PY" "$@"
 }
-needs() { # needs WHAT INTERPRETER MODULE...: false (and SKIPPED) when a module is missing
+needs() { # needs WHAT INTERPRETER MODULE...: false (and SKIPPED) when a module, or CUDA torch, is missing
   local what=$1 py=$2 mod; shift 2
   [ "$plan" = 1 ] && return 0
-  for mod in "$@"; do
-    if ! "$py" -c "import $mod" 2>/dev/null; then
+  for mod in "$@" cuda; do
+    local probe="import $mod"
+    [ "$mod" = cuda ] && probe='import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)'
+    if ! "$py" -c "$probe" 2>/dev/null; then
       skip "$what: $py lacks $mod (install it in that environment, or point the variable at one that has it)"
       return 1
     fi

@@ -35,7 +35,6 @@ SHRINK_GRPO = {
     "steps_per_generation": 2,
     "max_completion_length": 256,
     "save_strategy": "no",
-    "log_completions": True,
 }
 # two groups per buffer, two optimiser steps per buffer; `repeat` keeps stepping when the
 # filter keeps no group (a two-step run proves the code path, not the filter's yield)

@@ -121,6 +121,55 @@ def test_the_plan_is_also_reached_by_rehearsal_dry(tmp_path):
     assert res.returncode == 0 and "== PLANNED OpenRLHF reinforced_planning GRPO" in res.stdout, res.stderr
 
 
+def _cuda_standin(tmp_path: Path) -> tuple[Path, Path]:
+    """An interpreter that says CUDA is there, "runs" every ``-m`` command (trainers, the
+    fixture, pytest) as an exit 0 that trains and logs nothing, runs the rehearsal's own
+    scripts with this Python, and records every call."""
+    calls = tmp_path / "calls.txt"
+    exe = tmp_path / "standin" / "python"
+    exe.parent.mkdir(parents=True)
+    exe.write_text(
+        "#!/bin/sh\n"
+        f'echo "$*" >> {shlex.quote(str(calls))}\n'
+        'case "$*" in\n'
+        "  *cuda.is_available*) exit 0 ;;\n"
+        "  *get_device_name*) echo 'CUDA: stand-in'; exit 0 ;;\n"
+        '  "-m "*) exit 0 ;;\n'
+        "esac\n"
+        f'exec {shlex.quote(sys.executable)} "$@"\n'
+    )
+    exe.chmod(0o755)
+    return exe, calls
+
+
+def test_trainers_that_exit_0_but_log_nothing_fail_and_missing_trainers_are_skips(tmp_path):
+    # the old rehearsal's blind spot: exit codes only. Here every trainer exits 0 and writes
+    # nothing; verl and OpenRLHF are not installed in the stand-in's environment
+    py, calls = _cuda_standin(tmp_path)
+    env = {**os.environ, "PY": str(py), "CPY": str(py)}
+    res = subprocess.run(
+        ["bash", str(REHEARSAL), "--allow-skip", str(tmp_path / "w")],
+        capture_output=True, text=True, env=env, timeout=300,
+    )  # fmt: skip
+    out = res.stdout
+    assert res.returncode == 1, out + res.stderr
+    assert "RAN     TRL SFT -> GRPO bf16" in out and "RAN     every stage kind on 2 processes" in out
+    assert "FAILED  TRL SFT: log check" in out and "FAILED  TRL GRPO: logged completions" in out
+    assert "FAILED  TRL C-GRPO: log check" in out and "FAILED  configs/gpu SFT: log check" in out
+    assert f"SKIPPED verl household multi-turn and eqa_rm (text, image): {py} lacks verl" in out
+    assert f"SKIPPED OpenRLHF reinforced_planning: {py} lacks openrlhf" in out
+    assert "log.jsonl not found" in out
+    # the interpreter probed for CUDA ran every TRL-side command
+    ran = calls.read_text()
+    for cmd in (
+        "-m groundrl models get",
+        "-m groundrl train --config",
+        "-m pytest",
+        "rehearsal_data.py gpu-stage",
+    ):
+        assert cmd in ran, cmd
+
+
 def _log(tmp_path: Path, rows: list[dict]) -> Path:
     tmp_path.mkdir(parents=True, exist_ok=True)
     (tmp_path / "log.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
