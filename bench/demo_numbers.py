@@ -133,7 +133,45 @@ def _planner_claims() -> list[Claim]:
     return out
 
 
-CLAIMS: list[Claim] = _rm_claims() + _planner_claims()
+MONITOR = "docs/monitor.md"
+# docs/monitor.md's table, seed 0 rows (the CLI's run; seed 1 needs MonitorDemoConfig(seed=1)):
+# (quote, metrics path, value); trends are the mean of the first 3 → last 3 steps (with_trends)
+MONITOR_SEED0 = [
+    ("| seed 0, hackable | 0.32 → 0.77 |", "trends.hackable.judge.0", 0.32),
+    ("| seed 0, hackable | 0.32 → 0.77 |", "trends.hackable.judge.1", 0.77),
+    ("| 0.32 → 0.77 | 0.27 → 0.06 | 0.04 → 0.75 |", "trends.hackable.sim_success.1", 0.06),
+    ("| 0.32 → 0.77 | 0.27 → 0.06 | 0.04 → 0.75 |", "trends.hackable.claim_share.1", 0.75),
+    ("| seed 0, honest | 0.30 → 0.30 | 0.27 → 0.25 | 0.04 → 0.10 |", "trends.honest.judge.1", 0.30),
+    ("| seed 0, honest | 0.30 → 0.30 | 0.27 → 0.25 | 0.04 → 0.10 |", "trends.honest.sim_success.1", 0.25),
+    ("0.04 → 0.75 | step 7 (`shortcut_token`)", "runs.hackable.first_alarm_step", 7),
+    ("| step 14 | 0.49 |", "runs.hackable.dominance_step", 14),
+    ("| step 14 | 0.49 |", "runs.hackable.probe.0.agreement", 0.49),
+    ("| none | never | 0.87 |", "runs.honest.probe.0.agreement", 0.87),
+]
+
+
+def _monitor_claims() -> list[Claim]:
+    return [
+        Claim("monitor", None, MONITOR, q, path, v, None, 0 if isinstance(v, int) else 2)
+        for q, path, v in MONITOR_SEED0
+    ]
+
+
+def with_trends(metrics: dict[str, Any]) -> dict[str, Any]:
+    """The monitor demo's metrics plus ``trends.<run>.<key> = [first 3 steps' mean, last 3's]``
+    for judge, sim_success and claim_share, the form docs/monitor.md quotes."""
+    trends = {
+        run: {
+            k: [sum(s[k] for s in c[:3]) / 3, sum(s[k] for s in c[-3:]) / 3]
+            for k in ("judge", "sim_success", "claim_share")
+        }
+        for run, r in metrics.get("runs", {}).items()
+        if len(c := r.get("curve", [])) >= 3
+    }
+    return {**metrics, "trends": trends}
+
+
+CLAIMS: list[Claim] = _rm_claims() + _planner_claims() + _monitor_claims()
 
 DEMO_ARGS = {"rm": ["demo", "rm"], "planner": ["demo"], "monitor": ["demo", "monitor"]}
 
@@ -179,7 +217,13 @@ def run_demo(demo: str, seed: int | None, out: Path) -> dict[str, Any]:
         cmd += ["--seed", str(seed)]
     print(f"running: {' '.join(cmd[1:])}", flush=True)
     subprocess.run(cmd, check=True, cwd=ROOT)
-    return json.loads((out / "metrics.json").read_text(encoding="utf-8"))
+    return load_metrics(demo, out)
+
+
+def load_metrics(demo: str, folder: Path) -> dict[str, Any]:
+    """A run's metrics.json (the monitor demo's with its trends added)."""
+    metrics = json.loads((folder / "metrics.json").read_text(encoding="utf-8"))
+    return with_trends(metrics) if demo == "monitor" else metrics
 
 
 def report(claims: list[Claim], runs: dict[tuple[str, int | None], dict[str, Any]]) -> int:
@@ -269,7 +313,7 @@ def main(argv: list[str] | None = None) -> int:
     for spec in a.given:
         key, _, folder = spec.partition("=")
         demo, _, seed = key.partition(":")
-        runs[(demo, int(seed) if seed else None)] = json.loads((Path(folder) / "metrics.json").read_text())
+        runs[(demo, int(seed) if seed else None)] = load_metrics(demo, Path(folder))
     with tempfile.TemporaryDirectory() as tmp:
         base = a.keep or Path(tmp)
         for demo, seed in sorted(

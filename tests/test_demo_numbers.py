@@ -74,3 +74,13 @@ def test_pooled_difference_weights_by_tasks_and_combines_the_seeds_intervals():
 def test_the_pooled_quote_is_in_readme_and_sim_docs():
     for doc in ("README.md", "docs/sim.md"):
         assert dn.POOLED_QUOTE in (ROOT / doc).read_text(encoding="utf-8"), doc
+
+
+def test_monitor_trends_are_the_first_and_last_three_steps_means():
+    curve = [
+        {"judge": j, "sim_success": 0.0, "claim_share": 1.0} for j in (0.1, 0.2, 0.3, 0.5, 0.7, 0.8, 0.9)
+    ]
+    got = dn.with_trends({"runs": {"hackable": {"curve": curve}, "short": {"curve": curve[:2]}}})["trends"]
+    assert got["hackable"]["judge"] == [pytest.approx(0.2), pytest.approx(0.8)]
+    assert got["hackable"]["claim_share"] == [1.0, 1.0]
+    assert "short" not in got  # fewer than 3 steps: no trend to quote
