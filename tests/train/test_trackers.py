@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from groundrl.cli.main import app
 from groundrl.train import stages
-from groundrl.train.config import build_train_config
+from groundrl.train.config import build_train_config, read_config
 from groundrl.train.preflight import missing_reporters
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,7 +38,7 @@ def test_every_gpu_preset_tracker_is_installed_by_the_train_extra():
 
     extra = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["optional-dependencies"]["train"]
     for f in sorted((ROOT / "configs/gpu").glob("*.yaml")):
-        tc = build_train_config(yaml.safe_load(f.read_text()))
+        tc = build_train_config(read_config(f))  # its paths resolved against the preset
         names = {n for st in tc.stages for n in (st.args.get("report_to") or [])}
         for name in names:
             assert any(dep.startswith(name) for dep in extra), (f.name, name)

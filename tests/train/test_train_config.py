@@ -90,7 +90,7 @@ def test_bad_config_exits_2_naming_the_key_before_any_model(tmp_path, what, cfg,
     "what,over,words",
     [
         ("data pointing at a folder", {"data": str(ROOT / "configs/data")}, ["is a folder", "JSONL file"]),
-        ("a missing data file", {"data": "nope/missing.jsonl"}, ["data nope/missing.jsonl not found"]),
+        ("a missing data file", {"data": "nope/missing.jsonl"}, ["/nope/missing.jsonl not found"]),
         # (`nope/ckpt` would be a hub id now, issue 39 item 4: tests/train/test_hub_models.py)
         ("a missing model path", {"model": "./nope/ckpt"}, ["model './nope/ckpt' is neither a local folder"]),
         ("no data at all", {"data": None}, ["needs `data:`"]),
