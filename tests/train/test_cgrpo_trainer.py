@@ -44,7 +44,7 @@ def test_perturbed_rows_reach_the_model_and_stay_with_their_instance(tmp_path):
         build_train_config({**raw, "stages": [stage]}, "eqa_rm").stages[0].settings
     )  # typed, as a run passes it
     res = run_cgrpo("eqa_rm", st, tmp_path / "cg", None)
-    trainer = res["trainer"]
+    trainer = res.trainer
     seen = {}
 
     def on_vision(module, args, kwargs):  # the vision tower: pixel values of every image

@@ -52,6 +52,7 @@ from groundrl.train.hardware import Hardware
 from groundrl.train.ranks import run_once
 from groundrl.train.rm_data import eqa_rm_messages, load_keyframes, read_instances
 from groundrl.train.runlog import LOG_FILE
+from groundrl.train.stage_kinds import StageResult
 from groundrl.train.stage_settings import RFTStageSettings
 
 log = logging.getLogger("groundrl.train")
@@ -209,7 +210,7 @@ def _sample_and_keep(
     return {"texts": texts, "kept": kept, "counts": counts}
 
 
-def run_rft(recipe: str, st: RFTStageSettings, out: Path, prev_data: str | None, **_: Any) -> dict[str, Any]:
+def run_rft(recipe: str, st: RFTStageSettings, out: Path, prev_data: str | None, **_: Any) -> StageResult:
     """The ``rft`` stage runner (see the module doc)."""
     if recipe != "eqa_rm":
         raise ValueError(f"an rft stage trains an EQA-RM reward model (recipe eqa_rm), not {recipe!r}")
@@ -235,7 +236,7 @@ def run_rft(recipe: str, st: RFTStageSettings, out: Path, prev_data: str | None,
     if not kept:
         log.warning("rft: no evaluation kept by Eq. 1; SFT skipped, the model is unchanged")
         notes["sft"] = "skipped: nothing kept"
-        return {"notes": notes}
+        return StageResult(notes=notes)
     rows = sft_rows(instances, keyframes, kept)
     trainer = build_sft_on_rows(model, rows, out, st.hardware, **st.args)
-    return {"trainer": trainer, "notes": notes}
+    return StageResult(trainer=trainer, notes=notes)

@@ -21,6 +21,7 @@ from groundrl.settings import parse_settings
 from groundrl.train.builders import grpo_trainer, resolve_model
 from groundrl.train.proxy_reward import DEFAULT_RETRIES, UNPARSEABLE, gate_unscored, make_agent, proxy_reward
 from groundrl.train.rm_data import RMInputConfig, instance_row, read_instances, trl_messages
+from groundrl.train.stage_kinds import StageResult
 from groundrl.train.stage_settings import (
     CGRPOStageSettings,
     ProxyGRPOSettings,
@@ -63,9 +64,7 @@ def parse_proxy(raw: Any) -> ProxySettings:
     return parse_settings(ProxySettings, raw, "proxy")
 
 
-def run_cgrpo(
-    recipe: str, st: CGRPOStageSettings, out: Path, prev_data: str | None, **_: Any
-) -> dict[str, Any]:
+def run_cgrpo(recipe: str, st: CGRPOStageSettings, out: Path, prev_data: str | None, **_: Any) -> StageResult:
     """EQA-RM C-GRPO (:mod:`groundrl.train.cgrpo_trainer`) on EQA-RM instances."""
     # lazy: train.cgrpo brings numpy; loaded only when this runs
     from groundrl.train.cgrpo import contrastive_reward
@@ -87,12 +86,12 @@ def run_cgrpo(
         "perturbations": ", ".join(cg.types) or "none (plain GRPO)",
         "perturbed rows in the loss": "yes" if cg.train_perturbed else "no (contrast only)",
     }
-    return {"trainer": trainer, "notes": notes}
+    return StageResult(trainer=trainer, notes=notes)
 
 
 def run_proxy_grpo(
     recipe: str, st: ProxyGRPOSettings, out: Path, prev_data: str | None, **_: Any
-) -> dict[str, Any]:
+) -> StageResult:
     """Proxy-GRM policy GRPO: the recipe's accuracy + 0.5·format and the ``judge:`` block's
     proxy agent as reward ``proxy`` (:mod:`groundrl.train.proxy_reward`)."""
     # lazy: train.grpo brings numpy; loaded only when this runs
@@ -112,7 +111,7 @@ def run_proxy_grpo(
     gate_unscored(trainer, fn)  # a row the proxy could not score leaves the group's advantage
     trainer.proxy_reward = fn
     note = f"unparseable answer → {opts.unparseable}, server failure → unscored after {opts.retries} retries"
-    return {"trainer": trainer, "notes": {"proxy agent": f"{judge.model} ({note})"}}
+    return StageResult(trainer=trainer, notes={"proxy agent": f"{judge.model} ({note})"})
 
 
 def _proxy_rows(data: str) -> list[dict[str, Any]]:
@@ -152,9 +151,7 @@ def _proxy_rows(data: str) -> list[dict[str, Any]]:
     return rows
 
 
-def run_proxy_sft(
-    recipe: str, st: StageSettings, out: Path, prev_data: str | None, **_: Any
-) -> dict[str, Any]:
+def run_proxy_sft(recipe: str, st: StageSettings, out: Path, prev_data: str | None, **_: Any) -> StageResult:
     """Proxy-SFT: the proxy agent fine-tuned on distilled teacher outputs (``target``)."""
     # lazy: train.rft brings numpy; loaded only when this runs
     from groundrl.train.rft import build_sft_on_rows
@@ -178,12 +175,10 @@ def run_proxy_sft(
             row["images"] = r["images"]
         sft_rows.append(row)
     trainer = build_sft_on_rows(resolve_model(st, out), sft_rows, out, st.hardware, **st.args)
-    return {"trainer": trainer, "notes": {"records": len(sft_rows)}}
+    return StageResult(trainer=trainer, notes={"records": len(sft_rows)})
 
 
-def run_proxy_rl(
-    recipe: str, st: StageSettings, out: Path, prev_data: str | None, **_: Any
-) -> dict[str, Any]:
+def run_proxy_rl(recipe: str, st: StageSettings, out: Path, prev_data: str | None, **_: Any) -> StageResult:
     """Proxy-RL: GRPO of the proxy agent with accuracy ±1 against ``preferred`` only."""
     data = st.data
     if not data:
@@ -193,12 +188,12 @@ def run_proxy_rl(
         r.pop("target", None)
     funcs, weights = reward_funcs(Rubric([Part("accuracy", proxy_accuracy)], name="proxy_agent"))
     trainer = grpo_trainer(st, rows, funcs, weights)
-    return {"trainer": trainer, "notes": {"records": len(rows), "reward": "accuracy ±1"}}
+    return StageResult(trainer=trainer, notes={"records": len(rows), "reward": "accuracy ±1"})
 
 
 def run_rft_stage(
     recipe: str, st: RFTStageSettings, out: Path, prev_data: str | None, **_: Any
-) -> dict[str, Any]:
+) -> StageResult:
     # lazy: train.rft brings numpy; loaded only when this runs
     from groundrl.train.rft import run_rft
 

@@ -8,15 +8,16 @@ below exactly as a plugin registers its own, and packages add kinds through the
 ``groundrl.stages`` entry-point group (each entry point names a :class:`StageKind`
 object, registered on first use, or a module that calls :func:`register_stage_kind`).
 
-A runner is ``runner(recipe, st, out, prev_data, **build_kw) -> {"trainer"?, "data"?,
-"notes"?}``: ``st`` is the stage's typed settings, an instance of the kind's ``settings``
+A runner is ``runner(recipe, st, out, prev_data, **build_kw) -> StageResult`` (or the same
+as a mapping ``{"trainer"?, "data"?, "notes"?, "echo"?}``): ``st`` is the stage's typed settings, an instance of the kind's ``settings``
 class (:class:`groundrl.train.stage_settings.StageSettings` or a subclass with one field
 per block of the kind; top level + stage keys, the trainer arguments already merged with
 their defaults, ``model`` = the previous stage's ``final/``, ``output_dir`` = ``out``; a
 kind without its own class finds its parsed blocks in ``st.blocks``); a returned
 ``trainer`` is trained, logged and saved
 by :func:`groundrl.train.stages.run_config`; ``data`` is what a following stage without
-``data`` reads; ``notes`` go to ``report.md``.
+``data`` reads; ``notes`` go to ``report.md``; ``echo`` is the line shown for a stage that
+trains nothing (default: its notes).
 
 >>> sorted(stage_kinds())[:3]
 ['cgrpo', 'grpo', 'proxy_grpo']
@@ -51,6 +52,38 @@ def resolve(ref: str | Callable[..., Any]) -> Callable[..., Any]:
 
 
 @dataclass(frozen=True)
+class StageResult:
+    """What a stage runner hands back to :func:`groundrl.train.stages.run_config`."""
+
+    trainer: Any = None  # a trainer to train, log and save; None: the stage trains nothing
+    data: str | None = None  # what a following stage without ``data`` trains on
+    notes: dict[str, Any] = field(default_factory=dict)  # the stage's lines in report.md
+    echo: str | None = None  # shown for a stage that trains nothing (default: the notes)
+
+    @classmethod
+    def of(cls, res: StageResult | Mapping[str, Any]) -> StageResult:
+        """A runner's return: a :class:`StageResult`, or the mapping form a plugin may
+        return (``{"trainer"?, "data"?, "notes"?, "echo"?}``; another key raises)."""
+        if isinstance(res, StageResult):
+            return res
+        if not isinstance(res, Mapping):
+            raise TypeError(f"a stage runner returns a StageResult or a mapping, got {type(res).__name__}")
+        allowed = [f.name for f in dataclasses.fields(cls)]
+        unknown = [k for k in res if k not in allowed]
+        if unknown:
+            raise TypeError(
+                f"a stage runner returned unknown key {unknown[0]!r}; allowed: {', '.join(allowed)}"
+            )
+        data = res.get("data")
+        return cls(
+            res.get("trainer"),
+            None if data is None else str(data),
+            dict(res.get("notes") or {}),
+            res.get("echo"),
+        )
+
+
+@dataclass(frozen=True)
 class StageKind:
     name: str
     runner: str | Callable[..., Any]
@@ -61,8 +94,8 @@ class StageKind:
     doc: str = ""
     settings: str | type = "groundrl.train.stage_settings:StageSettings"
 
-    def run(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
-        return resolve(self.runner)(*args, **kwargs)
+    def run(self, *args: Any, **kwargs: Any) -> StageResult:
+        return StageResult.of(resolve(self.runner)(*args, **kwargs))
 
     def parse_block(self, key: str, raw: Any) -> Any:
         return resolve(self.blocks[key])(raw)

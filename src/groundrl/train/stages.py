@@ -42,6 +42,7 @@ from groundrl.train.finite import finite_guard_callback
 from groundrl.train.group_variation import variation_callback, weighted_parts
 from groundrl.train.progress import attach_progress, trained_before
 from groundrl.train.ranks import is_main_process, run_once, wait_for_everyone
+from groundrl.train.stage_kinds import StageResult
 from groundrl.train.stage_settings import StageSettings, VerifierFilterSettings
 
 log = logging.getLogger("groundrl.train")
@@ -58,29 +59,27 @@ def parse_threshold(v: Any) -> float:
 
 def run_grpo_stage(
     recipe: str, st: StageSettings, out: Path, prev_data: str | None, **build_kw: Any
-) -> dict[str, Any]:
+) -> StageResult:
     # lazy: train.grpo brings numpy; loaded only when this runs
     from groundrl.train.grpo import build_trainer
 
-    return {"trainer": build_trainer(recipe, st, **build_kw)}
+    return StageResult(trainer=build_trainer(recipe, st, **build_kw))
 
 
-def run_sft_stage(
-    recipe: str, st: StageSettings, out: Path, prev_data: str | None, **_: Any
-) -> dict[str, Any]:
-    return {"trainer": build_sft_stage(st, prev_data)}
+def run_sft_stage(recipe: str, st: StageSettings, out: Path, prev_data: str | None, **_: Any) -> StageResult:
+    return StageResult(trainer=build_sft_stage(st, prev_data))
 
 
 def run_verifier_filter_stage(
     recipe: str, st: VerifierFilterSettings, out: Path, prev_data: str | None, **_: Any
-) -> dict[str, Any]:
+) -> StageResult:
     # once, on the main process: N ranks would make N× the verifier's judge calls (issue 35)
     path, counts = run_once(lambda: run_verifier_filter(recipe, st, out))
-    return {
-        "data": str(path),
-        "notes": counts,
-        "echo": f"kept {counts['kept']} of {counts['seen']} samples -> {path}",
-    }
+    return StageResult(
+        data=str(path),
+        notes=dict(counts),
+        echo=f"kept {counts['kept']} of {counts['seen']} samples -> {path}",
+    )
 
 
 def _save(trainer: Any, path: Path) -> None:
@@ -240,12 +239,11 @@ def run_config(
                 continue
             st = dataclasses.replace(stage.settings, model=model, output_dir=str(st_out))
             res = stage.kind.run(tc.recipe, st, st_out, prev_data, **build_kw)
-            prev_data = res.get("data") or prev_data
-            notes = dict(res.get("notes") or {})
-            trainer = res.get("trainer")
+            prev_data = res.data or prev_data
+            notes, trainer = dict(res.notes), res.trainer
             if trainer is None:
                 done.append({"name": name, "kind": kind, "model": "", "notes": notes})
-                echo(f"[{name}] {kind}: {res.get('echo') or notes}")
+                echo(f"[{name}] {kind}: {res.echo or notes}")
                 continue
             watch = _attach_callbacks(trainer, tc, stage, out, echo, verbose)
             echo(f"[{name}] {kind}: training")
