@@ -1,5 +1,6 @@
-"""``groundrl train [RECIPE] --config FILE.yaml``: GRPO on TRL with a recipe's rubric, or a
-staged pipeline; ``--print-config`` / ``--dry-run`` show what would run."""
+"""``groundrl train [RECIPE] --config FILE.yaml|PRESET``: GRPO on TRL with a recipe's rubric,
+or a staged pipeline; ``--print-config`` / ``--dry-run`` show what would run,
+``--list-configs`` the presets that ship with groundrl (:mod:`groundrl.presets`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any, NoReturn
 import typer
 
 from groundrl.cli.recipe_options import RecipeArgs, recipe_by_name, recipe_command
+from groundrl.presets import TRAIN_GROUPS, configs_dir, find_config, not_found, preset_names, summary
 from groundrl.recipes import recipe_names
 
 
@@ -129,9 +131,6 @@ def command(
 
 def _list_configs() -> None:
     """One line per packaged preset: its name for --config and its first comment line."""
-    # lazy: loads when the command runs; groundrl --help imports every command module
-    from groundrl.presets import TRAIN_GROUPS, configs_dir, preset_names, summary
-
     names = preset_names((*TRAIN_GROUPS, "accelerate"))
     width = max(map(len, names), default=0)
     for name in names:
@@ -144,9 +143,6 @@ def _list_configs() -> None:
 
 def _config_path(config: str | None) -> Path:
     """The file --config names: an existing file, else the packaged preset of that name."""
-    # lazy: loads when the command runs; groundrl --help imports every command module
-    from groundrl.presets import find_config, not_found
-
     if not config:
         _fail("give --config FILE.yaml or a preset name (`groundrl train --list-configs` lists them)")
     path = find_config(config)
@@ -156,9 +152,6 @@ def _config_path(config: str | None) -> Path:
 
 
 def _launch_path(launch_config: str | None) -> Path | None:
-    # lazy: loads when the command runs; groundrl --help imports every command module
-    from groundrl.presets import find_config, not_found
-
     if launch_config is None:
         return None
     path = find_config(launch_config)
