@@ -185,9 +185,18 @@ def build_sft_on_rows(model: str, rows: list[dict[str, Any]], out: Path, hw: Har
     return sft_trainer(model, rows, out, hw, **config)
 
 
+@dataclass(frozen=True)
+class RFTSample:
+    """What the main process sampled and kept, broadcast to every rank."""
+
+    texts: list[list[str]]  # the k evaluation texts per instance
+    kept: list[tuple[int, int]]  # (instance, evaluation) pairs kept by Eq. 1
+    counts: dict[str, float]  # the tallies of select_rft and the kept rate
+
+
 def _sample_and_keep(
     instances: list[dict[str, Any]], keyframes: list[list[Any]], cfg: RFTConfig, model: str, out: Path
-) -> dict[str, Any]:
+) -> RFTSample:
     """Sample R^aux, keep by Eq. 1, write ``sampled.jsonl`` / ``rft.jsonl`` and the log row:
     done once, on the main process of a multi-process launch (:func:`run_once`); returns
     the texts, the kept pairs and the counts for every rank to train on the same rows."""
@@ -207,7 +216,7 @@ def _sample_and_keep(
     row = {"stage": out.name, "step": 0, **{f"rft/{k}": v for k, v in counts.items()}}
     with (out.parent / LOG_FILE).open("a", encoding="utf-8") as f:
         f.write(json.dumps(row) + "\n")
-    return {"texts": texts, "kept": kept, "counts": counts}
+    return RFTSample(texts, kept, counts)
 
 
 def run_rft(recipe: str, st: RFTStageSettings, out: Path, prev_data: str | None, **_: Any) -> StageResult:
@@ -223,10 +232,10 @@ def run_rft(recipe: str, st: RFTStageSettings, out: Path, prev_data: str | None,
     keyframes = [load_keyframes(r["frames"], base, inputs) for r in instances]
     model = resolve_model(st, out)
     res = run_once(lambda: _sample_and_keep(instances, keyframes, cfg, model, out))
-    for r, t in zip(instances, res["texts"], strict=True):
+    for r, t in zip(instances, res.texts, strict=True):
         r["evaluations"] = t
-    kept = [(int(j), int(i)) for j, i in res["kept"]]
-    counts = res["counts"]
+    kept = [(int(j), int(i)) for j, i in res.kept]
+    counts = res.counts
     notes: dict[str, Any] = {
         "sampled": f"{counts['sampled']} evaluations ({cfg.k} per instance, tau {cfg.tau:g})",
         "kept": f"{counts['kept']} evaluations from {counts['kept_instances']} instances "
