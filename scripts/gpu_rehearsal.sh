@@ -7,8 +7,8 @@
 # and needs no CUDA.
 # Environment, each interpreter used for everything of its trainer (the one probed is the one run):
 #   PY  [.venv/bin/python]                      TRL and groundrl (probed for CUDA first)
-#   CPY [.venv-cluster/bin/python, else $PY]    verl: it needs verl, vLLM and Ray there
-#   OPY [$CPY]                                  OpenRLHF: it needs openrlhf, vLLM, Ray, DeepSpeed
+#   CPY [.venv-cluster/bin/python, else $PY]    verl: it needs verl, vLLM, Ray and CUDA torch there
+#   OPY [$CPY]                                  OpenRLHF: openrlhf, vLLM, Ray, DeepSpeed, CUDA torch
 # verl's and OpenRLHF's launch scripts call `python3`: their interpreter's folder goes first
 # on PATH, and a step fails when `python3` there is not that interpreter.
 # Each step prints RAN, SKIPPED (with why) or FAILED (its log's last lines). The script fails
@@ -93,6 +93,8 @@ on_path() { # on_path PY: put PY's folder first on PATH; fail when `python3` the
 # SmolLM2-135M-Instruct from its pinned PyPI wheel (the project's real-model fixture): a random
 # model earns no reward, so only a real one can show a non-zero gradient. Its logged
 # completions are re-scored offline; the reward must move between the first and last steps.
+# Completions up to 768 tokens: the SFT targets are 326-616 SmolLM2 tokens, and at 256 even a
+# copy of the gold target is cut mid-JSON and scores 0 (measured with groundrl score).
 rehearse_trl() {
   local vllm_lines="" how=", no vLLM installed: HF generate"
   if [ "$plan" = 1 ] || "$PY" -c 'import vllm' 2>/dev/null; then
@@ -119,7 +121,7 @@ stages:
       max_steps: 4
       num_generations: 8
       per_device_train_batch_size: 8
-      max_completion_length: 256
+      max_completion_length: 768
       learning_rate: 1.0e-5
       temperature: 1.0
       bf16: true
@@ -180,16 +182,17 @@ rehearse_gpu_stage() {
   check "configs/gpu GRPO" "$work/gpu_stage" grpo --min-steps 2 --code-path-only
 }
 
-# -- 2. verl: household multi-turn, one single-turn recipe (eqa_rm) on text rows and on image
-# rows (exported by `groundrl export verl`, through verl's rollout), 2 steps each, on tiny random
-# models at a 1-GPU geometry: code path and finite values; the eqa_rm rewards verl used are
-# re-scored offline from its rollout dumps. (The household reward is the simulator's episode
-# outcome, not a per-completion score: it is not re-scored.)
-verl_run() { # verl_run NAME MODEL TRAIN MAX_PROMPT RECIPE_SCRIPT [overrides]
-  local name=$1 model=$2 train=$3 max_prompt=$4 script=$5; shift 5
+# -- 2. verl, 2 steps each at a 1-GPU geometry: household multi-turn and eqa_rm on text rows and on
+# image rows (exported by `groundrl export verl`, through verl's rollout) on tiny random models
+# (code path and finite values), and reinforced_planning from step 1's SFT model (a real model
+# that writes the plan format: the gradient must be non-zero). The single-turn rewards verl used
+# are re-scored offline from its rollout dumps. (The household reward is the simulator's
+# episode outcome, not a per-completion score: it is not re-scored.)
+verl_run() { # verl_run NAME MODEL TRAIN MAX_PROMPT ROLLOUT_N RECIPE_SCRIPT [overrides]
+  local name=$1 model=$2 train=$3 max_prompt=$4 n=$5 script=$6; shift 6
   step "verl $name (2 steps)" "$work/verl_$name.log" \
-    env MODEL="$model" GPUS=1 BATCH=4 ROLLOUT_N=2 MINI_BATCH=2 MICRO=1 MAX_PROMPT="$max_prompt" \
-    MAX_RESPONSE=256 TRAIN="$train" VAL="$train" \
+    env MODEL="$model" GPUS=1 BATCH=4 ROLLOUT_N="$n" MINI_BATCH=2 MICRO=1 MAX_PROMPT="$max_prompt" \
+    MAX_RESPONSE=768 TRAIN="$train" VAL="$train" ACTION_MAP="$rp_map" \
     bash "$root/examples/verl/$script" trainer.total_training_steps=2 trainer.save_freq=-1 trainer.test_freq=-1 \
     trainer.val_before_train=false actor_rollout_ref.rollout.gpu_memory_utilization=0.3 \
     actor_rollout_ref.model.use_remove_padding=false actor_rollout_ref.rollout.enforce_eager=true \
@@ -198,30 +201,43 @@ verl_run() { # verl_run NAME MODEL TRAIN MAX_PROMPT RECIPE_SCRIPT [overrides]
   step "verl $name: its console metrics as step rows" "$work/verl_$name.rows.log" \
     "$CPY" "$scripts/rehearsal_logs.py" verl-log "$work/verl_$name.log" "$work/verl_$name" --stage "$name"
 }
-verl_eqa_rm_check() { # verl_eqa_rm_check NAME: steps, finite values, rewards = offline eqa_rm
-  local name=$1
+verl_single_turn_check() { # verl_single_turn_check NAME RECIPE LABEL_FIELD [checker flags]
+  local name=$1 recipe=$2 field=$3; shift 3
   step "verl $name: rollout dumps as samples" "$work/verl_$name.samples.log" \
-    "$CPY" "$scripts/rehearsal_logs.py" verl-samples "$work/verl_$name/dump" --field gt_score \
+    "$CPY" "$scripts/rehearsal_logs.py" verl-samples "$work/verl_$name/dump" --field "$field" \
     -o "$work/verl_$name/samples.jsonl" || return 0
-  check "verl $name" "$work/verl_$name" "$name" --min-steps 2 --code-path-only \
-    --samples "$work/verl_$name/samples.jsonl" --recipe eqa_rm
+  check "verl $name" "$work/verl_$name" "$name" --min-steps 2 --samples "$work/verl_$name/samples.jsonl" \
+    --recipe "$recipe" "$@"
+}
+verl_real_model() { # reinforced_planning from step 1's SFT model
+  local sft=$work/trl/sft/final
+  if [ "$plan" = 0 ] && [ ! -d "$sft" ]; then
+    failed=1; note "FAILED  verl reinforced_planning: step 1 left no SFT model ($sft) to start from"; return 0
+  fi
+  step "verl data: the Reinforced Planning SFT prompts (groundrl export verl)" "$work/verl_rr_data.log" \
+    "$CPY" -m groundrl export verl "$rp_data" -o "$work/reinforced_planning.parquet" --recipe reinforced_planning ||
+    return 0
+  verl_run reinforced_planning "$sft" "$work/reinforced_planning.parquet" 512 4 reinforced_planning.sh \
+    actor_rollout_ref.rollout.mode=async &&
+    verl_single_turn_check reinforced_planning reinforced_planning gold -O "action_map=$rp_map"
 }
 rehearse_verl() {
-  needs "verl household multi-turn and eqa_rm (text, image)" "$CPY" verl vllm ray || return 0
+  needs "verl household multi-turn, eqa_rm (text, image), reinforced_planning" "$CPY" verl vllm ray || return 0
   on_path "$CPY" || return 0
   step "verl data: tiny Qwen2 chat model, household and eqa_rm text rows" "$work/verl_data.log" \
     "$CPY" "$scripts/rehearsal_data.py" verl-text "$work" || return 0
-  verl_run household "$work/tiny-qwen2" "$work/household.parquet" 512 household_multiturn.sh &&
+  verl_run household "$work/tiny-qwen2" "$work/household.parquet" 512 2 household_multiturn.sh &&
     check "verl household" "$work/verl_household" household --min-steps 2 --code-path-only
-  verl_run eqa_rm_text "$work/tiny-qwen2" "$work/eqa_rm.parquet" 512 eqa_rm.sh actor_rollout_ref.rollout.mode=async &&
-    verl_eqa_rm_check eqa_rm_text
+  verl_run eqa_rm_text "$work/tiny-qwen2" "$work/eqa_rm.parquet" 512 2 eqa_rm.sh actor_rollout_ref.rollout.mode=async &&
+    verl_single_turn_check eqa_rm_text eqa_rm gt_score --code-path-only
+  verl_real_model
   step "verl image rows: tiny Qwen2.5-VL and EQA-RM keyframe rows" "$work/verl_image_data.log" \
     "$CPY" "$scripts/rehearsal_data.py" verl-image "$work" "$root" || return 0
   step "verl image rows: groundrl export verl" "$work/verl_export.log" \
     "$CPY" -m groundrl export verl "$work/eqa_rm_images.jsonl" -o "$work/eqa_rm_images.parquet" --recipe eqa_rm ||
     return 0
-  verl_run eqa_rm_image "$work/tiny-qwen2.5-vl" "$work/eqa_rm_images.parquet" 4096 eqa_rm.sh \
-    actor_rollout_ref.rollout.mode=async && verl_eqa_rm_check eqa_rm_image
+  verl_run eqa_rm_image "$work/tiny-qwen2.5-vl" "$work/eqa_rm_images.parquet" 4096 2 eqa_rm.sh \
+    actor_rollout_ref.rollout.mode=async && verl_single_turn_check eqa_rm_image eqa_rm gt_score --code-path-only
 }
 
 # -- 3. OpenRLHF: examples/openrlhf/reinforced_planning.sh for 2 steps (2 prompts x 4 samples)
@@ -247,7 +263,7 @@ rehearse_openrlhf() {
     env PYTHON="$OPY" MODEL="$sft" GPUS=1 N=4 BATCH=2 MAX_LEN=1024 GROUNDRL_PROMPTS="$work/openrlhf_rr.jsonl" \
     ACTION_MAP="$rp_map" SAVE="$work/openrlhf-ckpt" RAY_ADDRESS=http://127.0.0.1:8265 \
     bash "$root/examples/openrlhf/reinforced_planning.sh" --reward.remote_url "$scripts/rehearsal_openrlhf_reward.py" \
-    --data.max_samples 4 --rollout.max_new_tokens 256 --rollout.micro_batch_size 1 \
+    --data.max_samples 4 --rollout.max_new_tokens 768 --rollout.micro_batch_size 1 \
     --vllm.gpu_memory_utilization 0.3 --algo.dynamic_filtering_range -1 2 --ckpt.path "$work/openrlhf-ckpt/ckpt"
   local ran=$?
   [ "$plan" = 1 ] || "$ray_bin" stop --force >"$work/ray_stop.log" 2>&1

@@ -24,16 +24,17 @@ from pathlib import Path
 from typing import Any
 
 # configs/gpu/reinforced_planning.yaml's keys this rehearsal changes, and why: one GPU, two
-# steps, the repository's example data [ours]. Everything else runs as shipped (reporters,
+# steps, the repository's example data [ours]; lengths that hold the example targets (326-616
+# SmolLM2 tokens: a plan cut mid-JSON scores 0). Everything else runs as shipped (reporters,
 # vLLM colocate when vLLM is installed, gradient checkpointing, the online filter's criterion).
-SHRINK_SFT = {"max_steps": 2, "max_length": 512}
+SHRINK_SFT = {"max_steps": 2, "max_length": 1024}
 SHRINK_GRPO = {
     "max_steps": 2,
     "num_generations": 4,
     "per_device_train_batch_size": 4,
     "gradient_accumulation_steps": 1,
     "steps_per_generation": 2,
-    "max_completion_length": 256,
+    "max_completion_length": 768,
     "save_strategy": "no",
 }
 # two groups per buffer, two optimiser steps per buffer; `repeat` keeps stepping when the

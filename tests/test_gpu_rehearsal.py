@@ -44,6 +44,9 @@ def test_the_script_is_valid_bash():
     assert res.returncode == 0, res.stderr
 
 
+VERL_SINGLE_TURN = ("verl eqa_rm_text:", "verl eqa_rm_image:", "verl reinforced_planning:")
+
+
 def _fake_python(folder: Path) -> Path:
     """An executable standing for another environment's interpreter (never run by --plan)."""
     folder.mkdir(parents=True)
@@ -82,6 +85,7 @@ def test_the_plan_lists_every_step_without_cuda_each_under_its_interpreter(tmp_p
         "configs/gpu/reinforced_planning.yaml SFT -> GRPO + online filter",
         "verl household (2 steps)",
         "verl eqa_rm_text (2 steps)",
+        "verl reinforced_planning (2 steps)",
         "verl image rows: groundrl export verl",
         "verl eqa_rm_image (2 steps)",
         "OpenRLHF reinforced_planning GRPO (2 steps",
@@ -90,14 +94,14 @@ def test_the_plan_lists_every_step_without_cuda_each_under_its_interpreter(tmp_p
     checks = [n for n in steps if ": log check" in n]
     assert {n.split(": log check")[0] for n in checks} == {
         "TRL SFT", "TRL GRPO", "TRL C-GRPO", "configs/gpu SFT", "configs/gpu GRPO", "verl household",
-        "verl eqa_rm_text", "verl eqa_rm_image", "OpenRLHF GRPO",
+        "verl eqa_rm_text", "verl reinforced_planning", "verl eqa_rm_image", "OpenRLHF GRPO",
     }  # fmt: skip
     # every check runs under PY; the real-model TRL step asserts the reward moved and the
     # offline scorer; verl and OpenRLHF re-score their logged rewards too
     assert all(steps[n][0] == str(py) and steps[n][steps[n].index("--python") + 1] == str(py) for n in checks)
     trl = next(steps[n] for n in checks if n.startswith("TRL GRPO"))
     assert "--reward-moved" in trl and trl[trl.index("--recipe") + 1] == "reinforced_planning"
-    for name in ("verl eqa_rm_text", "verl eqa_rm_image", "OpenRLHF GRPO"):
+    for name in ("verl eqa_rm_text", "verl reinforced_planning", "verl eqa_rm_image", "OpenRLHF GRPO"):
         argv = next(steps[n] for n in checks if n.startswith(name))
         assert "--samples" in argv, name
     # each trainer's own steps run its interpreter, never a hard-coded .venv
@@ -105,7 +109,7 @@ def test_the_plan_lists_every_step_without_cuda_each_under_its_interpreter(tmp_p
         exe = argv[0] if argv[0] != "env" else next(a for a in argv[1:] if "=" not in a)
         if name in checks:
             pass
-        elif name.startswith(("verl data", "verl image rows", "verl eqa_rm_text:", "verl household:")):
+        elif name.startswith(("verl data", "verl image rows", "verl household:", *VERL_SINGLE_TURN)):
             assert exe == str(cpy), (name, argv)
         elif name.startswith(("OpenRLHF prompts", "OpenRLHF:")):
             assert exe == str(opy), (name, argv)
@@ -156,7 +160,10 @@ def test_trainers_that_exit_0_but_log_nothing_fail_and_missing_trainers_are_skip
     assert "RAN     TRL SFT -> GRPO bf16" in out and "RAN     every stage kind on 2 processes" in out
     assert "FAILED  TRL SFT: log check" in out and "FAILED  TRL GRPO: logged completions" in out
     assert "FAILED  TRL C-GRPO: log check" in out and "FAILED  configs/gpu SFT: log check" in out
-    assert f"SKIPPED verl household multi-turn and eqa_rm (text, image): {py} lacks verl" in out
+    assert (
+        f"SKIPPED verl household multi-turn, eqa_rm (text, image), reinforced_planning: {py} lacks verl"
+        in out
+    )
     assert f"SKIPPED OpenRLHF reinforced_planning: {py} lacks openrlhf" in out
     assert "log.jsonl not found" in out
     # the interpreter probed for CUDA ran every TRL-side command
@@ -337,6 +344,31 @@ def test_trl_completions_tables_join_their_data_rows(tmp_path):
     data.write_text(json.dumps({"prompt": "Another prompt.", "gt_score": 2}) + "\n")
     res = _logs("trl-samples", str(stage), str(data), "-o", str(out))
     assert res.returncode == 1 and "no data row's prompt is in" in res.stderr
+
+
+def test_verl_rollout_dumps_become_samples_and_float32_rewards_compare_equal(tmp_path):
+    # verl's _write_generations lines: input, output, gts, score (a float32 sum), step and the
+    # reward's extra keys; a label groundrl had to JSON-encode arrives as {"json": ...}
+    dump = tmp_path / "dump"
+    dump.mkdir()
+    lines = [
+        {"input": "q", "output": WELL_FORMED, "gts": 5, "score": 1.9600000381469727, "step": 1,
+         "accuracy": 0.9599999785423279, "format": 1.0, "request_id": "r1"},
+        {"input": "q", "output": "no tags", "gts": {"json": "5"}, "score": 0.0, "step": 1},
+    ]  # fmt: skip
+    (dump / "1.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    out = tmp_path / "samples.jsonl"
+    assert _logs("verl-samples", str(dump), "--field", "gt_score", "-o", str(out)).returncode == 0
+    got = [json.loads(x) for x in out.read_text().splitlines()]
+    assert got[0]["fields"] == got[1]["fields"] == {"gt_score": 5}
+    assert got[0]["logged"] == {"reward": 1.9600000381469727, "accuracy": 0.9599999785423279, "format": 1.0}
+    run = _log(tmp_path / "run", [_step(1)])
+    assert _check(run, "--samples", str(out), "--recipe", "eqa_rm", "--code-path-only").returncode == 0
+    lines[0]["score"] = 0.98  # the [0, 1]-normalised score where verl should get the raw reward
+    (dump / "1.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    assert _logs("verl-samples", str(dump), "--field", "gt_score", "-o", str(out)).returncode == 0
+    res = _check(run, "--samples", str(out), "--recipe", "eqa_rm", "--code-path-only")
+    assert res.returncode == 1 and "logged reward=0.98, offline 1.96" in res.stderr
 
 
 def test_the_openrlhf_recorder_logs_what_groundrls_reward_gave(tmp_path, monkeypatch):

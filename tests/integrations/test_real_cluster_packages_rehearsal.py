@@ -49,10 +49,11 @@ def test_the_rehearsals_verl_launches_pass_verls_start_up_checks(tmp_path):
         if name.startswith("verl ") and name.endswith("(2 steps)"):
             env, script, args = _env_call(argv)
             calls.append([str(Path(script).relative_to(ROOT)), env, args])
-    assert [Path(c[0]).name for c in calls] == ["household_multiturn.sh", "eqa_rm.sh", "eqa_rm.sh"]
-    assert "tiny-qwen2.5-vl" in calls[2][1]["MODEL"] and calls[2][1]["TRAIN"].endswith(
-        "eqa_rm_images.parquet"
-    )
+    names = [Path(c[0]).name for c in calls]
+    assert names == ["household_multiturn.sh", "eqa_rm.sh", "reinforced_planning.sh", "eqa_rm.sh"]
+    assert calls[2][1]["MODEL"].endswith("trl/sft/final")
+    image = calls[3][1]
+    assert "tiny-qwen2.5-vl" in image["MODEL"] and image["TRAIN"].endswith("eqa_rm_images.parquet")
     (tmp_path / "calls.json").write_text(json.dumps({"calls": calls, "keys": []}))
     out = drive("verl_examples.py", str(ROOT), str(tmp_path / "calls.json"), timeout=480)
     ok = {"main_ppo": "ok", "main_ppo_sync": "ok"}
