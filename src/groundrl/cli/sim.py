@@ -205,7 +205,12 @@ def eval_cmd(
 ) -> None:
     # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.sim.journal import JOURNAL, in_task_order, journal
+    from groundrl.sim.policies import POLICIES
 
+    if o.policy not in POLICIES:  # before INPUT is looked at, as every bad flag
+        raise typer.BadParameter(
+            f"unknown policy {o.policy!r}; choose one of {', '.join(POLICIES)}", param_hint="--policy"
+        )
     tasks = _one_input(input_path, o.tasks_opt)
     from_stdin = input_path is not None and str(input_path) == "-"
     source_name = "stdin" if from_stdin else tasks.name
@@ -230,14 +235,10 @@ def eval_cmd(
 
 
 def _make_policy(o: EvalOptions, max_tokens: int):
-    """The policy ``--policy`` names, with its options; a bad one is a usage error."""
+    """The policy ``--policy`` names, with its options; bad options are a usage error."""
     # lazy: loads when the command runs; groundrl --help imports every command module
-    from groundrl.sim.policies import POLICIES, PolicyOptions, make_policy
+    from groundrl.sim.policies import PolicyOptions, make_policy
 
-    if o.policy not in POLICIES:
-        raise typer.BadParameter(
-            f"unknown policy {o.policy!r}; choose one of {', '.join(POLICIES)}", param_hint="--policy"
-        )
     opts = PolicyOptions(
         plans=o.plans,
         seed=o.seed,
