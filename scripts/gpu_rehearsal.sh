@@ -244,7 +244,8 @@ rehearse_verl() {
 # on a local Ray head, from step 1's SFT model (a real model that already writes the plan
 # format, so the reward varies and the gradient must be non-zero). Its reward function is
 # groundrl's, recording what it gave (scripts/rehearsal_openrlhf_reward.py) for the offline
-# comparison. Dynamic filtering's range is widened to (-1, 2) so that no group is dropped.
+# comparison (2 steps x 2 prompts x 4 samples: at least 16 recorded). Dynamic filtering's range is
+# widened to (-1, 2) so that no group is dropped.
 rehearse_openrlhf() {
   needs "OpenRLHF reinforced_planning" "$OPY" openrlhf vllm ray deepspeed || return 0
   local sft=$work/trl/sft/final ray_bin samples=$work/openrlhf/samples.jsonl
@@ -271,7 +272,7 @@ rehearse_openrlhf() {
   step "OpenRLHF: its step status lines as step rows" "$work/openrlhf.rows.log" \
     "$OPY" "$scripts/rehearsal_logs.py" openrlhf-log "$work/openrlhf.log" "$work/openrlhf" --stage openrlhf
   check "OpenRLHF GRPO" "$work/openrlhf" openrlhf --min-steps 2 \
-    --samples "$samples" --recipe reinforced_planning -O "action_map=$rp_map"
+    --samples "$samples" --min-samples 16 --recipe reinforced_planning -O "action_map=$rp_map"
 }
 
 if [ "$plan" = 0 ] && ! "$PY" -c 'import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)' 2>/dev/null; then

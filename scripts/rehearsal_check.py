@@ -15,7 +15,8 @@ Fails (exit 1, one line per failed check) unless the stage's step rows show:
   Moved, not rose: a handful of steps cannot show learning reliably [ours];
 * with ``--samples``: every logged completion re-scored offline (``groundrl score RECIPE``
   under ``--python``, the same scorer a user runs on a file) gets the reward and parts the
-  trainer logged, within ``--tolerance`` (float32 round trips in verl / OpenRLHF).
+  trainer logged, within ``--tolerance`` (float32 round trips in verl / OpenRLHF), and at
+  least ``--min-samples`` of them were logged.
   A samples line is ``{"step", "completion", "fields": {recipe fields}, "logged": {"reward"
   or a part name: value}}`` (scripts/rehearsal_logs.py writes them from each trainer).
 ``--code-path-only`` (a random model's smoke run, which has no signal by design) keeps the
@@ -164,6 +165,7 @@ def _args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("-O", "--option", action="append", default=[], metavar="KEY=VALUE")
     ap.add_argument("--python", default=sys.executable, help="the interpreter that runs groundrl score")
     ap.add_argument("--tolerance", type=float, default=1e-4)
+    ap.add_argument("--min-samples", type=int, default=1, help="fewer logged completions fail")
     a = ap.parse_args(argv)
     if a.samples and not a.recipe:
         ap.error("--samples needs --recipe")
@@ -177,7 +179,8 @@ def _compare(a: argparse.Namespace) -> list[str]:
     except (OSError, ValueError, RuntimeError) as e:
         return [f"offline comparison: {e}"]
     print(f"  {len(samples)} logged completion(s) re-scored with groundrl score {a.recipe}")
-    return mismatches(samples, scored, a.tolerance)
+    short = [f"{len(samples)} logged completion(s), expected at least {a.min_samples}"]
+    return (short if 0 < len(samples) < a.min_samples else []) + mismatches(samples, scored, a.tolerance)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -6,6 +6,8 @@ the Ray workers) and appends one line per sample to ``$GROUNDRL_REHEARSAL_SAMPLE
 ``{"completion", "fields", "logged": {"reward", <part>: value}}`` — the completion as the
 adapter recovered it from OpenRLHF's query, the label as the recipe field it fills, and the
 raw reward and parts OpenRLHF received — for scripts/rehearsal_check.py to re-score offline.
+OpenRLHF catches a reward function's exception and logs it as a missing reward, so the
+rehearsal also counts the lines (``rehearsal_check.py --min-samples``).
 """
 
 from __future__ import annotations
@@ -43,6 +45,10 @@ def reward_func(queries, prompts, labels=None, **kwargs):
             "logged": {"reward": rewards[i], **{k: v[i] for k, v in parts.items()}},
         }
         lines.append(json.dumps(rec) + "\n")
-    with open(path, "a", encoding="utf-8") as f:  # one write per batch: Ray actors share the file
-        f.write("".join(lines))
+    # one O_APPEND write per call: OpenRLHF calls this from threads of several Ray actors at once
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, "".join(lines).encode("utf-8"))
+    finally:
+        os.close(fd)
     return out

@@ -245,6 +245,8 @@ def test_logged_rewards_must_equal_the_offline_scorer(tmp_path):
     ok = _check(run, "--samples", str(_samples(tmp_path / "ok.jsonl", right)), "--recipe", "eqa_rm")
     assert ok.returncode == 0, ok.stderr
     assert "2 logged completion(s) re-scored with groundrl score eqa_rm" in ok.stdout
+    few = _check(run, "--samples", str(tmp_path / "ok.jsonl"), "--recipe", "eqa_rm", "--min-samples", "3")
+    assert few.returncode == 1 and "2 logged completion(s), expected at least 3" in few.stderr
     # the trainer logged the normalised score (1.96 / 2) as the reward: not what the recipe gives
     wrong = [{"reward": 0.98, "accuracy": 0.96}, {"reward": 0.0}]
     res = _check(run, "--samples", str(_samples(tmp_path / "bad.jsonl", wrong)), "--recipe", "eqa_rm")
