@@ -177,6 +177,44 @@ def test_trainers_that_exit_0_but_log_nothing_fail_and_missing_trainers_are_skip
         assert cmd in ran, cmd
 
 
+def test_the_configs_gpu_stage_is_the_preset_but_for_its_listed_changes_and_passes_dry_run(tmp_path):
+    yaml = pytest.importorskip("yaml")
+    data = SCRIPTS / "rehearsal_data.py"
+    res = subprocess.run(
+        [sys.executable, str(data), "gpu-stage", str(tmp_path), str(ROOT), "tiny", "no-vllm"],
+        capture_output=True, text=True, timeout=120,
+    )  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    got = yaml.safe_load((tmp_path / "gpu_stage.yaml").read_text())
+    preset = yaml.safe_load((ROOT / "configs" / "gpu" / "reinforced_planning.yaml").read_text())
+    changed = {"sft": {"max_steps", "max_length"}, "grpo": {"max_steps", "num_generations", "use_vllm",
+               "per_device_train_batch_size", "gradient_accumulation_steps", "steps_per_generation",
+               "max_completion_length", "save_strategy"}}  # fmt: skip
+    for mine, theirs in zip(got["stages"], preset["stages"], strict=True):
+        kind = mine["kind"]
+        block, shipped = mine[kind], theirs[kind]
+        assert {k: v for k, v in block.items() if k not in changed[kind]} == {
+            k: v for k, v in shipped.items() if k not in changed[kind]
+        }
+        assert block["max_steps"] == 2 and (kind == "sft" or block["use_vllm"] is False)
+    filt, shipped = got["stages"][1]["online_filter"], preset["stages"][1]["online_filter"]
+    assert {k: filt[k] for k in ("lo", "hi", "criterion", "reward")} == {
+        k: shipped[k] for k in ("lo", "hi", "criterion", "reward")
+    }
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    cmd = [
+        sys.executable,
+        "-m",
+        "groundrl",
+        "train",
+        "--config",
+        str(tmp_path / "gpu_stage.yaml"),
+        "--dry-run",
+    ]
+    res = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env)
+    assert res.returncode == 0 and "2 stage(s) would run" in res.stderr, res.stdout[-2000:] + res.stderr
+
+
 def _log(tmp_path: Path, rows: list[dict]) -> Path:
     tmp_path.mkdir(parents=True, exist_ok=True)
     (tmp_path / "log.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
