@@ -76,6 +76,9 @@ needs() { # needs WHAT INTERPRETER MODULE...: false (and SKIPPED) when a module,
     fi
   done
 }
+fresh() { # fresh NAME: an empty $work/NAME (a re-run must not read the last run's logs or dumps)
+  [ "$plan" = 1 ] || { rm -rf "${work:?}/$1" && mkdir -p "$work/$1"; }
+}
 on_path() { # on_path PY: put PY's folder first on PATH; fail when `python3` there is another interpreter
   local bin; bin=$(dirname "$1")
   export PATH="$bin:$PATH"
@@ -100,6 +103,7 @@ rehearse_trl() {
   if [ "$plan" = 1 ] || "$PY" -c 'import vllm' 2>/dev/null; then
     vllm_lines=$'    use_vllm: true\n    vllm_mode: colocate\n    vllm_gpu_memory_utilization: 0.3' how=", vLLM colocate"
   fi
+  fresh trl
   step "real-model fixture (groundrl models get smollm2-135m-instruct)" "$work/model.log" \
     "$PY" -m groundrl models get smollm2-135m-instruct
   real="$work/smollm2-135m-instruct (the path the fixture step prints)"
@@ -142,6 +146,7 @@ YAML
 # the code path of perturbed images on CUDA (a random model has no signal: steps and finite
 # values are checked, not the gradient)
 rehearse_cgrpo() {
+  fresh cgrpo
   cat >"$work/cgrpo.yaml" <<YAML
 recipe: eqa_rm
 model: tiny
@@ -174,6 +179,7 @@ rehearse_two_processes() {
 rehearse_gpu_stage() {
   local vllm=no-vllm how=", no vLLM installed: use_vllm off"
   if [ "$plan" = 1 ] || "$PY" -c 'import vllm' 2>/dev/null; then vllm="" how=", vLLM colocate"; fi
+  fresh gpu_stage
   step "configs/gpu/reinforced_planning.yaml at 2 steps: its config" "$work/gpu_stage.data.log" \
     "$PY" "$scripts/rehearsal_data.py" gpu-stage "$work" "$root" "$real" $vllm || return 0
   step "configs/gpu/reinforced_planning.yaml SFT -> GRPO + online filter (SmolLM2-135M-Instruct$how)" \
@@ -190,6 +196,7 @@ rehearse_gpu_stage() {
 # episode outcome, not a per-completion score: it is not re-scored.)
 verl_run() { # verl_run NAME MODEL TRAIN MAX_PROMPT ROLLOUT_N RECIPE_SCRIPT [overrides]
   local name=$1 model=$2 train=$3 max_prompt=$4 n=$5 script=$6; shift 6
+  fresh "verl_$name"
   step "verl $name (2 steps)" "$work/verl_$name.log" \
     env MODEL="$model" GPUS=1 BATCH=4 ROLLOUT_N="$n" MINI_BATCH=2 MICRO=1 MAX_PROMPT="$max_prompt" \
     MAX_RESPONSE=768 TRAIN="$train" VAL="$train" ACTION_MAP="$rp_map" \
@@ -254,7 +261,7 @@ rehearse_openrlhf() {
   fi
   on_path "$OPY" || return 0
   ray_bin=$(dirname "$OPY")/ray
-  mkdir -p "$work/openrlhf" && rm -f "$samples"
+  fresh openrlhf
   step "OpenRLHF prompts (the Reinforced Planning SFT prompts)" "$work/openrlhf_data.log" \
     "$OPY" "$scripts/rehearsal_data.py" openrlhf "$work" "$root" || return 0
   step "Ray head for OpenRLHF" "$work/ray_start.log" env GROUNDRL_REHEARSAL_SAMPLES="$samples" \

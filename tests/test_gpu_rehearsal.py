@@ -151,6 +151,9 @@ def test_trainers_that_exit_0_but_log_nothing_fail_and_missing_trainers_are_skip
     # nothing; verl and OpenRLHF are not installed in the stand-in's environment
     py, calls = _cuda_standin(tmp_path)
     env = {**os.environ, "PY": str(py), "CPY": str(py)}
+    # a previous run's good SFT log must not pass for this run's
+    stale = [{"stage": "sft", "step": i, "loss": 1.0, "grad_norm": 0.5} for i in range(1, 9)]
+    _log(tmp_path / "w" / "trl", stale)
     res = subprocess.run(
         ["bash", str(REHEARSAL), "--allow-skip", str(tmp_path / "w")],
         capture_output=True, text=True, env=env, timeout=300,
