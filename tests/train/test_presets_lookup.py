@@ -6,6 +6,7 @@ packaged file, a file path still works and wins, `--list-configs` shows them, an
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -149,3 +150,16 @@ def test_examples_accelerate_and_unknown_names(tmp_path):
     assert res.exit_code == 2 and "no verl 'eqa'" in res.output
     with pytest.raises(ValueError, match="there are: "):
         launch_files("trl", "eqa_rm")
+
+
+def test_every_command_a_preset_shows_names_a_packaged_file(tmp_path, monkeypatch):
+    """The headers' `--config NAME` and `--config_file configs/accelerate/…` lines work
+    without a checkout (the accelerate ones through `groundrl examples accelerate`)."""
+    monkeypatch.chdir(tmp_path)
+    shown = {
+        m.group(1)
+        for p in PACKAGED.rglob("*.yaml")
+        for m in re.finditer(r"--config(?:_file)? (\S+)", p.read_text(encoding="utf-8"))
+    } - {"FILE.yaml"}
+    assert len(shown) >= 20
+    assert [name for name in sorted(shown) if find_config(name) is None] == []
