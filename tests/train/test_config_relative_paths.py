@@ -41,7 +41,9 @@ def test_data_and_eval_beside_the_config_are_found_from_another_directory(tmp_pa
     (conf / "d").mkdir(parents=True)
     for name in ("train.jsonl", "held_out.jsonl"):
         (conf / "d" / name).write_text(json.dumps(RECORD) + "\n")
-    path = _write(conf, _stage_config(tmp_path, data="d/train.jsonl", eval={"data": "d/held_out.jsonl", "every": 1}))
+    path = _write(
+        conf, _stage_config(tmp_path, data="d/train.jsonl", eval={"data": "d/held_out.jsonl", "every": 1})
+    )
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     monkeypatch.chdir(elsewhere)
@@ -83,14 +85,17 @@ def test_the_action_map_option_probe_path_and_stage_keys_resolve_and_outputs_do_
         "recipe_options": {"action_map": "maps/a.json", "lenient": True},
         "monitor": {"probe": {"path": "probe.jsonl", "every": 5}},
         "data": "/abs/train.jsonl",
-        "stages": [{"name": "sft", "kind": "sft", "data": "sft.jsonl", "recipe_options": {"action_map": "b.json"}}],
+        "stages": [
+            {"name": "sft", "kind": "sft", "data": "sft.jsonl", "recipe_options": {"action_map": "b.json"}}
+        ],
     }
     out = resolve_paths(raw, conf / "c.yaml")
     assert out["recipe_options"] == {"action_map": str(conf / "maps" / "a.json"), "lenient": True}
     assert out["monitor"]["probe"]["path"] == str(conf / "probe.jsonl")
     assert out["stages"][0]["data"] == str(conf / "sft.jsonl")
     assert out["stages"][0]["recipe_options"]["action_map"] == str(conf / "b.json")
-    assert out["data"] == "/abs/train.jsonl" and out["output_dir"] == "runs/x"  # the run folder follows the cwd
+    assert out["data"] == "/abs/train.jsonl"
+    assert out["output_dir"] == "runs/x"  # the run folder follows the working directory
     assert raw["recipe_options"]["action_map"] == "maps/a.json"  # the parsed file is left as read
 
 
