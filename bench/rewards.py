@@ -74,6 +74,7 @@ import random
 import re
 import statistics
 import sys
+import tempfile
 import time
 from collections import defaultdict
 from collections.abc import Callable
@@ -769,6 +770,8 @@ TARGETS: list[tuple[str, float, float, str]] = []
 ADAPTER_TARGET = 1.15  # rubric / TRL adapter cost over the bare reward [issue 41]
 RELEASED_TARGET = 2.0  # speed over the released code [issue 30 / 41]
 FLOOR_TARGET = 1.3  # verdict parser cost over its one regex search [issue 41]
+# the trainer adapters timed beside the rubric (issue 41): impl key -> label
+ADAPTERS = {"groundrl_trl": "TRL", "groundrl_verl": "verl", "groundrl_orlhf": "OpenRLHF"}
 
 
 def _target(what: str, value: float, target: float, op: str) -> str:
@@ -796,15 +799,15 @@ def report(
     counts = rates.pop("_n")
     o = rates["overall"]
     has_rel, has_json = "released" in o, "json.loads" in o
-    extra = [k for k in ("groundrl_bare", "groundrl_trl", "floor") if k in o]
-    label = {"groundrl_bare": "bare", "groundrl_trl": "TRL", "floor": "floor"}
+    extra = [k for k in ("groundrl_bare", *ADAPTERS, "floor") if k in o]
+    label = {"groundrl_bare": "bare", "floor": "floor", **ADAPTERS}
     print(f"\n{title} — {path}")
     head = f"  {'shape':22s} {'n':>5s} {'groundrl/s':>11s}" + "".join(
         f" {label[k] + '/s':>10s}" for k in extra
     )
     head += f" {'released/s':>11s} {'ours÷rel':>9s}" if has_rel else ""
-    head += f" {'TRL÷rel':>8s}" if has_rel and "groundrl_trl" in o else ""
-    head += "".join(f" {'÷' + label[k]:>7s}" for k in extra if k != "groundrl_trl")
+    head += "".join(f" {label[k] + '÷rel':>9s}" for k in ADAPTERS if has_rel and k in o)
+    head += "".join(f" {'÷' + label[k]:>7s}" for k in extra if k not in ADAPTERS)
     head += f" {'json÷ours':>10s}" if has_json else ""
     print(head)
     for sh, r in rates.items():
@@ -813,9 +816,8 @@ def report(
         )
         if has_rel:
             line += f" {r['released']:11,.0f} {r['groundrl'] / r['released']:8.2f}×"
-            if "groundrl_trl" in r:
-                line += f" {r['groundrl_trl'] / r['released']:7.2f}×"
-        line += "".join(f" {_cost(r, 'groundrl', k):6.2f}×" for k in extra if k != "groundrl_trl")
+            line += "".join(f" {r[k] / r['released']:8.2f}×" for k in ADAPTERS if k in r)
+        line += "".join(f" {_cost(r, 'groundrl', k):6.2f}×" for k in extra if k not in ADAPTERS)
         if has_json:
             line += f" {r['json.loads'] / r['groundrl']:9.2f}×"
         print(line)
@@ -829,24 +831,24 @@ def report(
         else:  # the verdict parser sits at its floor: its target is ÷floor (issue 41)
             met = "no target here: see ÷floor"
         print(f"  overall ours÷released {ratio:.2f}× ({met}); {note}")
-        if "groundrl_trl" in o:
-            r = o["groundrl_trl"] / o["released"]
-            SUMMARY.append((title, "TRL adapter", r, "TRL adapter ÷ released"))
-            if trl_vs_released:
+        for k in (k for k in ADAPTERS if k in o):
+            r, name = o[k] / o["released"], ADAPTERS[k]
+            SUMMARY.append((title, f"{name} adapter", r, f"{name} adapter ÷ released"))
+            if trl_vs_released and k == "groundrl_trl":  # the issue's target is the TRL path's
                 print(
                     f"  overall TRL adapter÷released {r:.2f}× ({_target(f'{title}: TRL÷released', r, RELEASED_TARGET, '≥')})"
                 )
             else:
-                print(f"  overall TRL adapter÷released {r:.2f}×")
+                print(f"  overall {name} adapter÷released {r:.2f}×")
     else:
         SUMMARY.append((title, path, None, "released code not loaded"))
     if "groundrl_bare" in o:
         r = _cost(o, "groundrl", "groundrl_bare")
         print(f"  overall rubric÷bare {r:.2f}× ({_target(f'{title}: rubric÷bare', r, ADAPTER_TARGET, '≤')})")
-    if "groundrl_bare" in o and "groundrl_trl" in o:
-        r = _cost(o, "groundrl_trl", "groundrl_bare")
+    for k in (k for k in ADAPTERS if k in o and "groundrl_bare" in o):
+        r, name = _cost(o, k, "groundrl_bare"), ADAPTERS[k]
         print(
-            f"  overall TRL adapter÷bare {r:.2f}× ({_target(f'{title}: TRL÷bare', r, ADAPTER_TARGET, '≤')})"
+            f"  overall {name} adapter÷bare {r:.2f}× ({_target(f'{title}: {name}÷bare', r, ADAPTER_TARGET, '≤')})"
         )
     if "floor" in o:
         r = _cost(o, "groundrl", "floor")
@@ -895,6 +897,84 @@ def _trl(rubric: Any, fields: tuple[str, ...], names: tuple[str, ...] | None = N
     return run
 
 
+def _label_and_extra(
+    s: dict[str, Any], label: str | None, fields: tuple[str, ...]
+) -> tuple[Any, dict[str, Any]]:
+    """A corpus row as ``groundrl export verl`` writes it: the recipe's label field as the
+    ground truth (lists JSON-encoded), the other fields in ``extra_info``."""
+    extra = {f: s[f] for f in fields if f != label}
+    return (s[label] if label in fields else None), extra
+
+
+def _verl(recipe: str, opts: dict[str, Any], fields: tuple[str, ...], data: list[dict[str, Any]]) -> Impl:
+    """verl's ``compute_score`` (:func:`groundrl.integrations.verl.compute_score`, the
+    dispatching entry the examples configure) called once per response as verl's reward
+    managers call it: ``data_source`` ``groundrl/<recipe>``, the ``reward_model.ground_truth``
+    and ``extra_info`` columns as :func:`~groundrl.integrations.verl.write_dataset` writes
+    them (JSON-encoded lists and the ``{"json": …}`` extra_info), the options as the
+    ``reward_kwargs`` (``recipe_options``) of the run. The rows are built here, before any
+    timing (a data loader's work, not the reward's)."""
+    from groundrl.integrations.verl import compute_score
+    from groundrl.recipes import get_recipe
+
+    label = get_recipe(recipe).label_field
+    rows: dict[int, tuple[Any, dict[str, str]]] = {}
+    last: tuple[Any, Any] = (None, None)
+    for s in data:  # a group (consecutive rows, one gold) is one prompt's n responses: one row
+        key = _label_and_extra(s, label, fields)
+        if key != last[0]:
+            gt, extra = key
+            if not isinstance(gt, (str, int, float, bool)) and gt is not None:
+                gt = {"json": json.dumps(gt)}
+            last = key, (gt, {"json": json.dumps({**extra, "recipe": recipe, "index": len(rows)})})
+        rows[id(s)] = last[1]
+    source, kw = f"groundrl/{recipe}", ({"recipe_options": opts} if opts else {})
+
+    def run(samples: list[dict[str, Any]]) -> None:
+        for s in samples:
+            gt, extra = rows[id(s)]
+            compute_score(source, s["completion"], gt, extra, **kw)
+
+    return run
+
+
+def _openrlhf(recipe: str, opts: dict[str, Any], fields: tuple[str, ...], data: list[dict[str, Any]]) -> Impl:
+    """OpenRLHF's reward function (:func:`groundrl.integrations.openrlhf.make_reward_func`,
+    tensors out) on batches of 64 as the ``--reward.remote_url`` file gets them: ``queries``
+    = chat-templated prompt + response + ``<|im_end|>``, ``prompts`` the prompt, ``labels``
+    the recipe's label field (a JSON object of the fields when the recipe needs more than
+    its label, as a ``--data.label_key`` column holds them). Queries and labels are built
+    here, before any timing."""
+    from groundrl.integrations.openrlhf import make_reward_func
+    from groundrl.recipes import get_recipe
+
+    label = get_recipe(recipe).label_field
+    func = make_reward_func(recipe, recipe_options=opts or None)
+    prompt = "<|im_start|>system\nYou plan.<|im_end|>\n<|im_start|>user\nDo the task.<|im_end|>\n<|im_start|>assistant\n"
+    rows: dict[int, tuple[str, Any]] = {}
+    for s in data:
+        gt, extra = _label_and_extra(s, label, fields)
+        lab = json.dumps({label: gt, **extra} if label in fields else extra) if extra else gt
+        rows[id(s)] = prompt + s["completion"] + "<|im_end|>", lab
+
+    def run(samples: list[dict[str, Any]]) -> None:
+        for i in range(0, len(samples), 64):
+            chunk = [rows[id(s)] for s in samples[i : i + 64]]
+            func([q for q, _ in chunk], [prompt] * len(chunk), [lab for _, lab in chunk])
+
+    return run
+
+
+def _others(
+    recipe: str, opts: dict[str, Any], fields: tuple[str, ...], data: list[dict[str, Any]]
+) -> dict[str, Impl]:
+    """The verl and OpenRLHF adapters of one comparison (timed beside the TRL adapter)."""
+    return {
+        "groundrl_verl": _verl(recipe, opts, fields, data),
+        "groundrl_orlhf": _openrlhf(recipe, opts, fields, data),
+    }
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--n", type=int, default=6000, help="completions per reward (default 6000)")
@@ -920,6 +1000,10 @@ def main() -> int:
     n, rep = args.n, args.repeats
     amap_s = alfred_map()
     amap = load_action_map(amap_s)
+    # verl / OpenRLHF runs name the map by path in their reward settings
+    amap_dir = tempfile.TemporaryDirectory(prefix="groundrl-bench-")
+    amap_path = os.path.join(amap_dir.name, "action_map.json")
+    Path(amap_path).write_text(json.dumps(amap_s), encoding="utf-8")
     rr, eb, px = rr_corpus(rng, n, amap_s), eb_corpus(rng, n), proxy_corpus(rng, n)
     det, eqa = det_corpus(rng, n), eqa_corpus(rng, n)
     for s in det:
@@ -971,6 +1055,7 @@ def main() -> int:
                 lambda s: reinforced_accuracy(s["completion"], s["gold"]),
             ),  # fmt: skip
             "groundrl_trl": _trl(rubric, ("gold",)),
+            **_others("reinforced_planning", {"action_map": amap_path}, ("gold",), rr),
         }
         run("Reinforced Reasoning format + accuracy", "rubric reinforced_planning", impls, rr, rel_rr, "rr",
             json_target=3.0, trl_vs_released=True)  # fmt: skip
@@ -1001,6 +1086,7 @@ def main() -> int:
                 lambda s: plan_order_f1(s["completion"], s["gold"]),
             ),  # fmt: skip
             "groundrl_trl": _trl(rubric, ("gold",)),
+            **_others("embodied_brain", {}, ("gold",), eb),
         }
         run("EmbodiedBrain format + plan P/R/F1", "rubric embodied_brain (released ORM + P/R/F1 core)", impls, eb,
             rel_eb, "eb_format")  # fmt: skip
@@ -1025,6 +1111,7 @@ def main() -> int:
                 lambda s: proxy_format(s["completion"]),
             ),  # fmt: skip
             "groundrl_trl": _trl(rubric, ("preferred",)),
+            **_others("proxy_grm", {}, ("preferred",), px),
         }
         run(
             "Proxy-GRM accuracy + format",
@@ -1061,6 +1148,7 @@ def main() -> int:
             "groundrl": _batched(rubric, ("task_type", "boxes")),
             "groundrl_bare": each(lambda s: detection_reward(s["completion"], s["gold"])),
             "groundrl_trl": _trl(rubric, ("task_type", "boxes")),
+            **_others("embodied_brain", {"router": True}, ("task_type", "boxes"), det),
         }
         run("EmbodiedBrain detection", "rubric embodied_brain router=true (released VisualPerceptionAccuracy)",
             impls, det, rel_det, "detection", trl_vs_released=True)  # fmt: skip
@@ -1072,6 +1160,7 @@ def main() -> int:
                 lambda s: eqa_accuracy(s["completion"], s["gt_score"]), lambda s: eqa_format(s["completion"])
             ),  # fmt: skip
             "groundrl_trl": _trl(rubric, ("gt_score",)),
+            **_others("eqa_rm", {}, ("gt_score",), eqa),
         }
         run("EQA-RM accuracy + format", "rubric eqa_rm (no released code)", impls, eqa, None, "eqa")
     if SUMMARY:
@@ -1079,8 +1168,9 @@ def main() -> int:
         for title, path, ratio, note in SUMMARY:
             print(f"{title + ' — ' + path:60.60s} {'' if ratio is None else f'{ratio:6.2f}×'}  {note}")
     if want("recipes"):
-        recipes(n, rep, {"reinforced_planning": (rr, {"action_map": amap}), "embodied_brain": (eb, {}),
+        recipes(n, rep, {"reinforced_planning": (rr, {"action_map": amap_path}), "embodied_brain": (eb, {}),
                          "proxy_grm": (px, {}), "eqa_rm": (eqa, {})})  # fmt: skip
+    amap_dir.cleanup()
     missed = [t for t in TARGETS if not (t[1] <= t[2] if t[3] == "≤" else t[1] >= t[2])]
     print(f"\n{len(TARGETS) - len(missed)} of {len(TARGETS)} targets met")
     for what, value, target, op in missed:
@@ -1089,13 +1179,15 @@ def main() -> int:
 
 
 def recipes(n: int, rep: int, corpora: dict[str, tuple[list[dict[str, Any]], dict[str, Any]]]) -> None:
-    """Per recipe rubric and TRL adapter on the same corpora, in batches of 64 as
-    ``groundrl score``, the server and ``GRPOTrainer`` call them, against its part functions
-    called directly with the fields each names (target: both within 1.15× of the bare parts)."""
+    """Per recipe rubric and the TRL / verl / OpenRLHF adapters on the same corpora (the
+    rubric in batches of 64 as ``groundrl score`` and the server call it; each adapter as its
+    trainer calls it), against its part functions called directly with the fields each names
+    (target: every path within 1.15× of the bare parts)."""
+    paths = {"groundrl": "rubric", **ADAPTERS}
     print(
-        f"\n{'recipe rubric':34s} {'rubric/s':>11s} {'TRL/s':>11s} {'bare/s':>11s} {'rubric÷bare':>12s}"
-        f" {'TRL÷bare':>9s}  target ≤ {ADAPTER_TARGET:g}×"
-    )
+        f"\n{'recipe':20s}" + "".join(f" {k + '/s':>11s}" for k in (*paths.values(), "bare"))
+        + "".join(f" {k + '÷bare':>13s}" for k in paths.values()) + f"  target ≤ {ADAPTER_TARGET:g}×"
+    )  # fmt: skip
     from groundrl.recipes import get_recipe
 
     for name, (data, opts) in corpora.items():
@@ -1109,20 +1201,23 @@ def recipes(n: int, rep: int, corpora: dict[str, tuple[list[dict[str, Any]], dic
                 for fn, keys in calls:
                     fn(c, **{k: s[k] for k in keys})
 
+        rows = [{**s, "shape": "all"} for s in data]
         impls = {
             "groundrl": _batched(rubric, fields),
             "groundrl_trl": _trl(rubric, fields),
+            **_others(name, opts, fields, rows),
             "groundrl_bare": bare,
         }
-        rates = compare(impls, [{**s, "shape": "all"} for s in data], rep)["overall"]
-        r_rub = _cost(rates, "groundrl", "groundrl_bare")
-        r_trl = _cost(rates, "groundrl_trl", "groundrl_bare")
-        ok = [_target(f"recipe {name}: {k}÷bare", r, ADAPTER_TARGET, "≤").split(": ")[1] for k, r in
-              (("rubric", r_rub), ("TRL", r_trl))]  # fmt: skip
+        rates = compare(impls, rows, rep)["overall"]
+        costs = {k: _cost(rates, k, "groundrl_bare") for k in paths}
+        ok = [
+            _target(f"recipe {name}: {paths[k]}÷bare", r, ADAPTER_TARGET, "≤").split(": ")[1]
+            for k, r in costs.items()
+        ]
         print(
-            f"{name:34s} {rates['groundrl']:9,.0f}/s {rates['groundrl_trl']:9,.0f}/s {rates['groundrl_bare']:9,.0f}/s"
-            f" {r_rub:11.2f}× {r_trl:8.2f}×  {' / '.join(ok)}"
-        )
+            f"{name:20s}" + "".join(f" {rates[k]:9,.0f}/s" for k in (*paths, "groundrl_bare"))
+            + "".join(f" {r:12.2f}×" for r in costs.values()) + f"  {' / '.join(ok)}"
+        )  # fmt: skip
 
 
 if __name__ == "__main__":

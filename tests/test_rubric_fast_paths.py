@@ -92,3 +92,44 @@ def test_batch_paths_equal_the_reference(samples, texts):
         assert v.parts == want
         total = sum(p.weight * want[p.name].value for p in PARTS if want[p.name].value is not None)
         assert v.total == float(total)
+
+
+@settings(derandomize=True, max_examples=200, deadline=None)
+@given(
+    samples=samples_st, texts=st.lists(st.sampled_from(["a", "ab", "abc", "", "x"]), min_size=12, max_size=12)
+)
+def test_single_sample_path_equals_the_reference(samples, texts):
+    """``Rubric.score`` (verl's one-call-per-sample path) builds the verdict without the
+    batch machinery (issue 41); the same parts and total as the reference, and for the
+    gated aggregate the same verdict as ``score_batch``."""
+    rubric = Rubric(PARTS)
+    gated = Rubric(PARTS, aggregate="gated_mean", gate="one", tau=0.5)
+    for c, s in zip(texts, samples, strict=False):
+        v = rubric.score(c, **s)
+        want = {p.name: reference(p, c, s) for p in PARTS}
+        assert v.parts == want
+        total = sum(p.weight * want[p.name].value for p in PARTS if want[p.name].value is not None)
+        assert v.total == float(total)
+        g, g_batch = gated.score(c, **s), gated.score_batch([c], [s])[0]
+        assert (g.total, g.parts, g.info) == (g_batch.total, g_batch.parts, g_batch.info)
+
+
+def test_single_sample_path_keeps_deadlines_and_batched_parts():
+    """A rubric with a deadline or a batched part still goes through ``score_batch``:
+    the batched part sees a one-item batch, a slow part times out with its reason."""
+    import time
+
+    seen = []
+
+    def judge(completions, samples):
+        seen.append(len(completions))
+        return [1.0 for _ in completions]
+
+    def slow(completion):
+        time.sleep(0.5)
+        return 1.0
+
+    assert Rubric([Part("j", judge, batched=True)]).score("a").total == 1.0
+    assert seen == [1]
+    v = Rubric([Part("slow", slow, timeout=0.05)]).score("a")
+    assert v.parts["slow"].reason.startswith("timeout")

@@ -237,18 +237,21 @@ class Part:
     def score(self, completion: Any, sample: Mapping[str, Any]) -> Score:
         if self.batched:
             return self.score_batch([completion], [sample])[0]
-        missing = [f for f in self._required if f not in sample]
-        if missing:
-            return self._failed(f"missing field {missing[0]!r}")
-        if self._var_kw:
-            # every field, but never a second value for the completion's own parameter
-            kwargs = {k: v for k, v in sample.items() if k not in (self._first, "completion")}
-        else:
-            kwargs = {k: sample[k] for k in self._params if k in sample}
+        for f in self._required:
+            if f not in sample:
+                return self._failed(f"missing field {f!r}")
         try:
-            return _coerce(self.name, self.fn(completion, **kwargs))
+            if self._var_kw:
+                # every field, but never a second value for the completion's own parameter
+                skip = (self._first, "completion")
+                r = self.fn(completion, **{k: v for k, v in sample.items() if k not in skip})
+            elif not self._params:
+                r = self.fn(completion)
+            else:
+                r = self.fn(completion, **{k: sample[k] for k in self._params if k in sample})
         except Exception as e:  # a buggy part must not kill a training step
             return self._broke(f"error: {type(e).__name__}: {e}")
+        return r if type(r) is Score and r.name == self.name else _coerce(self.name, r)
 
     def score_batch(
         self, completions: Sequence[Any], samples: Sequence[Mapping[str, Any]], timeout: float | None = None
@@ -445,8 +448,21 @@ class Rubric:
         return gated_mean(None if g is None else g.value, applicable, self.tau)
 
     def score(self, completion: Any, /, **sample: Any) -> Verdict:
-        """Score one completion; ``sample`` holds the dataset fields."""
-        return self.score_batch([completion], [sample])[0]
+        """Score one completion; ``sample`` holds the dataset fields. The same verdict as
+        ``score_batch([completion], [sample])[0]``; without batched parts or deadlines it
+        is built directly (issue 41: verl calls once per sample, and the batch machinery
+        cost more than a cheap reward)."""
+        if self.part_timeout is not None or any(p.batched or p.timeout is not None for p in self.parts):
+            return self.score_batch([completion], [sample])[0]
+        parts = {p.name: p.score(completion, sample) for p in self.parts}
+        if self.aggregate != "sum":
+            return Verdict(self.total(parts), parts)
+        total = 0.0  # summed as score_batch sums: part order, from 0.0
+        for p in self.parts:
+            v = parts[p.name].value
+            if v is not None:
+                total += p.weight * v
+        return Verdict(float(total), parts)
 
     def score_batch(self, completions: Sequence[Any], samples: Sequence[Mapping[str, Any]]) -> list[Verdict]:
         """One :class:`~groundrl.types.Verdict` (``total`` and each part's :class:`Score`)

@@ -4,6 +4,7 @@ environment-variable configuration used on Ray workers."""
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -74,6 +75,56 @@ def env_config(environ: Mapping[str, str] | None = None) -> tuple[str | None, di
     return env.get(ENV_RECIPE) or None, options, JudgeConfig.from_env(env)
 
 
+ENV_PREFIX = "GROUNDRL_"
+
+
+def env_snapshot(environ: Mapping[str, str] | None = None) -> tuple[tuple[Any, Any], ...]:
+    """Every ``GROUNDRL_*`` variable as a hashable key: what :func:`env_config` and the
+    adapters read, so a setting resolved from the environment can be reused until one
+    of them changes. ``os.environ`` is read through its raw store (one pass, no decoding
+    of the other variables; a full ``env_config`` on every verl ``compute_score`` call
+    decoded every variable twice, ~0.1 ms a call, ten times the reward, issue 41).
+
+    >>> env_snapshot({"PATH": "/bin", "GROUNDRL_RECIPE": "eqa_rm"})
+    (('GROUNDRL_RECIPE', 'eqa_rm'),)
+    """
+    env = os.environ if environ is None else environ
+    raw = getattr(env, "_data", None) if env is os.environ else None
+    if not isinstance(raw, dict):
+        return tuple((k, v) for k, v in env.items() if k.startswith(ENV_PREFIX))
+    # CPython's os._Environ: its encoded keys and values. The key set is compared with
+    # the last scan's (one C-level set comparison), and only when it changed is it
+    # scanned again for the GROUNDRL_* keys; their values are read every time.
+    global _env_scan
+    keys = raw.keys()
+    scan = _env_scan  # one object, so that threads never see half of an update
+    if keys != scan[0]:
+        prefix = os.environ.encodekey(ENV_PREFIX)
+        scan = _env_scan = (set(keys), tuple(k for k in keys if k.startswith(prefix)))
+    return tuple((k, raw.get(k)) for k in scan[1])
+
+
+_env_scan: tuple[set[Any], tuple[Any, ...]] = (set(), ())
+_env_configs: dict[tuple[tuple[Any, Any], ...], tuple[str | None, dict[str, Any], Any]] = {}
+_ENV_CONFIGS_MAX = 8
+_env_lock = threading.Lock()
+
+
+def cached_env_config() -> tuple[str | None, dict[str, Any], Any]:
+    """:func:`env_config` of ``os.environ``, read again only when a ``GROUNDRL_*``
+    variable changed (:func:`env_snapshot`): the adapters' per-call path. The options
+    dict is a fresh copy on every call; a bad setting raises on every call."""
+    key = env_snapshot()
+    hit = _env_configs.get(key)
+    if hit is None:
+        hit = env_config()
+        with _env_lock:  # verl calls from a thread pool
+            if len(_env_configs) >= _ENV_CONFIGS_MAX:
+                _env_configs.clear()  # [ours] a run's environment changes rarely, if ever
+            _env_configs[key] = hit
+    return hit[0], dict(hit[1]), hit[2]
+
+
 class RubricCache:
     """Rubrics built once per (recipe, options, judge) setting, for the module-level
     reward functions that trainers call with settings on every call."""
@@ -82,6 +133,9 @@ class RubricCache:
         self.size = size
         self._rubrics: dict[str, Rubric] = {}
         self._lock = threading.Lock()
+        # bumped when a rubric is evicted (and closed): callers that keep rubrics they
+        # got from here check it before reusing one
+        self.generation = 0
 
     def get(self, recipe: str, options: Mapping[str, Any], judge: Any) -> Rubric:
         judge_key = judge.to_dict() if hasattr(judge, "to_dict") else judge
@@ -89,6 +143,7 @@ class RubricCache:
         with self._lock:
             if key not in self._rubrics:
                 if len(self._rubrics) >= self.size:
+                    self.generation += 1
                     self._rubrics.pop(next(iter(self._rubrics))).close()
                 self._rubrics[key] = resolve_rubric(recipe, options, judge)
             return self._rubrics[key]
@@ -202,24 +257,39 @@ def collapse_vision(text: str) -> str:
     return _VISION_RUN.sub(r"\1", "".join(out))
 
 
+def _stop_table(tokens: tuple[str, ...]) -> dict[str, tuple[str, ...]]:
+    """The non-empty stop tokens by their last character, in their order: only the
+    tokens ending in the text's last character can match there."""
+    table: dict[str, tuple[str, ...]] = {}
+    for t in tokens:
+        if t:
+            table[t[-1]] = (*table.get(t[-1], ()), t)
+    return table
+
+
+_DEFAULT_STOP_TABLE = _stop_table(DEFAULT_STOP_TOKENS)
+_stop_tables = functools.lru_cache(maxsize=16)(_stop_table)
+
+
 def strip_stop_tokens(text: str, stop_tokens: tuple[str, ...] | None = None) -> str:
     """``text`` without the end-of-sequence / end-of-turn / pad tokens that trail it (any
     number, in any order, with whitespace between them); text before them is kept as is.
-    One backward pass, one slice (issue 26: slicing per token was quadratic).
+    One backward pass, one slice (issue 26: slicing per token was quadratic); at each
+    step only the tokens ending in the character there are tried (issue 41: every token
+    was tried after the last one came off).
 
     >>> strip_stop_tokens('{"a": 1}<|im_end|>\\n<|endoftext|><|endoftext|>')
     '{"a": 1}'
     """
-    tokens = DEFAULT_STOP_TOKENS if stop_tokens is None else stop_tokens
-    tokens = tuple(t for t in tokens if t)
-    if not tokens:
+    table = _DEFAULT_STOP_TABLE if stop_tokens is None else _stop_tables(tuple(stop_tokens))
+    if not table:
         return text
     end = len(text)  # the answer is text[:end]
     while True:
         bare = end
         while bare > 0 and text[bare - 1].isspace():
             bare -= 1
-        for tok in tokens:
+        for tok in table.get(text[bare - 1], ()) if bare else ():
             if text.endswith(tok, 0, bare):
                 end = bare - len(tok)
                 break
@@ -237,10 +307,17 @@ def response_text(query: Any, prompt: Any, stop_tokens: tuple[str, ...] | None =
        the whole query (a client that sent no prompt);
     3. trailing EOS / end-of-turn / pad tokens are removed (:func:`strip_stop_tokens`).
     """
+    p = collapse_vision(prompt) if isinstance(prompt, str) else ""
+    return response_of(query, p, stop_tokens)
+
+
+def response_of(query: Any, prompt: str, stop_tokens: tuple[str, ...] | None = None) -> str:
+    """:func:`response_text` for a ``prompt`` already through :func:`collapse_vision`
+    (``""`` for none): a batch collapses each distinct prompt once (issue 41)."""
     if not isinstance(query, str):
         return ""
     q = collapse_vision(query)
-    p = collapse_vision(prompt) if isinstance(prompt, str) else ""
+    p = prompt
     if p and q.startswith(p):
         resp = q[len(p) :]
     else:
@@ -250,6 +327,12 @@ def response_text(query: Any, prompt: Any, stop_tokens: tuple[str, ...] | None =
             if cut[0] >= 0:
                 resp = q[cut[0] + len(cut[1]) :]
     return strip_stop_tokens(resp, stop_tokens)
+
+
+#: ``json.loads`` of a label or ``extra_info`` text, remembered for the next few hundred
+#: texts: the n responses of one prompt carry the same text, decoded once (issue 41).
+#: The decoded objects are shared: reward parts read sample fields, never change them.
+loads_cached = functools.lru_cache(maxsize=256)(json.loads)
 
 
 def env_stop_tokens(environ: Mapping[str, str] | None = None) -> tuple[str, ...] | None:

@@ -30,7 +30,6 @@ judge as ``GROUNDRL_JUDGE`` (JSON) or ``GROUNDRL_JUDGE_BACKEND`` / ``_MODEL`` / 
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
@@ -38,16 +37,19 @@ from typing import Any
 from groundrl.integrations.common import (
     ENV_SCORE_RANGE,
     RubricCache,
+    collapse_vision,
     env_config,
     env_stop_tokens,
+    loads_cached,
     normalise,
     parse_range,
+    response_of,
     response_text,
     reward_range,
 )
 from groundrl.recipes import get_recipe
 from groundrl.recipes.resolve import label_field, resolve_rubric
-from groundrl.results import TRAINER_NOT_APPLICABLE, part_columns
+from groundrl.results import TRAINER_NOT_APPLICABLE
 from groundrl.rubric import Rubric
 
 
@@ -61,11 +63,11 @@ def label_to_sample(label: Any, field: str | None) -> dict[str, Any]:
         return dict(label)
     if isinstance(label, str) and label.lstrip().startswith("{"):
         try:
-            obj = json.loads(label)
+            obj = loads_cached(label)  # a group's labels are one text: decoded once
         except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
             obj = None
         if isinstance(obj, dict):
-            return obj
+            return dict(obj)  # its own dict, as before the cache
     return {field: label} if field is not None and label is not None else {}
 
 
@@ -90,15 +92,35 @@ def score_queries(
         raise ValueError(
             f"queries ({len(queries)}), prompts ({len(prompts)}) and labels ({len(labels)}) differ in length"
         )
-    completions = [response_text(q, p, stop_tokens) for q, p in zip(queries, prompts, strict=True)]
+    # each distinct prompt collapsed once, not once per response (issue 41)
+    collapsed: dict[str, str] = {}
+    for p in prompts:
+        if isinstance(p, str) and p not in collapsed:
+            collapsed[p] = collapse_vision(p)
+    completions = [
+        response_of(q, collapsed[p] if isinstance(p, str) else "", stop_tokens)
+        for q, p in zip(queries, prompts, strict=True)
+    ]
     samples = [label_to_sample(lab, field) for lab in labels]
     verdicts = rubric.score_batch(completions, samples)
     rewards = [v.total for v in verdicts]
     if isinstance(score_range, str):
         score_range = _auto_range(recipe, rubric)
-    scores = [normalise(r, score_range) for r in rewards]
-    extra = part_columns(verdicts, rubric.names, TRAINER_NOT_APPLICABLE)
-    return {"rewards": rewards, "scores": scores, "extra_logs": extra}
+    scores = rewards if score_range is None else [normalise(r, score_range) for r in rewards]
+    return {"rewards": rewards, "scores": list(scores), "extra_logs": _columns(verdicts, rubric.names)}
+
+
+def _columns(verdicts: Sequence[Any], names: Sequence[str]) -> dict[str, list[float | None]]:
+    """:func:`groundrl.results.part_columns` with ``TRAINER_NOT_APPLICABLE``, column by
+    column (no per-sample row dict)."""
+    na = TRAINER_NOT_APPLICABLE
+    out: dict[str, list[float | None]] = {}
+    for name in names:
+        col = out[name] = []
+        for v in verdicts:
+            s = v.parts.get(name)
+            col.append(na if s is None or s.value is None else s.value)
+    return out
 
 
 def _auto_range(recipe: Any, rubric: Rubric) -> tuple[float, float] | None:

@@ -67,7 +67,13 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, TypedDict
 
-from groundrl.integrations.common import RubricCache, completion_text, env_config
+from groundrl.integrations.common import (
+    RubricCache,
+    cached_env_config,
+    completion_text,
+    env_snapshot,
+    loads_cached,
+)
 from groundrl.io import atomic_output
 from groundrl.recipes import get_recipe, recipe_names
 from groundrl.recipes.resolve import label_field, options_for, resolve_rubric
@@ -104,17 +110,20 @@ def _decode_label(value: Any) -> Any:
     else:
         return value
     try:
-        return json.loads(value)
+        return loads_cached(value)  # the n responses of a prompt share it: decoded once
     except (ValueError, RecursionError):
         return value
 
 
 def _extra(extra_info: Any) -> Any:
     """``extra_info`` as plain Python; ``write_dataset``'s ``{"json": "…"}`` form decoded."""
-    extra = plain(extra_info) if isinstance(extra_info, dict) else extra_info
+    if type(extra_info) is dict and len(extra_info) == 1 and type(extra_info.get("json")) is str:
+        extra = extra_info  # write_dataset's form exactly: already plain (issue 41: no copy)
+    else:
+        extra = plain(extra_info) if isinstance(extra_info, dict) else extra_info
     if isinstance(extra, dict) and isinstance(extra.get("json"), str):
         try:
-            decoded = json.loads(extra["json"])
+            decoded = loads_cached(extra["json"])  # shared by a prompt's n responses
         except (ValueError, RecursionError):
             decoded = None
         if isinstance(decoded, dict):
@@ -124,17 +133,18 @@ def _extra(extra_info: Any) -> Any:
 
 
 def _sample(label: str | None, ground_truth: Any, extra_info: Any) -> dict[str, Any]:
-    extra_info = _extra(extra_info)
+    return _sample_of(label, ground_truth, _extra(extra_info))
+
+
+def _sample_of(label: str | None, ground_truth: Any, extra: Any) -> dict[str, Any]:
+    """:func:`_sample` of an ``extra_info`` already through :func:`_extra` (plain Python
+    already: issue 41, it was decoded and made plain twice per call)."""
     # string keys only: a sample field is a keyword argument of the reward parts
-    sample = (
-        {k: plain(v) for k, v in extra_info.items() if isinstance(k, str)}
-        if isinstance(extra_info, dict)
-        else {}
-    )
+    sample = {k: v for k, v in extra.items() if isinstance(k, str)} if isinstance(extra, dict) else {}
     gt = _decode_label(plain(ground_truth))
     if isinstance(gt, str) and gt.lstrip()[:1] in ("[", "{"):
         try:
-            decoded = json.loads(gt)
+            decoded = loads_cached(gt)
         except (ValueError, RecursionError):
             decoded = None
         if isinstance(decoded, dict):
@@ -218,16 +228,59 @@ def _resolve_call(
     judge: Any,
     applicability: Any,
 ) -> _Call:
-    env_recipe, env_options, env_judge = env_config()
     extra_info = _extra(extra_info)
     name = extra_info.get("recipe") if isinstance(extra_info, dict) else None
     if name is None and isinstance(data_source, str) and data_source.startswith("groundrl/"):
         name = data_source.split("/", 1)[1]
+    # Everything but the sample is the run's setting: resolved once per distinct setting
+    # and environment (issue 41: env, options, rubric cache and recipe lookups per call
+    # made verl's compute_score ~10x the reward itself).
+    try:
+        key: Any = (name, recipe, *map(_key, (recipes, recipe_options, judge, applicability)),
+                    env_snapshot(), _rubrics.generation)  # fmt: skip
+        hit = _settings.get(key)
+    except TypeError:  # unhashable or not JSON-able settings: resolve without the cache
+        key, hit = None, None
+    if hit is None:
+        hit = _setting(data_source, name, recipe, recipes, recipe_options, judge, applicability)
+        if key is not None:
+            if len(_settings) >= _SETTINGS_MAX:
+                _settings.clear()  # [ours] a run has a few settings; never grow without bound
+            _settings[key] = hit
+    name, run, rubrics, label, applies = hit
+    return _Call(name, run, rubrics, _sample_of(label, ground_truth, extra_info), applies)
+
+
+_settings: dict[Any, tuple[str, list[str], dict[str, Rubric], str | None, bool]] = {}
+_SETTINGS_MAX = 64
+
+
+def _key(value: Any) -> Any:
+    """A setting as a cache key: itself when hashable and plain, else its JSON text (the
+    judge by its settings, as :class:`RubricCache` keys it)."""
+    if value is None or isinstance(value, (str, bool, int, float)):
+        return value
+    return json.dumps(value.to_dict() if hasattr(value, "to_dict") else value, sort_keys=True, default=repr)
+
+
+def _setting(
+    data_source: Any,
+    name: Any,
+    recipe: str | None,
+    recipes: Any,
+    recipe_options: Any,
+    judge: Any,
+    applicability: Any,
+) -> tuple[str, list[str], dict[str, Rubric], str | None, bool]:
+    """The sample-independent part of a call: recipe, the run's recipes, their rubrics,
+    the label field and whether to add applicability keys."""
+    env_recipe, env_options, env_judge = cached_env_config()
     name = name or recipe or env_recipe
     if name is None:
         raise ValueError(
             f"cannot tell the groundrl recipe (data_source={data_source!r}); set extra_info['recipe'], "
-            f"data_source='groundrl/<recipe>' or reward_kwargs.recipe, with one of {', '.join(recipe_names())}"
+            "data_source='groundrl/<recipe>' or reward_kwargs.recipe, with one of "
+            f"{', '.join(recipe_names())}"
         )
     run = _recipe_list(recipes) or _recipe_list(os.environ.get(ENV_RECIPES))
     if len(run) >= 2 and name not in run:
@@ -240,8 +293,8 @@ def _resolve_call(
     for r in run if len(run) >= 2 else [name]:
         options, judge_ = options_for(get_recipe(r), shared_options, shared_judge)
         rubrics[r] = _rubrics.get(r, options, judge_)
-    sample = _sample(get_recipe(name).label_field, ground_truth, extra_info)
-    return _Call(name, run if len(run) >= 2 else [], rubrics, sample, _truthy(applicability))
+    label = get_recipe(name).label_field
+    return name, run if len(run) >= 2 else [], rubrics, label, _truthy(applicability)
 
 
 def _assemble(call: _Call, verdict: Any) -> dict[str, Any]:
