@@ -7,7 +7,14 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from groundrl.parse.answers import normalize_answer
+from groundrl.parse.answers import (
+    NUMBER_WORDS,
+    Parsed,
+    normalize_answer,
+    parse_answer_number,
+    parse_exact_number,
+    parse_number,
+)
 
 _APOSTROPHES_RE = re.compile(r"['’‘`]")
 _DECIMAL_RE = re.compile(r"(?<=\d)[.,](?=\d)")
@@ -42,3 +49,26 @@ def test_equals_the_reference_on_any_text(text):
 def test_examples():
     assert normalize_answer("The  Dining-room's 1,000.50 chairs, an A") == "dining rooms 1000.50 chairs"
     assert normalize_answer("between 1" + " " * 10_000 + "x") == "between 1 x"
+
+
+def reference_answer_number(text: str):
+    """parse_answer_number before issue 41: every text normalised for the word check."""
+    exact = parse_exact_number(text)
+    if exact.ok:
+        return exact
+    word = reference(text)
+    if word in NUMBER_WORDS:
+        return Parsed(NUMBER_WORDS[word])
+    return parse_number(text)
+
+
+NUMBER_PIECES = [*PIECES, "three", "Twenty", "seven.", "٣", "²", "½", "3", " ", "!", "-"]
+
+
+@settings(derandomize=True, max_examples=2000, deadline=None)
+@given(st.one_of(st.lists(st.sampled_from(NUMBER_PIECES), max_size=8).map("".join), st.text(max_size=20)))
+def test_answer_number_skips_the_word_check_only_where_it_cannot_hit(text):
+    """A text with a digit is not normalised for the number-word check (issue 41): the
+    number it gives is the one the full check gave."""
+    got, want = parse_answer_number(text), reference_answer_number(text)
+    assert (got.ok, got.value) == (want.ok, want.value)
