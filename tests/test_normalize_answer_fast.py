@@ -10,11 +10,15 @@ from hypothesis import strategies as st
 from groundrl.parse.answers import (
     NUMBER_WORDS,
     Parsed,
+    choice_in_answer,
+    extract_answer,
+    extract_choice,
     normalize_answer,
     parse_answer_number,
     parse_exact_number,
     parse_number,
 )
+from groundrl.rewards.outcome import outcome
 
 _APOSTROPHES_RE = re.compile(r"['’‘`]")
 _DECIMAL_RE = re.compile(r"(?<=\d)[.,](?=\d)")
@@ -72,3 +76,23 @@ def test_answer_number_skips_the_word_check_only_where_it_cannot_hit(text):
     number it gives is the one the full check gave."""
     got, want = parse_answer_number(text), reference_answer_number(text)
     assert (got.ok, got.value) == (want.ok, want.value)
+
+
+CHOICE_PIECES = ["A", "B", "(C)", "[D]", "answer: ", "Answer is ", "<answer>", "</answer>", " ", "\n", ".", "**",
+                 "I", "cat", "<think>", "</think>", "\\boxed{B}", "option (E)"]  # fmt: skip
+
+
+@settings(derandomize=True, max_examples=2000, deadline=None)
+@given(st.lists(st.sampled_from(CHOICE_PIECES), max_size=10).map("".join))
+def test_outcome_mcq_reads_the_choice_from_the_answer_it_extracted(text):
+    """The Argos outcome takes the choice from the answer it already extracted (issue 41:
+    extract_choice extracted it a second time): the same score and reason as before."""
+    ans, got = extract_answer(text), extract_choice(text, "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+    if ans.ok:
+        again = choice_in_answer(ans.value, "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+        assert (again.ok, again.value, again.error) == (got.ok, got.value, got.error)
+    score = outcome(text, "B")
+    if ans.ok and got.ok and got.value == "B":
+        assert score.value in (0.0, 1.0)  # several named letters may still refuse it
+    elif ans.ok and not got.ok:
+        assert score.value == 0.0 and score.reason == f"mcq: {got.error}"

@@ -29,7 +29,7 @@ import re
 from collections.abc import Callable
 from typing import Any, Literal
 
-from groundrl.parse.answers import extract_answer, extract_choice, normalize_answer, parse_answer_number
+from groundrl.parse.answers import choice_in_answer, extract_answer, normalize_answer, parse_answer_number
 from groundrl.parse.numbers import parse_exact_number
 from groundrl.types import Score
 
@@ -85,11 +85,11 @@ def numeric_match(pred: Any, gold: Any, rel_tol: float = NUMERIC_REL_TOL) -> boo
     return abs(p.value - g.value) / max(abs(g.value), 1.0) <= rel_tol + 1e-12
 
 
-def _rule(completion: str, pred: str, gold: Any) -> tuple[float, str, AnswerType]:
+def _rule(pred: str, gold: Any) -> tuple[float, str, AnswerType]:
     kind = answer_type(gold)
     if kind == "mcq":
         letter = _GOLD_LETTER_RE.fullmatch(gold).group(1)  # type: ignore[union-attr]  # mcq: it matched
-        got = extract_choice(completion, choices=_ALL_LETTERS)
+        got = choice_in_answer(pred, _ALL_LETTERS)  # pred: this completion's extract_answer
         if not got.ok:
             return 0.0, f"mcq: {got.error}", kind
         named = _named_letters(pred)
@@ -137,11 +137,10 @@ def outcome(completion: Any, answer: Any, semantic: SemanticJudge | None = None)
     pred = extract_answer(completion)
     if not pred.ok:
         return Score("outcome", 0.0, f"{first_kind}: {pred.error}")
-    text = completion if isinstance(completion, str) else ""
     reasons = []
     free = []
     for g in golds:
-        v, why, kind = _rule(text, pred.value, g)
+        v, why, kind = _rule(pred.value, g)
         if v >= 1.0:
             return Score("outcome", 1.0, why)
         if why not in reasons:
