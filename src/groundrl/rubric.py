@@ -247,6 +247,8 @@ class Part:
                 r = self.fn(completion, **{k: v for k, v in sample.items() if k not in skip})
             elif not self._params:
                 r = self.fn(completion)
+            elif self._positional and len(self._params) == 1:  # fn(completion, field)
+                r = self.fn(completion, sample[self._params[0]])
             else:
                 r = self.fn(completion, **{k: sample[k] for k in self._params if k in sample})
         except Exception as e:  # a buggy part must not kill a training step
@@ -452,8 +454,11 @@ class Rubric:
         ``score_batch([completion], [sample])[0]``; without batched parts or deadlines it
         is built directly (issue 41: verl calls once per sample, and the batch machinery
         cost more than a cheap reward)."""
-        if self.part_timeout is not None or any(p.batched or p.timeout is not None for p in self.parts):
+        if self.part_timeout is not None:
             return self.score_batch([completion], [sample])[0]
+        for p in self.parts:
+            if p.batched or p.timeout is not None:
+                return self.score_batch([completion], [sample])[0]
         parts = {p.name: p.score(completion, sample) for p in self.parts}
         if self.aggregate != "sum":
             return Verdict(self.total(parts), parts)

@@ -236,7 +236,9 @@ def _resolve_call(
     # and environment (issue 41: env, options, rubric cache and recipe lookups per call
     # made verl's compute_score ~10x the reward itself).
     try:
-        key: Any = (name, recipe, *map(_key, (recipes, recipe_options, judge, applicability)),
+        key: Any = (name, recipe, recipes if recipes is None else _key(recipes),
+                    recipe_options if recipe_options is None else _key(recipe_options),
+                    judge if judge is None else _key(judge), _key(applicability),
                     env_snapshot(), _rubrics.generation)  # fmt: skip
         hit = _settings.get(key)
     except TypeError:  # unhashable or not JSON-able settings: resolve without the cache
