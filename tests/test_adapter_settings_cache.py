@@ -80,6 +80,11 @@ def test_verl_settings_by_value_not_by_object():
     c = verl.compute_score(None, out, plan, None, recipe_options={"action_map": other}, **kw)
     assert a == b
     assert c["format"] != a["format"]  # id 1 names another action in that map
+    # the same reward_kwargs object changed in place between calls: the new options count
+    opts = {"action_map": dict(amap)}
+    assert verl.compute_score(None, out, plan, None, recipe_options=opts, **kw) == a
+    opts["action_map"] = other
+    assert verl.compute_score(None, out, plan, None, recipe_options=opts, **kw) == c
 
 
 def test_verl_shared_label_decode_gives_each_call_its_own_sample():

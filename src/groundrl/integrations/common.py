@@ -329,10 +329,24 @@ def response_of(query: Any, prompt: str, stop_tokens: tuple[str, ...] | None = N
     return strip_stop_tokens(resp, stop_tokens)
 
 
-#: ``json.loads`` of a label or ``extra_info`` text, remembered for the next few hundred
-#: texts: the n responses of one prompt carry the same text, decoded once (issue 41).
-#: The decoded objects are shared: reward parts read sample fields, never change them.
-loads_cached = functools.lru_cache(maxsize=256)(json.loads)
+@functools.lru_cache(maxsize=256)
+def loads_cached(text: str) -> Any:
+    """``json.loads(text)``, remembered for the next few hundred texts: the n responses of
+    one prompt carry the same label / ``extra_info`` text, decoded once (issue 41). Text
+    that is not JSON gives :data:`NOT_JSON` (remembered too: a Python-literal label was
+    re-parsed up to its error on every call). The decoded objects are shared: reward
+    parts read sample fields, never change them.
+
+    >>> loads_cached('{"a": [1]}'), loads_cached("['a']") is NOT_JSON
+    ({'a': [1]}, True)
+    """
+    try:
+        return json.loads(text)
+    except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
+        return NOT_JSON
+
+
+NOT_JSON: Any = object()  # loads_cached's answer for text that is not JSON
 
 
 def env_stop_tokens(environ: Mapping[str, str] | None = None) -> tuple[str, ...] | None:

@@ -62,10 +62,7 @@ def label_to_sample(label: Any, field: str | None) -> dict[str, Any]:
     if isinstance(label, dict):
         return dict(label)
     if isinstance(label, str) and label.lstrip().startswith("{"):
-        try:
-            obj = loads_cached(label)  # a group's labels are one text: decoded once
-        except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
-            obj = None
+        obj = loads_cached(label)  # a group's labels are one text: decoded once
         if isinstance(obj, dict):
             return dict(obj)  # its own dict, as before the cache
     return {field: label} if field is not None and label is not None else {}

@@ -68,6 +68,7 @@ from pathlib import Path
 from typing import Any, NamedTuple, TypedDict
 
 from groundrl.integrations.common import (
+    NOT_JSON,
     RubricCache,
     cached_env_config,
     completion_text,
@@ -109,10 +110,8 @@ def _decode_label(value: Any) -> Any:
         value = value["json"]
     else:
         return value
-    try:
-        return loads_cached(value)  # the n responses of a prompt share it: decoded once
-    except (ValueError, RecursionError):
-        return value
+    decoded = loads_cached(value)  # the n responses of a prompt share it: decoded once
+    return value if decoded is NOT_JSON else decoded
 
 
 def _extra(extra_info: Any) -> Any:
@@ -122,10 +121,7 @@ def _extra(extra_info: Any) -> Any:
     else:
         extra = plain(extra_info) if isinstance(extra_info, dict) else extra_info
     if isinstance(extra, dict) and isinstance(extra.get("json"), str):
-        try:
-            decoded = loads_cached(extra["json"])  # shared by a prompt's n responses
-        except (ValueError, RecursionError):
-            decoded = None
+        decoded = loads_cached(extra["json"])  # shared by a prompt's n responses
         if isinstance(decoded, dict):
             rest = {k: v for k, v in extra.items() if k != "json"}  # verl adds num_turns etc.
             extra = {**decoded, **rest}
@@ -143,10 +139,7 @@ def _sample_of(label: str | None, ground_truth: Any, extra: Any) -> dict[str, An
     sample = {k: v for k, v in extra.items() if isinstance(k, str)} if isinstance(extra, dict) else {}
     gt = _decode_label(plain(ground_truth))
     if isinstance(gt, str) and gt.lstrip()[:1] in ("[", "{"):
-        try:
-            decoded = loads_cached(gt)
-        except (ValueError, RecursionError):
-            decoded = None
+        decoded = loads_cached(gt)
         if isinstance(decoded, dict):
             sample.update({k: v for k, v in decoded.items() if isinstance(k, str)})
             return sample
@@ -259,10 +252,22 @@ _SETTINGS_MAX = 64
 
 def _key(value: Any) -> Any:
     """A setting as a cache key: itself when hashable and plain, else its JSON text (the
-    judge by its settings, as :class:`RubricCache` keys it)."""
+    judge by its settings, as :class:`RubricCache` keys it). verl passes the same
+    reward_kwargs objects on every call: their text is reused while they still equal what
+    it was made from (an object changed in place gets a new key)."""
     if value is None or isinstance(value, (str, bool, int, float)):
         return value
-    return json.dumps(value.to_dict() if hasattr(value, "to_dict") else value, sort_keys=True, default=repr)
+    memo = _keys.get(id(value))
+    if memo is not None and memo[0] is value and memo[1] == value:
+        return memo[2]
+    key = json.dumps(value.to_dict() if hasattr(value, "to_dict") else value, sort_keys=True, default=repr)
+    if len(_keys) >= 64:
+        _keys.clear()
+    _keys[id(value)] = (value, json.loads(key), key)  # holds value: its id is not reused
+    return key
+
+
+_keys: dict[int, tuple[Any, Any, str]] = {}
 
 
 def _setting(
