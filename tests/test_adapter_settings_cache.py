@@ -123,12 +123,13 @@ def _old_strip(text, stop_tokens=None):
 def test_stop_token_table_strips_what_every_token_tried_stripped():
     rng = random.Random(41)
     pieces = [*common.DEFAULT_STOP_TOKENS, " ", "\n", "a", ">", "|>", "s>", "<", "x</s"]
-    custom = ("</s>", "", "<|im_end|>", "s>", ">")
+    custom = ("</s>", "", "<|im_end|>", "s>", ">", "x", "a", "|>")
     for _ in range(3000):
         text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 8)))
         assert strip_stop_tokens(text) == _old_strip(text)
         assert strip_stop_tokens(text, custom) == _old_strip(text, custom)
         assert strip_stop_tokens(text, ()) == text
+        assert strip_stop_tokens(text, ("a", "</s>", "s")) == _old_strip(text, ("a", "</s>", "s"))
 
 
 def test_openrlhf_batch_equals_one_response_at_a_time():
