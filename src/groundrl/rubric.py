@@ -495,15 +495,18 @@ class Rubric:
         columns = [p.score_batch(completions, samples, limit) for p in self.parts]
         verdicts = []
         if self.aggregate == "sum":  # the common case, summed in place (same order as total())
-            # column by column: the same sums, in the same order, as total()
-            totals = [0.0] * len(completions)
-            for w, col in zip([p.weight for p in self.parts], columns, strict=True):
-                for i, sc in enumerate(col):
+            # one pass per sample: the same sums, in the same (part) order, as total();
+            # every column has one Score per completion (Part.score_batch), so the zips
+            # need no length check (issue 41: the second pass and checks cost ~10 %)
+            weights = [p.weight for p in self.parts]
+            append = verdicts.append
+            for row in zip(*columns, strict=False):
+                t = 0.0
+                for w, sc in zip(weights, row, strict=False):
                     v = sc.value
                     if v is not None:
-                        totals[i] += w * v
-            for t, row in zip(totals, zip(*columns, strict=True), strict=True):
-                verdicts.append(Verdict(float(t), dict(zip(names, row, strict=True))))
+                        t += w * v
+                append(Verdict(float(t), dict(zip(names, row, strict=False))))
             return verdicts
         for row in zip(*columns, strict=True):
             parts = dict(zip(names, row, strict=True))
