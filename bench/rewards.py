@@ -30,11 +30,17 @@ per-pass total. The groundrl side is the recipe's **whole rubric** (``score_batc
 batches of 64, as ``groundrl score`` and the server call it), compared with the released
 calls that compute the same parts (EmbodiedBrain: the format ORM *and* the P/R/F1 core). Beside
 it, in the same interleaved passes (issue 41): the **bare** reward functions called in a plain
-loop, and the **TRL adapter** (:func:`groundrl.integrations.trl.reward_funcs`, every function
-called as ``GRPOTrainer`` calls it, 64 completions a batch). Targets: ≥ 2× the released code
-overall for every comparison, and for the TRL adapter on Reinforced Reasoning, EmbodiedBrain
-format, EmbodiedBrain P/R/F1 (each half through its own TRL functions) and detection; rubric ÷
-bare and TRL adapter ÷ bare ≤ 1.15×; the Reinforced Reasoning rubric within 3× one
+loop, the **TRL adapter** (:func:`groundrl.integrations.trl.reward_funcs`, every function
+called as ``GRPOTrainer`` calls it, 64 completions a batch), the **verl** ``compute_score``
+(one call per response, ``write_dataset``'s ground truth and ``extra_info`` columns, a
+group's responses sharing one row, the options as ``reward_kwargs``) and the **OpenRLHF**
+reward function (``make_reward_func``, chat-templated queries ending in ``<|im_end|>``,
+tensors out, 64 a batch). Targets: ≥ 2× the released code overall for every comparison,
+and for the TRL adapter on Reinforced Reasoning, EmbodiedBrain format, EmbodiedBrain P/R/F1
+(each half through its own TRL functions) and detection; rubric ÷ bare and every adapter
+÷ bare ≤ 1.15× (verl's per-call API decodes the sample's ``extra_info`` and checks the
+run's settings on every call, a few microseconds that the cheapest rewards, 10-20 µs a
+call, do not hide); the Reinforced Reasoning rubric within 3× one
 ``json.loads`` of the same completions; the pairwise verdict parser within 1.3× of its floor
 (its own one regex search per completion). Then (``--only recipes``) each recipe's rubric and
 TRL adapter against its part functions called directly (target ≤ 1.15×). Every corpus has a
