@@ -493,7 +493,7 @@ class Rubric:
         names = [p.name for p in self.parts]
         limit = self.part_timeout
         columns = [p.score_batch(completions, samples, limit) for p in self.parts]
-        verdicts = []
+        verdicts: list[Verdict] = []
         if self.aggregate == "sum":  # the common case, summed in place (same order as total())
             # one pass per sample: the same sums, in the same (part) order, as total();
             # every column has one Score per completion (Part.score_batch), so the zips
