@@ -172,17 +172,15 @@ class Part:
         append = out.append
         if not var_kw and not optional and len(required) <= 1:
             return self._score_simple(completions, samples, required[0] if required else None)
+        params = self._params
         for completion, sample in zip(completions, samples, strict=True):
             try:
+                for k in required:
+                    sample[k]  # noqa: B018 - raises KeyError when a required field is missing
                 if var_kw:
-                    for k in required:
-                        sample[k]  # noqa: B018 - raises KeyError when a required field is missing
                     kwargs = {k: v for k, v in sample.items() if k not in skip}
-                else:
-                    kwargs = {k: sample[k] for k in required}
-                    for k in optional:
-                        if k in sample:
-                            kwargs[k] = sample[k]
+                else:  # the fields it names that the sample has (the required ones are there)
+                    kwargs = {k: sample[k] for k in params if k in sample}
             except KeyError:
                 missing = next(f for f in required if f not in sample)
                 append(self._failed(f"missing field {missing!r}"))

@@ -63,12 +63,15 @@ class RouterRubric(Rubric):
 def _routed(task: str, name: str, fn: Callable[[Any, Any], Score]) -> Part:
     """A part for one task type; the rubric injects ``task_type`` and the type's field."""
     field = TASK_FIELDS[task]
+    # built once (a Score is frozen): six of the seven parts answer one of these per sample
+    not_mine = Score(name, None, f"not a {task} sample")
+    no_field = Score(name, None, f"no {field} in the sample")
 
     def run(completion: Any, task_type: Any, value: Any) -> Score:
         if task_type != task:
-            return Score(name, None, f"not a {task} sample")
+            return not_mine
         if value is None:
-            return Score(name, None, f"no {field} in the sample")
+            return no_field
         s = fn(completion, value)
         return Score(name, s.value, s.reason)
 
