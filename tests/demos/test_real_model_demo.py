@@ -60,8 +60,20 @@ def test_quick_run_writes_every_stage_and_sft_moves_the_weights(quick_run):
     assert m["zero_shot"]["n_eval_tasks"] == 2 and m["sft"]["n_eval_tasks"] == m["n_eval_tasks"]
 
 
+def _simulator_score(text, task):
+    """One plan's score from a fresh simulator episode: the environment runs the plan up to
+    its first failed action (EB-ALFRED hands control back there); the ``plan`` reward is
+    progress + 1 on success when the episode ends, and an episode cut after its one turn is
+    paid its progress."""
+    from groundrl.sim.env import HouseholdEnv
+
+    env = HouseholdEnv([task], reward="plan")
+    env.reset(options={"task": task})
+    _, reward, term, trunc, info = env.step(text)
+    return float(reward) + (0.0 if term or trunc else float(info["progress"]))
+
+
 def test_grpo_rewards_are_the_simulators_scores_of_the_logged_completions(quick_run):
-    from groundrl.sim.reward import sim_reward
     from groundrl.sim.tasks import Task
 
     out, m = quick_run
@@ -70,9 +82,7 @@ def test_grpo_rewards_are_the_simulators_scores_of_the_logged_completions(quick_
     assert len(rows) == m["config"]["grpo_steps"] * m["config"]["grpo_batch"]
     for r in rows:
         assert r["text"].strip(), r  # a completion was sampled and decoded
-        assert r["reward"] == pytest.approx(
-            sim_reward(r["text"], Task.from_json(tasks[r["task_id"]])).value or 0.0
-        )
+        assert r["reward"] == pytest.approx(_simulator_score(r["text"], Task.from_json(tasks[r["task_id"]])))
     # the reward TRL logged for the step is the mean over that step's simulator-scored completions
     logged = m["grpo_curve"][0]["reward"]
     assert logged == pytest.approx(sum(r["reward"] for r in rows) / len(rows), abs=1e-5)

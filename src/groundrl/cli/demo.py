@@ -225,7 +225,7 @@ def real_model_cmd(
     ),
     seed: int = typer.Option(0, "--seed", help="Seed of the tasks, the teacher's mistakes and GRPO."),
     steps: int | None = typer.Option(
-        None, "--steps", min=0, help="GRPO steps (default 40; --quick 1). 0 skips GRPO."
+        None, "--steps", min=0, help="GRPO steps (default 25; --quick 1). 0 skips GRPO."
     ),
     quick: bool = typer.Option(False, "--quick", help=QUICK_HELP + " (16 training, 4 held-out tasks)."),
 ) -> None:

@@ -11,8 +11,9 @@ a real tokenizer and chat template, cut to what fits 30 minutes on 2 cores:
 3. SFT on ``n_sft`` plans of the imperfect teacher (:mod:`groundrl.sim.teacher`: the
    expert with systematic mistakes), few steps, so the student is imperfect [ours];
 4. GRPO (TRL ``GRPOTrainer``, :class:`~groundrl.train.multiturn.EnvRollout` as
-   ``rollout_func``): each completion is run in the simulator and its reward is the
-   plan reward ``progress + success`` (:func:`groundrl.sim.reward.sim_reward`);
+   ``rollout_func``): each completion is run in the simulator (up to its first failed
+   action, where EB-ALFRED hands control back) and its reward is the environment's plan
+   reward, ``progress + 1`` on success;
 5. evaluate SFT and GRPO, greedy, on the held-out tasks; paired bootstrap 95 % CIs of
    GRPO − SFT and SFT − zero-shot; ``report.md``, ``metrics.json``, ``success.png``,
    ``reward_curve.png`` and the logs the test re-checks (``rollouts.jsonl``,
@@ -54,13 +55,13 @@ class RealModelConfig:
     model: str = "smollm2-135m-instruct"
     n_train: int = 400  # GRPO draws its prompts from these; SFT uses the first n_sft
     n_eval: int = 150  # held-out tasks before deduplication (the same for every stage)
-    n_eval_zero_shot: int = 50  # zero-shot writes no runnable plan; a subset suffices
-    n_sft: int = 96  # teacher plans SFT sees
-    sft_epochs: int = 1
+    n_eval_zero_shot: int = 30  # zero-shot writes no runnable plan; a subset suffices
+    n_sft: int = 160  # teacher plans SFT sees
+    sft_epochs: int = 2  # 12 steps (96 plans, 1 epoch) left a student that never stopped [docs/sim.md]
     sft_batch: int = 8
     sft_lr: float = 1e-4
     teacher_rates: dict[str, float] = field(default_factory=lambda: dict(DEFAULT_RATES))
-    grpo_steps: int = 40
+    grpo_steps: int = 25
     grpo_batch: int = 8  # completions per step: grpo_batch / num_generations prompts
     num_generations: int = 8  # G [issue 36: G = 8 with 1-2 prompts per step]
     grpo_lr: float = 3e-5
@@ -97,6 +98,7 @@ class RealModelConfig:
             "n_eval": 4,
             "n_eval_zero_shot": 2,
             "n_sft": 8,
+            "sft_epochs": 1,
             "sft_batch": 4,
             "grpo_steps": 1,
             "grpo_batch": 4,
