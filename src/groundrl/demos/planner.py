@@ -557,7 +557,13 @@ def grpo(
     return curve
 
 
-def plot_curve(curve: list[dict[str, Any]], sft_losses: list[float], path: Path, group: int = 0) -> None:
+def plot_curve(
+    curve: list[dict[str, Any]],
+    sft_losses: list[float],
+    path: Path,
+    group: int = 0,
+    grpo_title: str = "GRPO, environment in the loop (multi-turn)",
+) -> None:
     """SFT loss per step (left) and, per GRPO step (right), the mean episode reward with an
     approximate 95% CI band (mean ± 1.96·std/√n over the step's ``group`` episodes) and
     the episode success rate. Legends sit below the axes, off the data."""
@@ -606,7 +612,7 @@ def plot_curve(curve: list[dict[str, Any]], sft_losses: list[float], path: Path,
             alpha=0.15,
             label=f"reward: ≈95% CI of the step mean (n={group})",
         )
-    ax.set_title("GRPO, environment in the loop (multi-turn)")
+    ax.set_title(grpo_title)
     ax.set_xlabel("GRPO step")
     ax.set_ylabel(f"mean per step{f' (n={group} episodes)' if group else ''}")
     vals = [c["reward"] for c in curve if c.get("reward") is not None]

@@ -434,7 +434,13 @@ def _run(out: Path, cfg: RealModelConfig, log: Any) -> dict[str, Any]:
     m.update(clock.summary())
     log("[5/5] writing the report")
     _write_logs(out, zs, sft_rows, grpo_rows, g["rows"], pools, [*train, *held])
-    plot_curve(g["curve"], losses, out / "reward_curve.png", group=cfg.grpo_batch)
+    plot_curve(
+        g["curve"],
+        losses,
+        out / "reward_curve.png",
+        group=cfg.grpo_batch,
+        grpo_title="GRPO, simulator reward (one plan per episode)",
+    )
     plot_success(m, out / "success.png")
     (out / "metrics.json").write_text(json.dumps(m, indent=2) + "\n")
     write_report(out, m)
