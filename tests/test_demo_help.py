@@ -37,7 +37,7 @@ def test_demo_rm_help_is_the_rm_demos_own():
 
 def test_an_unknown_demo_names_the_ones_there_are():
     r = runner.invoke(app, ["demo", "bogus"])
-    assert r.exit_code == 2 and "unknown demo 'bogus'; named demos: monitor, rm" in r.output
+    assert r.exit_code == 2 and "unknown demo 'bogus'; named demos: monitor, real-model, rm" in r.output
 
 
 def _metrics(smoke: bool) -> dict:
