@@ -34,11 +34,24 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from groundrl.demos.planner import DemoConfig, bootstrap_ci, greedy, sft, split_tasks
+from groundrl.demos.planner import DemoConfig, bootstrap_ci, greedy, plot_curve, sft, split_tasks
+from groundrl.demos.real_model_report import plot_success, write_report
+from groundrl.models.loading import is_text_only, load_model
 from groundrl.sim.episode_prompt import prompt as task_prompt
+from groundrl.sim.execute import execute
 from groundrl.sim.tasks import Task
-from groundrl.sim.teacher import DEFAULT_RATES, check_rates, draw_habits, teacher_plan
-from groundrl.train.multiturn import EnvRollout
+from groundrl.sim.teacher import (
+    DEFAULT_RATES,
+    MISTAKES,
+    check_rates,
+    count_mistakes,
+    draw_habits,
+    replay,
+    teacher_plan,
+)
+from groundrl.sim.vocab import split_plan, to_intent
+from groundrl.train.multiturn import EnvRollout, env_reward_funcs
+from groundrl.train.progress import attach_progress
 
 #: The instruction in the system turn: the action syntax the simulator reads [ours].
 SYSTEM = (
@@ -147,7 +160,6 @@ def teacher_records(tasks: list[Task], tokenizer: Any, cfg: RealModelConfig) -> 
 def check_model(name: str) -> None:
     """A ``ValueError`` naming what to pass unless ``name`` is a text-only causal LM (a
     local folder or a fixture name); reads only the config."""
-    from groundrl.models.loading import is_text_only
 
     if not is_text_only(name):
         raise ValueError(
@@ -158,7 +170,6 @@ def check_model(name: str) -> None:
 
 def load_text_model(name: str) -> tuple[Any, Any]:
     """The model and its tokenizer (left padding; pad = eos where it has none)."""
-    from groundrl.models.loading import load_model
 
     check_model(name)
     model, tokenizer = load_model(name)
@@ -194,7 +205,6 @@ def stage_metrics(rows: list[dict[str, Any]], tasks: list[Task], seed: int) -> d
     """Episode success with its bootstrap 95 % CI, mean progress, the share of plans
     whose every line is an action the simulator reads, mean completion tokens, and the
     share of episodes showing each teacher mistake."""
-    from groundrl.sim.teacher import MISTAKES, count_mistakes, replay
 
     n = max(1, len(rows))
     succ = [r["success"] for r in rows]
@@ -221,7 +231,6 @@ def readable(text: str) -> bool:
     >>> readable("1. find a Apple\\n2. pick up the Apple"), readable("1. Chill the Cup.")
     (True, False)
     """
-    from groundrl.sim.vocab import split_plan, to_intent
 
     steps, found, err = split_plan(text)
     return (
@@ -249,6 +258,7 @@ def _grpo_args(cfg: RealModelConfig, out: Path) -> Any:
     """TRL's ``GRPOConfig`` for the demo: no KL term (β = 0, as the planner demo), no
     gradient checkpointing (memory is no constraint on CPU; it costs ~30 % compute
     [issue 36 "Why"])."""
+    # lazy: trl loads only when the demo runs (not at `groundrl --help`)
     from trl import GRPOConfig
 
     return GRPOConfig(
@@ -278,11 +288,9 @@ def grpo(
 ) -> dict[str, Any]:
     """GRPO with the simulator in the loop. Every rollout batch's completions, rewards and
     successes are logged (``rows``) beside TRL's per-step log (``curve``)."""
+    # lazy: datasets and trl load only when the demo runs (not at `groundrl --help`)
     from datasets import Dataset
     from trl import GRPOTrainer
-
-    from groundrl.train.multiturn import env_reward_funcs
-    from groundrl.train.progress import attach_progress
 
     os.environ.setdefault("TRL_EXPERIMENTAL_SILENCE", "1")
     prompts = [chat_prompt(tokenizer, t) for t in tasks]
@@ -364,6 +372,7 @@ def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
 
 def run_real_model_demo(out: Path, cfg: RealModelConfig, log: Any = print) -> dict[str, Any]:
     """Run the demo into ``out`` and return its metrics (also ``out/metrics.json``)."""
+    # lazy: torch loads only when the demo runs (not at `groundrl --help`)
     import torch
 
     before_threads = torch.get_num_threads()
@@ -375,8 +384,6 @@ def run_real_model_demo(out: Path, cfg: RealModelConfig, log: Any = print) -> di
 
 
 def _run(out: Path, cfg: RealModelConfig, log: Any) -> dict[str, Any]:
-    from groundrl.demos.planner import plot_curve
-    from groundrl.demos.real_model_report import plot_success, write_report
 
     out.mkdir(parents=True, exist_ok=True)
     clock = _Clock()
@@ -485,7 +492,6 @@ def _write_logs(
 
 
 def _sim_success(text: str, task: Task) -> int:
-    from groundrl.sim.execute import execute
 
     return int(execute(task, text).success)
 
