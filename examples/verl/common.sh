@@ -8,6 +8,14 @@
 # name is passed to verl as more Hydra overrides.
 #   MODEL [Qwen/Qwen2.5-VL-3B-Instruct, or a local path]   TRAIN [data/train.parquet]
 #   VAL [$TRAIN]   MAX_PROMPT [2048]   MAX_RESPONSE [1024]
+#   MAX_PIXELS [unset: the processor's own] pixels per image after the processor's resize,
+#     MIN_PIXELS [3136 = 56x56, Qwen2-VL's own] (data.mm_processor_kwargs, passed by verl's
+#     overlong filter and rollout to the processor call). Flat ints: verl hands a nested
+#     `size` dict over as a DictConfig, which the processor rejects. transformers 5.23
+#     applies them; 5.9 (verl 0.9.1's pin) ignores them in the call (measured): there,
+#     set size.longest_edge in the model's preprocessor_config.json instead.
+# Prompts longer than MAX_PROMPT tokens (text + image tokens) are dropped at load
+# (data.filter_overlong_prompts=True) instead of failing at the first rollout step.
 #   VERL_ENTRY [verl.trainer.main_ppo; verl.trainer.main_ppo_sync needs TransferQueue and torchdata]
 # Batch geometry (defaults: 1 node x 8 GPUs), all checked before launch:
 #   NODES [1]  GPUS [8] per node  BATCH [32] prompts per step  ROLLOUT_N [8] samples per prompt
@@ -76,6 +84,7 @@ groundrl_verl() {
     "data.max_prompt_length=${MAX_PROMPT:-2048}"
     "data.max_response_length=${MAX_RESPONSE:-1024}"
     data.image_key=images
+    data.filter_overlong_prompts=True
     data.reward_fn_key=data_source
     "actor_rollout_ref.model.path=${MODEL:-Qwen/Qwen2.5-VL-3B-Instruct}"
     actor_rollout_ref.rollout.name=vllm
@@ -88,6 +97,12 @@ groundrl_verl() {
     reward.custom_reward_function.name=compute_score_async
     "+reward.custom_reward_function.reward_kwargs.recipe=${recipe}"
   )
+  if [ -n "${MAX_PIXELS:-}" ]; then
+    overrides+=(
+      "+data.mm_processor_kwargs.max_pixels=${MAX_PIXELS}"
+      "+data.mm_processor_kwargs.min_pixels=${MIN_PIXELS:-3136}"
+    )
+  fi
   overrides+=("${RECIPE_OVERRIDES[@]}" "$@")
   verl_launch "${overrides[@]}"
 }
