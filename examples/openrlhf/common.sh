@@ -16,6 +16,9 @@
 #       be the docs' DATA folder; read by the job's driver on the Ray head node)
 #   MODEL [Qwen/Qwen2.5-VL-3B-Instruct]  INPUT_KEY [prompt]
 #   IMAGE_KEY [images]  GPUS [8]  N [8] (samples per prompt)  BATCH [32] (prompts per rollout)
+#   MAX_IMAGES [0: text only] images per prompt (--data.max_images_per_prompt, vLLM's
+#     limit_mm_per_prompt); image rows need one <image> tag per image in the prompt text,
+#     the placeholder OpenRLHF's PromptDataset turns into an image part
 #   MAX_LEN [4096]  SAVE [./ckpt/<recipe>]  RAY_ADDRESS [http://127.0.0.1:8265]  PYTHON [python3]
 #   KL_COEF [the recipe's paper preset beta, set by each recipe script]
 #   JUDGE_URL, JUDGE_MODEL: the judge of judge-backed recipes (GROUNDRL_JUDGE_* for the file)
@@ -78,6 +81,7 @@ print(json.dumps({"env_vars": env}))')
     --data.input_key "${INPUT_KEY:-prompt}"
     --data.label_key "$label_key"
     --data.image_key "${IMAGE_KEY:-images}"
+    --data.max_images_per_prompt "${MAX_IMAGES:-0}"
     --data.apply_chat_template
     --data.max_len "${MAX_LEN:-4096}"
     --actor.model_name_or_path "${MODEL:-Qwen/Qwen2.5-VL-3B-Instruct}"

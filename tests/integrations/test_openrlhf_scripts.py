@@ -96,3 +96,17 @@ def test_household_writes_its_prompts_outside_the_repo(tmp_path):
     argv = (tmp_path / "argv").read_text().split("\0")[:-1]
     assert _flag(argv, "--data.prompt_dataset") == str(want)
     assert (ROOT / "data").exists() == had_data
+
+
+@pytest.mark.parametrize("recipe", RECIPES)
+def test_image_recipes_set_max_images_per_prompt(recipe, tmp_path):
+    """OpenRLHF 0.11.2 serves images only when --data.max_images_per_prompt > 0 (vLLM's
+    limit_mm_per_prompt); EQA-RM's 5 keyframes [EQA-RM §5.1], Argos' 32 frames [Argos §4.1],
+    0 for the text recipes."""
+    r = _script(recipe, tmp_path)
+    assert r.returncode == 0, r.stderr
+    want = {"eqa_rm": "5", "argos": "32"}.get(recipe, "0")
+    assert _flag(_argv(r.stdout), "--data.max_images_per_prompt") == want
+    assert (
+        _flag(_argv(_script(recipe, tmp_path, MAX_IMAGES="3").stdout), "--data.max_images_per_prompt") == "3"
+    )
