@@ -15,7 +15,7 @@ quoted precision; and **stale** when its text is no longer in its doc (someone e
 number without this table). Exit 1 when any claim is off or stale.
 
 This is a bench, not a test: the full demos take minutes to tens of minutes of CPU
-(rm ≈ 12 min, planner ≈ 9.5 min per seed on 2 quiet cores; the planner's three seeds also give
+(rm ≈ 12 min, planner ≈ 9.5 min per seed on 2 quiet cores, real-model ≈ 34 min at load 2.5; the planner's three seeds also give
 the pooled GRPO − filtered SFT the README quotes). ``tests/test_demo_numbers.py``
 checks cheaply that every claim's text is still in its doc and that the comparison works.
 """
@@ -171,9 +171,36 @@ def with_trends(metrics: dict[str, Any]) -> dict[str, Any]:
     return {**metrics, "trends": trends}
 
 
-CLAIMS: list[Claim] = _rm_claims() + _planner_claims() + _monitor_claims()
+# docs/sim.md's real-model table and README's line, seed 0: (doc, quote, metrics path, value,
+# interval path, digits)
+REAL_MODEL_SEED0 = [
+    (SIM, "| SFT | 0.403 [0.324, 0.489] |", "sft.success_rate", 0.403, "sft.success_ci95", 3),
+    (SIM, "| SFT → GRPO | 0.352 [0.273, 0.432] |", "grpo.success_rate", 0.352, "grpo.success_ci95", 3),
+    (SIM, "GRPO − SFT: **−0.050 [−0.101, +0.000]**", "grpo_minus_sft.diff", -0.050, "grpo_minus_sft.ci95", 3),
+    (
+        "README.md",
+        "GRPO − SFT −0.050 [−0.101, +0.000]",
+        "grpo_minus_sft.diff",
+        -0.050,
+        "grpo_minus_sft.ci95",
+        3,
+    ),
+    ("README.md", "SFT on the teacher's plans (0.40)", "sft.success_rate", 0.40, "sft.success_ci95", 2),
+]
 
-DEMO_ARGS = {"rm": ["demo", "rm"], "planner": ["demo"], "monitor": ["demo", "monitor"]}
+
+def _real_model_claims() -> list[Claim]:
+    return [Claim("real-model", 0, d, q, path, v, ci, k) for d, q, path, v, ci, k in REAL_MODEL_SEED0]
+
+
+CLAIMS: list[Claim] = _rm_claims() + _planner_claims() + _monitor_claims() + _real_model_claims()
+
+DEMO_ARGS = {
+    "rm": ["demo", "rm"],
+    "planner": ["demo"],
+    "monitor": ["demo", "monitor"],
+    "real-model": ["demo", "real-model"],
+}
 
 
 def lookup(metrics: Any, path: str) -> Any:
