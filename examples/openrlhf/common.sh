@@ -18,7 +18,8 @@
 #   IMAGE_KEY [images]  GPUS [8]  N [8] (samples per prompt)  BATCH [32] (prompts per rollout)
 #   MAX_IMAGES [0: text only] images per prompt (--data.max_images_per_prompt, vLLM's
 #     limit_mm_per_prompt); image rows need one <image> tag per image in the prompt text,
-#     the placeholder OpenRLHF's PromptDataset turns into an image part
+#     the placeholder OpenRLHF's PromptDataset turns into an image part (`groundrl export
+#     openrlhf` writes such rows)
 #   MAX_LEN [4096]  SAVE [./ckpt/<recipe>]  RAY_ADDRESS [http://127.0.0.1:8265]  PYTHON [python3]
 #   KL_COEF [the recipe's paper preset beta, set by each recipe script]
 #   JUDGE_URL, JUDGE_MODEL: the judge of judge-backed recipes (GROUNDRL_JUDGE_* for the file)

@@ -1,4 +1,5 @@
-"""``groundrl export verl DATA.jsonl -o train.parquet --recipe R``: a groundrl dataset in
+"""``groundrl export verl DATA.jsonl -o train.parquet --recipe R`` (and ``export openrlhf
+DATA.jsonl -o prompts.jsonl``, OpenRLHF's prompt dataset): a groundrl dataset in
 verl's RLHF parquet layout (``data_source``, chat ``prompt``, ``images``, ``ability``,
 ``reward_model.ground_truth``, ``extra_info``), ready for
 ``groundrl.integrations.verl.compute_score``. Images are embedded (``{"bytes": …}``) with
@@ -40,6 +41,36 @@ def verl_cmd(
     # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.integrations.verl import write_dataset
 
+    _export(input, output, recipe, limit, write_dataset)
+
+
+@app.command(
+    "openrlhf",
+    help=(
+        "INPUT: the same JSONL as `export verl` (prompt, optional images / video, the recipe's "
+        "label field, other fields; EQA-RM episode records become the evaluator prompt over 5 "
+        "keyframes). Writes OpenRLHF 0.11's prompt dataset to -o (JSONL), the keys examples/openrlhf "
+        "reads: `prompt` (chat messages, one `<image>` tag per image), `images` (absolute file paths, "
+        "or data: URLs for embedded images) and the recipe's label field (e.g. `gt_score`) holding the "
+        "sample's fields as JSON, which groundrl's OpenRLHF reward reads back."
+    ),
+)
+def openrlhf_cmd(
+    input: Path = typer.Argument(..., metavar="INPUT", exists=True, dir_okay=False, help="JSONL of samples."),
+    output: Path = typer.Option(..., "-o", "--output", help="JSONL file to write (its folder is created)."),
+    recipe: str | None = typer.Option(
+        None, "--recipe", help=f"Recipe of lines that name none: {', '.join(recipe_names())}."
+    ),
+    limit: int | None = typer.Option(None, "--limit", min=1, help="Export only the first N samples."),
+) -> None:
+    # lazy: loads when the command runs; groundrl --help imports every command module
+    from groundrl.integrations.openrlhf_export import write_prompts
+
+    _export(input, output, recipe, limit, write_prompts)
+
+
+def _export(input: Path, output: Path, recipe: str | None, limit: int | None, write: Any) -> None:
+    """Check INPUT whole (nothing is written when a line is bad), then ``write`` it."""
     try:
         check_output(output, input)  # before anything is written
     except SameFileError as e:
@@ -55,7 +86,7 @@ def verl_cmd(
         typer.echo("error: no samples in the input", err=True)
         raise typer.Exit(1)
     try:
-        n = write_dataset(samples, str(output), recipe=recipe, image_root=input.parent)
+        n = write(samples, str(output), recipe=recipe, image_root=input.parent)
     except ValueError as e:  # an image that cannot be read, placeholders that do not match
         typer.echo(f"error: {e}; nothing written", err=True)
         raise typer.Exit(1) from None
