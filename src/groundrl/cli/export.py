@@ -17,6 +17,10 @@ from groundrl.io import SameFileError, check_output, iter_lines
 from groundrl.recipes import get_recipe, recipe_names
 
 app = typer.Typer(help="Write groundrl datasets in a trainer's own layout.", no_args_is_help=True)
+# the options both export commands take, declared once
+INPUT = typer.Argument(..., metavar="INPUT", exists=True, dir_okay=False, help="JSONL of samples.")
+RECIPE = typer.Option(None, "--recipe", help=f"Recipe of lines that name none: {', '.join(recipe_names())}.")
+LIMIT = typer.Option(None, "--limit", min=1, help="Export only the first N samples.")
 
 
 @app.command(
@@ -31,12 +35,10 @@ app = typer.Typer(help="Write groundrl datasets in a trainer's own layout.", no_
     ),
 )
 def verl_cmd(
-    input: Path = typer.Argument(..., metavar="INPUT", exists=True, dir_okay=False, help="JSONL of samples."),
+    input: Path = INPUT,
     output: Path = typer.Option(..., "-o", "--output", help="Parquet file to write (its folder is created)."),
-    recipe: str | None = typer.Option(
-        None, "--recipe", help=f"Recipe of lines that name none: {', '.join(recipe_names())}."
-    ),
-    limit: int | None = typer.Option(None, "--limit", min=1, help="Export only the first N samples."),
+    recipe: str | None = RECIPE,
+    limit: int | None = LIMIT,
 ) -> None:
     # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.integrations.verl import write_dataset
@@ -56,12 +58,10 @@ def verl_cmd(
     ),
 )
 def openrlhf_cmd(
-    input: Path = typer.Argument(..., metavar="INPUT", exists=True, dir_okay=False, help="JSONL of samples."),
+    input: Path = INPUT,
     output: Path = typer.Option(..., "-o", "--output", help="JSONL file to write (its folder is created)."),
-    recipe: str | None = typer.Option(
-        None, "--recipe", help=f"Recipe of lines that name none: {', '.join(recipe_names())}."
-    ),
-    limit: int | None = typer.Option(None, "--limit", min=1, help="Export only the first N samples."),
+    recipe: str | None = RECIPE,
+    limit: int | None = LIMIT,
 ) -> None:
     # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.integrations.openrlhf_export import write_prompts
