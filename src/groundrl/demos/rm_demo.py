@@ -28,15 +28,31 @@ import random
 import time
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from groundrl.demos import rm_demo_world as world
+from groundrl.demos.rm_demo_types import (
+    CgrpoLog,
+    CurvePoint,
+    GraderKey,
+    GraderMetrics,
+    InstanceRow,
+    KeptRow,
+    PairedDiff,
+    Perturbation,
+    RFTStats,
+    RMDemoMetrics,
+    ScoreRow,
+)
 from groundrl.intervals import bootstrap_ci, wilson_ci
 from groundrl.models.tiny_vlm import save_tiny_model
 from groundrl.parse.scores import parse_score
 from groundrl.rewards.critique_score import eqa_format
 
-EVAL_KINDS = ("none", "temporal", "spatial")
+if TYPE_CHECKING:
+    from torch import Tensor
+
+EVAL_KINDS: tuple[Perturbation, ...] = ("none", "temporal", "spatial")
 
 
 _GRADER_MARK = {"built_by": "groundrl demo rm"}  # what the saved graders' tiny-model mark says
@@ -104,14 +120,14 @@ class RMDemoConfig:
 # -- 1. RFT data ------------------------------------------------------------------------------
 
 
-def rft_data(episodes: list[world.Episode], cfg: RMDemoConfig) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+def rft_data(episodes: list[world.Episode], cfg: RMDemoConfig) -> tuple[list[KeptRow], RFTStats]:
     """Sample ``k`` auxiliary evaluations per episode and keep them by Eq. 1. Returns the kept
     (episode, target critique) rows and the filter's counts."""
     # lazy: curate brings numpy and groundrl.judges (~220 modules); loaded only when RFT filters
     from groundrl.curate.rejective import rejective_filter
 
     rng = random.Random(f"rm-demo-teacher:{cfg.seed}")
-    kept: list[dict[str, Any]] = []
+    kept: list[KeptRow] = []
     reasons: dict[str, int] = {}
     modes = {"blind": [0, 0], "read": [0, 0]}  # sampled, kept
     for ep in episodes:
@@ -127,7 +143,7 @@ def rft_data(episodes: list[world.Episode], cfg: RMDemoConfig) -> tuple[list[dic
                 modes[ev["mode"]][1] += 1
                 kept.append({"episode": ep, "target": ev["critique"], "mode": ev["mode"]})
     sampled = len(episodes) * cfg.rft_k
-    stats = {
+    stats: RFTStats = {
         "episodes": len(episodes),
         "sampled": sampled,
         "kept": len(kept),
@@ -175,12 +191,12 @@ def demo_corpus(episodes: list[world.Episode]) -> list[str]:
     return texts
 
 
-def prompt_text(processor: Any, row: dict[str, Any]) -> str:
+def prompt_text(processor: Any, row: InstanceRow) -> str:
     """The chat prompt of an EQA-RM row (image placeholders in place) as the model reads it."""
     return processor.apply_chat_template(row["prompt"], add_generation_prompt=True, tokenize=False)
 
 
-def encode_pair(processor: Any, row: dict[str, Any], target: str) -> tuple:
+def encode_pair(processor: Any, row: InstanceRow, target: str) -> tuple:
     """(prompt ids, completion ids + end, pixel values, grid, image-token marks) of one SFT pair.
 
     The image-token marks (``mm_token_type_ids``) must reach the forward pass: without them
@@ -194,7 +210,7 @@ def encode_pair(processor: Any, row: dict[str, Any], target: str) -> tuple:
 
 
 def sft(
-    model: Any, processor: Any, rows: list[dict[str, Any]], targets: list[str], cfg: RMDemoConfig, log
+    model: Any, processor: Any, rows: list[InstanceRow], targets: list[str], cfg: RMDemoConfig, log
 ) -> list[float]:
     """Completion-only cross-entropy on (EQA-RM row, kept critique) pairs."""
     # lazy: torch loads only when a model runs; importing the demo's config stays light
@@ -227,7 +243,18 @@ def sft(
     return losses
 
 
-def sft_batch(items: list[tuple], pad: int) -> dict[str, Any]:
+class SftBatch(TypedDict):
+    """A padded SFT batch: the keyword arguments of the grader's forward pass."""
+
+    input_ids: Tensor
+    attention_mask: Tensor
+    mm_token_type_ids: Tensor
+    labels: Tensor
+    pixel_values: Tensor
+    image_grid_thw: Tensor
+
+
+def sft_batch(items: list[tuple], pad: int) -> SftBatch:
     # lazy: torch loads only when a model runs; importing the demo's config stays light
     import torch
 
@@ -255,27 +282,33 @@ def sft_batch(items: list[tuple], pad: int) -> dict[str, Any]:
 # -- 3. evaluation ----------------------------------------------------------------------------
 
 
-def eval_rows(episodes: list[world.Episode], cfg: RMDemoConfig) -> list[dict[str, Any]]:
+def eval_rows(episodes: list[world.Episode], cfg: RMDemoConfig) -> list[InstanceRow]:
     """Per held-out episode the original EQA-RM row and its shuffled-frame and masked-patch
     copies, made by C-GRPO's own :func:`~groundrl.train.cgrpo.perturb_row` (EQA-RM's 15 % of
     16×16 patches), seeded per episode: every grader sees the same perturbed inputs."""
-    # lazy: train.cgrpo brings numpy and groundrl.judges (~230 modules); loaded only when this runs
-    from groundrl.train.cgrpo import perturb_row
-
-    rows = []
+    rows: list[InstanceRow] = []
     for ep in episodes:
         base = instance_row(ep)
         rows.append(base)
         gold = true_score(ep, base["images"])
         for kind in EVAL_KINDS[1:]:
             draws = (
-                perturb_row(base, kind, random.Random(f"rm-demo-eval:{cfg.seed}:{ep.id}:{kind}:{j}"))
+                _perturbed(base, kind, random.Random(f"rm-demo-eval:{cfg.seed}:{ep.id}:{kind}:{j}"))
                 for j in range(cfg.eval_draws)
             )
             first = next(draws)
             changing = (r for r in itertools.chain((first,), draws) if true_score(ep, r["images"]) != gold)
             rows.append(next(changing, first))
     return rows
+
+
+def _perturbed(base: InstanceRow, kind: Perturbation, rng: random.Random) -> InstanceRow:
+    """``base`` with C-GRPO's :func:`~groundrl.train.cgrpo.perturb_row` applied: for
+    ``temporal`` / ``spatial`` it changes ``images`` and ``perturbation`` only."""
+    # lazy: train.cgrpo brings numpy and groundrl.judges (~230 modules); loaded only when this runs
+    from groundrl.train.cgrpo import perturb_row
+
+    return {**base, "perturbation": kind, "images": perturb_row(base, kind, rng)["images"]}
 
 
 def true_score(ep: world.Episode, images: list[Any]) -> float | None:
@@ -286,7 +319,7 @@ def true_score(ep: world.Episode, images: list[Any]) -> float | None:
     return s.value if s.ok else None
 
 
-def instance_row(ep: world.Episode) -> dict[str, Any]:
+def instance_row(ep: world.Episode) -> InstanceRow:
     """An episode as the EQA-RM training row every stage uses (prompt, keyframes, gold)."""
     # lazy: train.rm_data brings groundrl.judges (~110 modules); loaded only when this runs
     from groundrl.train.rm_data import eqa_rm_messages
@@ -303,7 +336,7 @@ def instance_row(ep: world.Episode) -> dict[str, Any]:
 
 
 def greedy_outputs(
-    model: Any, processor: Any, rows: list[dict[str, Any]], cfg: RMDemoConfig, batch: int = 64
+    model: Any, processor: Any, rows: list[InstanceRow], cfg: RMDemoConfig, batch: int = 64
 ) -> list[str]:
     # lazy: torch loads only when a model runs; importing the demo's config stays light
     import torch
@@ -331,7 +364,7 @@ def greedy_outputs(
     return out
 
 
-def teacher_outputs(rows: list[dict[str, Any]], episodes: list[world.Episode]) -> list[str]:
+def teacher_outputs(rows: list[InstanceRow], episodes: list[world.Episode]) -> list[str]:
     """The auxiliary evaluator reading every frame right (its mistakes off): what the frames
     of each (possibly perturbed) row show, graded exactly — the ceiling of a grader that
     uses the frames."""
@@ -339,9 +372,9 @@ def teacher_outputs(rows: list[dict[str, Any]], episodes: list[world.Episode]) -
     return [world.critique(by_id[r["id"]], [world.read_frame(im) for im in r["images"]]) for r in rows]
 
 
-def score_table(outputs: list[str], rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def score_table(outputs: list[str], rows: list[InstanceRow]) -> list[ScoreRow]:
     """Per episode: the parsed score of each input kind, the gold, the kind of question."""
-    table: dict[str, dict[str, Any]] = {}
+    table: dict[str, ScoreRow] = {}
     for text, row in zip(outputs, rows, strict=True):
         rec = table.setdefault(row["id"], {"id": row["id"], "gold": row["gt_score"], "kind": row["kind"]})
         s = parse_score(text, 0, 10)
@@ -363,7 +396,7 @@ def cgrpo(
     log,
     mu: float | None = None,
     name: str = "cgrpo",
-) -> tuple[Any, dict[str, Any]]:
+) -> tuple[Any, CgrpoLog]:
     """C-GRPO from the SFT grader saved in ``model_dir``, through groundrl's one GRPO
     builder and :class:`~groundrl.train.cgrpo_trainer` (the ``cgrpo`` stage's trainer):
     rewards accuracy + format (the ``eqa_rm`` recipe) + the contrastive boost (Eq. 4, weight 1).
@@ -403,7 +436,7 @@ def cgrpo(
     attach_progress(trainer, name, log)
     trainer.train()
     logs = [h for h in trainer.state.log_history if "reward" in h]
-    curve = [
+    curve: list[CurvePoint] = [
         {
             "step": h["step"],
             "reward": h.get("reward"),
@@ -425,14 +458,17 @@ def _mean(xs: list[float]) -> float | None:
     return sum(xs) / len(xs) if xs else None
 
 
-def _drops(table: list[dict[str, Any]], kind: str) -> dict[str, float]:
+def _drops(table: list[ScoreRow], kind: Perturbation) -> dict[str, float]:
     """Per episode id: score on the original minus on the ``kind`` copy (both parsed)."""
-    return {
-        r["id"]: r["none"] - r[kind] for r in table if r.get("none") is not None and r.get(kind) is not None
-    }
+    out = {}
+    for r in table:
+        s0, s1 = r.get("none"), r.get(kind)
+        if s0 is not None and s1 is not None:
+            out[r["id"]] = s0 - s1
+    return out
 
 
-def subsets(table: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+def subsets(table: list[ScoreRow]) -> dict[str, list[ScoreRow]]:
     """The episode groups sensitivity is reported on: all, right answers (gold high), wrong
     answers, and each question kind. On a right answer a perturbation that changes what the
     frames show can only leave the answer unsupported, so a grader that uses the frames
@@ -446,12 +482,18 @@ def subsets(table: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
     return out
 
 
-def _correct(table: list[dict[str, Any]]) -> dict[str, float]:
+def _correct(table: list[ScoreRow]) -> dict[str, float]:
     """Per episode id: 1 when the original's score is within 2 of the gold (missing: 0)."""
-    return {r["id"]: float(r.get("none") is not None and abs(r["none"] - r["gold"]) <= 2) for r in table}
+    return {r["id"]: float(_within_2(r)) for r in table}
 
 
-def _tracking(table: list[dict[str, Any]], truth: list[dict[str, Any]], kind: str) -> dict[str, float]:
+def _within_2(r: ScoreRow) -> bool:
+    """The original's score is parsed and within 2 of the gold [EQA-RM §5.1]."""
+    s = r.get("none")
+    return s is not None and abs(s - r["gold"]) <= 2
+
+
+def _tracking(table: list[ScoreRow], truth: list[ScoreRow], kind: Perturbation) -> dict[str, float]:
     """Per episode id whose true score changes under the ``kind`` copy (``truth``: the
     grader reading every frame right): how much of that change the grader's score follows,
     ``(s_kind − s_orig) / (t_kind − t_orig)`` — 1 tracks the truth, 0 ignores the input,
@@ -461,14 +503,17 @@ def _tracking(table: list[dict[str, Any]], truth: list[dict[str, Any]], kind: st
     out = {}
     for r in table:
         tr = t.get(r["id"])
-        if tr is None or None in (tr.get("none"), tr.get(kind), r.get("none"), r.get(kind)):
+        if tr is None:
             continue
-        if tr[kind] != tr["none"]:
-            out[r["id"]] = (r[kind] - r["none"]) / (tr[kind] - tr["none"])
+        t0, t1, s0, s1 = tr.get("none"), tr.get(kind), r.get("none"), r.get(kind)
+        if t0 is None or t1 is None or s0 is None or s1 is None:
+            continue
+        if t1 != t0:
+            out[r["id"]] = (s1 - s0) / (t1 - t0)
     return out
 
 
-def paired(a: dict[str, float], b: dict[str, float], seed: int) -> dict[str, Any]:
+def paired(a: dict[str, float], b: dict[str, float], seed: int) -> PairedDiff:
     """Mean over the episodes both have of ``b − a``, with a paired bootstrap interval."""
     diffs = [b[i] - a[i] for i in a if i in b]
     return {
@@ -478,17 +523,15 @@ def paired(a: dict[str, float], b: dict[str, float], seed: int) -> dict[str, Any
     }
 
 
-def grader_metrics(
-    table: list[dict[str, Any]], seed: int, truth: list[dict[str, Any]] | None = None
-) -> dict[str, Any]:
+def grader_metrics(table: list[ScoreRow], seed: int, truth: list[ScoreRow] | None = None) -> GraderMetrics:
     """Format rate and accuracy (``|Δ| ≤ 2``, a missing score counts wrong) with Wilson
     intervals; sensitivity (mean original − perturbed score) per perturbation with a
     bootstrap interval, on each of :func:`subsets`; with ``truth``, tracking
     (:func:`_tracking`) per perturbation on the episodes whose true score it changes."""
     n = len(table)
     fmt = sum(bool(r.get("format")) for r in table)
-    acc = sum(r.get("none") is not None and abs(r["none"] - r["gold"]) <= 2 for r in table)
-    m: dict[str, Any] = {
+    acc = sum(_within_2(r) for r in table)
+    m: GraderMetrics = {
         "n": n,
         "format_rate": fmt / n,
         "format_ci95": list(wilson_ci(fmt, n)),
@@ -510,16 +553,14 @@ def grader_metrics(
 
 
 def paired_sensitivity_gain(
-    a: list[dict[str, Any]], b: list[dict[str, Any]], kind: str, seed: int
-) -> dict[str, Any]:
+    a: list[ScoreRow], b: list[ScoreRow], kind: Perturbation, seed: int
+) -> PairedDiff:
     """Mean over episodes of (b's drop − a's drop) on ``kind`` copies, episodes where both
     graders gave all scores, with a paired bootstrap interval."""
     return paired(_drops(a, kind), _drops(b, kind), seed)
 
 
-def compare(
-    a: list[dict[str, Any]], b: list[dict[str, Any]], truth: list[dict[str, Any]], seed: int
-) -> dict[str, Any]:
+def compare(a: list[ScoreRow], b: list[ScoreRow], truth: list[ScoreRow], seed: int) -> dict[str, PairedDiff]:
     """Grader ``b`` − grader ``a``, paired per episode: accuracy, and per perturbation the
     score drop (all episodes and right answers) and the tracking."""
     out = {"accuracy": paired(_correct(a), _correct(b), seed)}
@@ -535,7 +576,7 @@ def compare(
 # -- the run ----------------------------------------------------------------------------------
 
 
-def run_rm_demo(out: Path, cfg: RMDemoConfig | None = None, log=print) -> dict[str, Any]:
+def run_rm_demo(out: Path, cfg: RMDemoConfig | None = None, log=print) -> RMDemoMetrics:
     """Every stage in order; writes ``metrics.json``, ``report.md``, ``sensitivity.png`` and
     the two graders (``sft/``, ``cgrpo-final/``) into ``out``. Returns the metrics."""
     # lazy: torch and the trainer builders load only when the demo runs
@@ -565,14 +606,14 @@ def run_rm_demo(out: Path, cfg: RMDemoConfig | None = None, log=print) -> dict[s
     save_tiny_model(model, processor, out / "sft", _GRADER_MARK)
 
     rows = eval_rows(eval_eps, cfg)
-    tables = {"teacher": score_table(teacher_outputs(rows, eval_eps), rows)}
+    tables: dict[GraderKey, list[ScoreRow]] = {"teacher": score_table(teacher_outputs(rows, eval_eps), rows)}
     log(f"evaluating the SFT grader on {cfg.n_eval} held-out episodes × {len(EVAL_KINDS)} inputs")
     tables["sft"] = score_table(greedy_outputs(model, processor, rows, cfg), rows)
     log(_summary("SFT grader", grader_metrics(tables["sft"], cfg.seed)))
     laps["eval_sft"] = time.time() - t0 - sum(laps.values())
 
-    curve: list[dict[str, Any]] = []
-    ablation_curve: list[dict[str, Any]] = []
+    curve: list[CurvePoint] = []
+    ablation_curve: list[CurvePoint] = []
     if cfg.cgrpo_steps:
         log(
             f"C-GRPO: {cfg.cgrpo_steps} steps, {cfg.cgrpo_instances} instances × G={cfg.num_generations}, "
@@ -595,7 +636,7 @@ def run_rm_demo(out: Path, cfg: RMDemoConfig | None = None, log=print) -> dict[s
             log(_summary("C-GRPO μ = 0 grader", grader_metrics(tables["cgrpo_mu0"], cfg.seed)))
             laps["cgrpo_mu0"] = time.time() - t0 - sum(laps.values())
 
-    metrics: dict[str, Any] = {"config": asdict(cfg), "rft": rft, "sft_final_loss": _mean(losses[-10:])}
+    metrics: RMDemoMetrics = {"config": asdict(cfg), "rft": rft, "sft_final_loss": _mean(losses[-10:])}
     truth = tables["teacher"]
     for name, table in tables.items():
         metrics[name] = grader_metrics(table, cfg.seed, truth)
@@ -615,7 +656,7 @@ def run_rm_demo(out: Path, cfg: RMDemoConfig | None = None, log=print) -> dict[s
     return metrics
 
 
-def _write_scores(path: Path, tables: dict[str, list[dict[str, Any]]]) -> None:
+def _write_scores(path: Path, tables: dict[GraderKey, list[ScoreRow]]) -> None:
     """Every grader's scored rows, one JSON line each, tagged with the grader."""
     with open(path, "w") as f:
         for name, table in tables.items():
@@ -623,7 +664,7 @@ def _write_scores(path: Path, tables: dict[str, list[dict[str, Any]]]) -> None:
                 f.write(json.dumps({"grader": name, **r}) + "\n")
 
 
-def _summary(name: str, m: dict[str, Any]) -> str:
+def _summary(name: str, m: GraderMetrics) -> str:
     drops = ", ".join(
         f"{k} {m[f'sensitivity_{k}_right']:+.2f}"
         for k in ("temporal", "spatial")

@@ -3,12 +3,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from groundrl.demos.rm_demo_world import QUESTION_KINDS
 
-GRADERS = (
+if TYPE_CHECKING:
+    from groundrl.demos.rm_demo_types import CurvePoint, GraderKey, PairedDiff, RMDemoMetrics
+
+GRADERS: tuple[tuple[GraderKey, str], ...] = (
     ("teacher", "auxiliary evaluator, mistakes off (ceiling)"),
     ("sft", "RFT → SFT"),
     ("cgrpo_mu0", "RFT → SFT → C-GRPO with μ = 0 (control)"),
@@ -23,18 +27,19 @@ PLOT_LABELS = {
 COLOURS = {"teacher": "#999999", "sft": "#4c72b0", "cgrpo_mu0": "#8172b3", "cgrpo": "#dd8452"}
 
 
-def _ci(v: float | None, ci: list | None, signed: bool = False) -> str:
-    if v is None:
+def _ci(v: object, ci: object, signed: bool = False) -> str:
+    """``v`` with its interval ``ci``: a metrics value is a number, an interval or ``None``."""
+    if not isinstance(v, int | float):
         return "–"
     f = "{:+.2f}" if signed else "{:.2f}"
-    if not ci or ci[0] is None:
+    if not isinstance(ci, list | tuple) or not ci or ci[0] is None:
         return f.format(v)
     return f"{f.format(v)} [{f.format(ci[0])}, {f.format(ci[1])}]"
 
 
-def _verdict(gain: dict[str, Any]) -> str:
+def _verdict(gain: PairedDiff) -> str:
     lo, hi = gain["ci95"]
-    if lo is None:
+    if lo is None or hi is None:
         return "no episodes to compare"
     if lo > 0:
         return "C-GRPO more sensitive (interval above 0)"
@@ -49,7 +54,7 @@ SMOKE = (
 )
 
 
-def headline(m: dict[str, Any]) -> list[str]:
+def headline(m: RMDemoMetrics) -> list[str]:
     """The first screen: the table, the paired differences and whether the target is met.
     Sensitivity is shown on right answers (see :func:`groundrl.demos.rm_demo.subsets`) and
     on all episodes."""
@@ -82,10 +87,10 @@ def headline(m: dict[str, Any]) -> list[str]:
     if gains:
         for kind, name in (("temporal", "shuffled frames"), ("spatial", "masked patches")):
             for suffix, group in (("_right", "right answers"), ("", "all episodes")):
-                g = gains[kind + suffix]
+                d = gains[kind + suffix]
                 lines.append(
-                    f"- C-GRPO − SFT score drop on {name}, {group}: {_ci(g['mean'], g['ci95'], True)} "
-                    f"(paired bootstrap, {g['n']} episodes): {_verdict(g)}."
+                    f"- C-GRPO − SFT score drop on {name}, {group}: {_ci(d['mean'], d['ci95'], True)} "
+                    f"(paired bootstrap, {d['n']} episodes): {_verdict(d)}."
                 )
         met = [k for k in ("temporal", "spatial") if (gains[k + "_right"]["ci95"][0] or 0) > 0]
         target = "met" if met else "NOT met"
@@ -99,7 +104,7 @@ def headline(m: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _control_lines(c: dict[str, Any] | None) -> list[str]:
+def _control_lines(c: Mapping[str, PairedDiff] | None) -> list[str]:
     """C-GRPO − its μ = 0 control (EQA-RM Table 3): what the contrastive boost itself did."""
     if not c:
         return []
@@ -117,16 +122,18 @@ def _control_lines(c: dict[str, Any] | None) -> list[str]:
     return out + [""]
 
 
-def _interval_word(g: dict[str, Any]) -> str:
+def _interval_word(g: PairedDiff) -> str:
     lo, hi = g["ci95"]
-    if lo is None:
+    if lo is None or hi is None:
         return "no episodes to compare"
     return "above 0" if lo > 0 else "below 0" if hi < 0 else "interval contains 0"
 
 
-def write_report(out: Path, m: dict[str, Any]) -> None:
+def write_report(out: Path, m: RMDemoMetrics) -> None:
     cfg, rft = m["config"], m["rft"]
     n = cfg["n_eval"]
+    types = cfg["cgrpo_types"]
+    cgrpo_types = types if isinstance(types, list | tuple) else ()
     lines = [
         "# groundrl demo rm: a tiny EQA-RM grader, RFT → SFT → C-GRPO",
         "",
@@ -163,9 +170,7 @@ def write_report(out: Path, m: dict[str, Any]) -> None:
             f"- C-GRPO: {cfg['cgrpo_steps']} steps; reward {first.get('reward', 0):.3f} → {last.get('reward', 0):.3f}; "
             f"original-input accuracy reward {first.get('cgrpo/accuracy/original', 0):.3f} → "
             f"{last.get('cgrpo/accuracy/original', 0):.3f}; "
-            + ", ".join(
-                f"{t} boost rate {last.get(f'cgrpo/boost_rate/{t}', 0):.2f}" for t in cfg["cgrpo_types"]
-            )
+            + ", ".join(f"{t} boost rate {last.get(f'cgrpo/boost_rate/{t}', 0):.2f}" for t in cgrpo_types)
             + f"; groups with all G rewards equal (no advantage): {_zero_std(c)}. The boost is "
             "batch-level (Eq. 4): every original of a group gets the same μ, so under GRPO's "
             "group-relative advantage it adds nothing beyond its min-accuracy gate "
@@ -182,8 +187,8 @@ def write_report(out: Path, m: dict[str, Any]) -> None:
     (out / "report.md").write_text("\n".join(lines) + "\n")
 
 
-def _zero_std(curve: list[dict[str, Any]]) -> str:
-    vals = [c["frac_reward_zero_std"] for c in curve if c.get("frac_reward_zero_std") is not None]
+def _zero_std(curve: Sequence[CurvePoint]) -> str:
+    vals = [v for c in curve if (v := c.get("frac_reward_zero_std")) is not None]
     if not vals:
         return "not logged"
     return f"{vals[0]:.0%} at the first step, {sum(vals) / len(vals):.0%} on average"
@@ -199,7 +204,7 @@ def _reasons(r: dict[str, int]) -> str:
     return ", ".join(f"{names.get(k, k)} {v}" for k, v in sorted(r.items()))
 
 
-def _by_kind(m: dict[str, Any]) -> list[str]:
+def _by_kind(m: RMDemoMetrics) -> list[str]:
     lines = ["| grader | " + " | ".join(f"{q}: shuffled / masked" for q in QUESTION_KINDS) + " |"]
     lines.append("|---|" + "---|" * len(QUESTION_KINDS))
     for key, label in GRADERS:
@@ -214,7 +219,7 @@ def _by_kind(m: dict[str, Any]) -> list[str]:
     return lines
 
 
-def plot_results(m: dict[str, Any], path: Path) -> None:
+def plot_results(m: RMDemoMetrics, path: Path) -> None:
     """Three panels (accuracy, sensitivity to shuffled frames, to masked patches), one bar per
     grader with its 95 % interval."""
     # lazy: matplotlib loads only when a figure is drawn
@@ -244,12 +249,12 @@ def plot_results(m: dict[str, Any], path: Path) -> None:
     _plot_control(axes[5], m.get("cgrpo_minus_mu0"))
     for ax, (key, title, ylabel) in zip(axes, panels, strict=False):
         for i, (g, _label) in enumerate(graders):
-            v = m[g].get(key)
-            ci = m[g].get(key + "_ci95") or [None, None]
-            if v is None:
+            v, ci = m[g].get(key), m[g].get(key + "_ci95")
+            if not isinstance(v, int | float):
                 continue
+            lo, hi = ci if isinstance(ci, list) else (None, None)
             # a percentile interval of a few items can miss the mean by a rounding step: clip at 0
-            err = None if ci[0] is None else [[max(0.0, v - ci[0])], [max(0.0, ci[1] - v)]]
+            err = None if lo is None or hi is None else [[max(0.0, v - lo)], [max(0.0, hi - v)]]
             ax.bar(i, v, color=COLOURS[g], yerr=err, capsize=5)
             ax.annotate(
                 f"{v:+.2f}" if key != "accuracy" else f"{v:.2f}",
@@ -261,7 +266,11 @@ def plot_results(m: dict[str, Any], path: Path) -> None:
                 fontsize=8,
             )
         ax.set_xticks(range(len(graders)), [PLOT_LABELS[g] for g, _ in graders], fontsize=8)
-        ns = {m[g].get(key + "_n") for g, _ in graders} - {None}
+        ns: list[int] = []
+        for g, _ in graders:
+            n = m[g].get(key + "_n")
+            if isinstance(n, int):
+                ns.append(n)
         ax.set_title(title + (f" (n = {max(ns)})" if ns else ""))
         ax.set_ylabel(ylabel)
         ax.axhline(0, color="black", linewidth=0.6)
@@ -274,7 +283,7 @@ def plot_results(m: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
-def _plot_control(ax: Any, c: dict[str, Any] | None) -> None:
+def _plot_control(ax: Any, c: Mapping[str, PairedDiff] | None) -> None:
     """The sixth panel: C-GRPO − its μ = 0 control, paired, with 95 % intervals."""
     ax.set_title("C-GRPO − C-GRPO μ = 0 (paired)")
     if not c:
@@ -288,14 +297,15 @@ def _plot_control(ax: Any, c: dict[str, Any] | None) -> None:
     )
     for i, (k, _label) in enumerate(keys):
         g = c[k]
-        if g["mean"] is None:
+        mean = g["mean"]
+        if mean is None:
             continue
         lo, hi = g["ci95"]
-        err = None if lo is None else [[max(0.0, g["mean"] - lo)], [max(0.0, hi - g["mean"])]]
-        ax.errorbar(i, g["mean"], yerr=err, fmt="o", color="#dd8452", capsize=5)
+        err = None if lo is None or hi is None else [[max(0.0, mean - lo)], [max(0.0, hi - mean)]]
+        ax.errorbar(i, mean, yerr=err, fmt="o", color="#dd8452", capsize=5)
         ax.annotate(
-            f"{g['mean']:+.2f} (n {g['n']})",
-            (i, g["mean"]),
+            f"{mean:+.2f} (n {g['n']})",
+            (i, mean),
             xytext=(8, 4),
             textcoords="offset points",
             fontsize=8,

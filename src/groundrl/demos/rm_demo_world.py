@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 COLOURS = {
     "red": (220, 40, 40),
@@ -152,7 +152,18 @@ def read_frame(image: Any) -> str:
     return EMPTY
 
 
-def instance(ep: Episode) -> dict[str, Any]:
+class EpisodeInstance(TypedDict):
+    """:func:`instance`'s record: an episode's EQA-RM fields, frames apart."""
+
+    id: str
+    question: str
+    reasoning: str
+    answer: str
+    gt_score: int
+    kind: str  # one of QUESTION_KINDS
+
+
+def instance(ep: Episode) -> EpisodeInstance:
     """The EQA-RM instance of an episode (:func:`groundrl.train.rm_data.instance_row`'s
     fields, frames as images)."""
     return {
@@ -180,10 +191,19 @@ def critique(ep: Episode, seen: tuple[str, ...] | list[str]) -> str:
     )
 
 
+class TeacherEvaluation(TypedDict):
+    """One sampled evaluation of :func:`teacher_evaluation` (the shape
+    :func:`groundrl.curate.rejective.rejective_filter` reads, plus how it was made)."""
+
+    critique: str
+    score: int
+    mode: Literal["blind", "read"]
+
+
 BLIND = "<critique>frames: not checked. the answer sounds plausible.</critique><score>{}</score>"
 
 
-def teacher_evaluation(ep: Episode, rng: random.Random, blind: float, misread: float) -> dict[str, Any]:
+def teacher_evaluation(ep: Episode, rng: random.Random, blind: float, misread: float) -> TeacherEvaluation:
     """One sampled evaluation of the imperfect auxiliary evaluator, with its two
     systematic mistakes [ours: a stand-in for the paper's R^aux, whose errors RFT's
     filter must catch]:
