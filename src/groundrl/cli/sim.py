@@ -10,12 +10,15 @@ import shutil
 import sys
 import tempfile
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 import typer
 
 from groundrl.cli.dataclass_options import flag, settings_command
 from groundrl.io import SameFileError, atomic_output, check_output, json_line
+
+if TYPE_CHECKING:
+    from groundrl.sim.run import EvalConfig, EvalMetrics, ExportRecord
 
 app = typer.Typer(
     help=(
@@ -275,7 +278,7 @@ def _load_tasks(tasks: Path, o: EvalOptions) -> list:
     return task_list
 
 
-def _eval_config(o: EvalOptions, policy_name: str, tasks: str) -> dict:
+def _eval_config(o: EvalOptions, policy_name: str, tasks: str) -> EvalConfig:
     """The run's settings as metrics.json records them (and a resumed run must match)."""
     # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.sim.run import eval_config
@@ -299,7 +302,7 @@ def _eval_config(o: EvalOptions, policy_name: str, tasks: str) -> dict:
     )
 
 
-def _finish(o: EvalOptions, metrics: dict, results: list, title: str) -> None:
+def _finish(o: EvalOptions, metrics: EvalMetrics, results: list, title: str) -> None:
     """Metrics over every episode of the folder (this run's and earlier ones), the report, the summary."""
     # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.sim.evaluate import summarise
@@ -426,7 +429,7 @@ def _run_with_progress(task_list, pol, record=None, **kwargs):
         return run_evaluation(task_list, pol, on_result=tick, **kwargs)
 
 
-def _print_summary(metrics: dict, title: str) -> None:
+def _print_summary(metrics: EvalMetrics, title: str) -> None:
     # lazy: loads when the command runs; groundrl --help imports every command module
     from rich.console import Console
     from rich.table import Table
@@ -446,7 +449,7 @@ def _print_summary(metrics: dict, title: str) -> None:
     Console().print(table)
 
 
-def export_record(task) -> dict:
+def export_record(task) -> ExportRecord:
     """Kept for callers of the CLI module: :func:`groundrl.sim.run.export_record`."""
     # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.sim.run import export_record as _export

@@ -20,7 +20,7 @@ import contextlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Literal, TypedDict
 
 from groundrl.intervals import bootstrap_ci, wilson_ci
 from groundrl.io import JsonlError, iter_lines
@@ -55,7 +55,36 @@ def _mean_diff(pairs: Sequence[tuple[float, float]]) -> float | None:
     return sum(b - a for a, b in pairs) / len(pairs) if pairs else None
 
 
-def _group(pairs: list[tuple[float, float]], seed: int, n_boot: int) -> dict[str, Any]:
+class PairedGroup(TypedDict):
+    """The paired comparison of one group of common tasks (a subset, or all of them)."""
+
+    n_tasks: int
+    success_a: float
+    success_b: float
+    success_a_ci95: list[float | None]
+    success_b_ci95: list[float | None]
+    b_minus_a: float
+    b_minus_a_ci95: list[float | None]
+    only_a: int
+    only_b: int
+
+
+class Comparison(PairedGroup):
+    """:func:`compare_runs` (``compare.json``): the two runs, the bootstrap's settings,
+    the tasks left out, the overall paired group and one per subset."""
+
+    run_a: str
+    run_b: str
+    name_a: str
+    name_b: str
+    seed: int
+    bootstrap_resamples: int
+    only_in_a: int
+    only_in_b: int
+    by_subset: dict[str, PairedGroup]
+
+
+def _group(pairs: list[tuple[float, float]], seed: int, n_boot: int) -> PairedGroup:
     n = len(pairs)
     wins_a, wins_b = int(sum(a for a, _ in pairs)), int(sum(b for _, b in pairs))
     lo, hi = bootstrap_ci(pairs, _mean_diff, n=n_boot, seed=seed)
@@ -65,14 +94,14 @@ def _group(pairs: list[tuple[float, float]], seed: int, n_boot: int) -> dict[str
         "success_b": wins_b / n,
         "success_a_ci95": list(wilson_ci(wins_a, n)),
         "success_b_ci95": list(wilson_ci(wins_b, n)),
-        "b_minus_a": _mean_diff(pairs),
+        "b_minus_a": sum(b - a for a, b in pairs) / n,  # _mean_diff of a non-empty group
         "b_minus_a_ci95": [lo, hi],
         "only_a": sum(1 for a, b in pairs if a > b),
         "only_b": sum(1 for a, b in pairs if b > a),
     }
 
 
-def compare_runs(run_a: Path, run_b: Path, seed: int = 0, n_boot: int = 2000) -> dict[str, Any]:
+def compare_runs(run_a: Path, run_b: Path, seed: int = 0, n_boot: int = 2000) -> Comparison:
     """The paired comparison of two ``sim eval`` folders (see the module docstring)."""
     a, name_a = load_run(run_a)
     b, name_b = load_run(run_b)
@@ -104,7 +133,7 @@ def _ci(x: Sequence[float | None], signed: bool = False) -> str:
     return f"[{f.format(x[0])}, {f.format(x[1])}]"
 
 
-def markdown(c: dict[str, Any]) -> str:
+def markdown(c: Comparison) -> str:
     head = (
         "| subset | n | A success | A 95% CI | B success | B 95% CI | B − A | paired 95% CI "
         "| only A | only B |\n|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
@@ -119,7 +148,7 @@ def markdown(c: dict[str, Any]) -> str:
     lo, hi = c["b_minus_a_ci95"]
     verdict = (
         "the interval excludes 0: B and A differ on these tasks"
-        if lo is not None and (lo > 0 or hi < 0)
+        if lo is not None and hi is not None and (lo > 0 or hi < 0)
         else "the interval includes 0: these tasks do not tell A and B apart"
     )
     lines = [
@@ -155,7 +184,11 @@ def markdown(c: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def figure(c: dict[str, Any], path: Path) -> None:
+_Rate = Literal["success_a", "success_b"]
+_RateCI = Literal["success_a_ci95", "success_b_ci95"]
+
+
+def figure(c: Comparison, path: Path) -> None:
     """Left: success per subset for A and B with Wilson whiskers. Right: the paired
     difference B − A per subset and overall, with its bootstrap interval, against 0."""
     # lazy: matplotlib loads only when a figure is drawn
@@ -169,12 +202,13 @@ def figure(c: dict[str, Any], path: Path) -> None:
     names = [f"{k}\n(n={g['n_tasks']})" for k, g in groups]
     fig, (left, right) = plt.subplots(1, 2, figsize=(max(9.0, 1.5 * len(groups) + 4), 4.4))
     xs = list(range(len(groups)))
-    for off, side, color, label in (
-        (-0.2, "a", "#868e96", f"A: {c['name_a']}"),
-        (0.2, "b", "#2b8a3e", f"B: {c['name_b']}"),
-    ):
-        vals = [g[f"success_{side}"] for _, g in groups]
-        cis = [g[f"success_{side}_ci95"] for _, g in groups]
+    sides: tuple[tuple[float, _Rate, _RateCI, str, str], ...] = (
+        (-0.2, "success_a", "success_a_ci95", "#868e96", f"A: {c['name_a']}"),
+        (0.2, "success_b", "success_b_ci95", "#2b8a3e", f"B: {c['name_b']}"),
+    )
+    for off, rate, rate_ci, color, label in sides:
+        vals = [g[rate] for _, g in groups]
+        cis = [g[rate_ci] for _, g in groups]
         err = [
             [max(0.0, v - (ci[0] if ci[0] is not None else v)) for v, ci in zip(vals, cis, strict=True)],
             [max(0.0, (ci[1] if ci[1] is not None else v) - v) for v, ci in zip(vals, cis, strict=True)],
@@ -213,9 +247,8 @@ def figure(c: dict[str, Any], path: Path) -> None:
     pad = 0.12 * max(0.2, max(ends) - min(ends))  # room for the labels and the legend
     right.set_ylim(min(ends) - pad, max(ends) + 2 * pad)
     right.legend(fontsize=7, loc="lower right" if max(ends) > 0.5 else "upper left", frameon=False)
-    lo, hi = c["b_minus_a_ci95"]
     fig.suptitle(
-        f"B − A = {c['b_minus_a']:+.3f} {_ci((lo, hi), True)} on {c['n_tasks']} paired tasks",
+        f"B − A = {c['b_minus_a']:+.3f} {_ci(c['b_minus_a_ci95'], True)} on {c['n_tasks']} paired tasks",
         fontsize=11, x=0.02, ha="left",
     )  # fmt: skip
     fig.tight_layout(rect=(0, 0, 1, 0.94))
@@ -223,7 +256,7 @@ def figure(c: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
-def write_comparison(c: dict[str, Any], out: Path) -> dict[str, Path]:
+def write_comparison(c: Comparison, out: Path) -> dict[str, Path]:
     out.mkdir(parents=True, exist_ok=True)
     paths = {"json": out / "compare.json", "report": out / "compare.md", "chart": out / "compare.png"}
     paths["json"].write_text(json.dumps(c, indent=2) + "\n", encoding="utf-8")

@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import string
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 import gymnasium as gym
 import numpy as np
@@ -97,6 +97,35 @@ def _as_task(x: Any, pool: dict[str, Task]) -> Task:
             return pool[x]
         raise ValueError(f"no task {x!r} in this environment's pool ({len(pool)} tasks)")
     raise TypeError(f"options['task'] must be a Task, its JSON dict or a task id, not {type(x).__name__}")
+
+
+class Observation(TypedDict):
+    """:class:`HouseholdEnv`'s observation (``image`` with ``image=True``)."""
+
+    instruction: str
+    text: str
+    feedback: str
+    image: NotRequired[np.ndarray]
+
+
+class StepInfo(TypedDict):
+    """:class:`HouseholdEnv`'s ``info``: the task, what the turn ran and what it
+    achieved (``actions`` / ``feedback``: one entry per environment step of the turn)."""
+
+    task_id: str
+    subset: str
+    task_type: str
+    actions: list[str]
+    feedback: list[str]
+    progress: float
+    conditions: tuple[int, int]
+    success: bool
+    steps: int
+    invalid_steps: int
+    max_steps: int
+    max_invalid: int
+    vocab: str | None
+    end: str
 
 
 class HouseholdEnv(gym.Env):
@@ -249,9 +278,9 @@ class HouseholdEnv(gym.Env):
         assert self.sim is not None
         return np.asarray(render_scene(self.sim, IMAGE_SIZE), dtype=np.uint8)
 
-    def _obs(self, feedback: str) -> dict[str, Any]:
+    def _obs(self, feedback: str) -> Observation:
         assert self.sim is not None and self.task is not None
-        obs: dict[str, Any] = {
+        obs: Observation = {
             "instruction": _ascii(self.task.instruction),
             "text": _ascii(self.sim.observation()),
             "feedback": _ascii(feedback),
@@ -260,7 +289,7 @@ class HouseholdEnv(gym.Env):
             obs["image"] = self._image()
         return obs
 
-    def _info(self, labels: list[str], feedback: list[str], vocab: str | None) -> dict[str, Any]:
+    def _info(self, labels: list[str], feedback: list[str], vocab: str | None) -> StepInfo:
         sim, task = self.sim, self.task
         assert sim is not None and task is not None
         done, total = progress(task.goal, sim)
@@ -308,7 +337,7 @@ class HouseholdVectorEnv(VectorEnv):
         self.observation_space = spaces.Tuple([self.single_observation_space] * num_envs)
         self.action_space = spaces.Tuple([self.single_action_space] * num_envs)
         self._over = np.zeros(num_envs, dtype=bool)
-        self._last: list[dict[str, Any]] = [{} for _ in range(num_envs)]
+        self._last: list[Observation | None] = [None] * num_envs  # None: not reset yet
 
     def reset(self, *, seed: int | Sequence[int | None] | None = None, options: dict[str, Any] | None = None):
         options = dict(options or {})
@@ -363,7 +392,7 @@ class HouseholdVectorEnv(VectorEnv):
 
     def _stack(self) -> dict[str, list[Any]]:
         keys = list(self.single_observation_space.spaces)
-        return {k: [o.get(k) for o in self._last] for k in keys}
+        return {k: [o.get(k) if o is not None else None for o in self._last] for k in keys}
 
     def close_extras(self, **kwargs: Any) -> None:
         for e in self.envs:

@@ -6,7 +6,19 @@ reward and budgets, and the end-of-episode accounting."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
+
+
+class HouseholdEnvKwargs(TypedDict):
+    """:meth:`EpisodeOptions.env_kwargs`: keyword arguments of
+    :class:`~groundrl.sim.env.HouseholdEnv`."""
+
+    reward: str
+    success_bonus: float
+    invalid_penalty: float
+    max_steps: int
+    max_invalid: int
+    vocab: str
 
 
 @dataclass(frozen=True)
@@ -24,7 +36,7 @@ class EpisodeOptions:
     max_invalid: int = 10
     vocab: str = "auto"
 
-    def env_kwargs(self) -> dict[str, Any]:
+    def env_kwargs(self) -> HouseholdEnvKwargs:
         """Keyword arguments of :class:`~groundrl.sim.env.HouseholdEnv`."""
         return {
             "reward": self.reward,

@@ -17,13 +17,14 @@ template. Shared by TRL's :class:`~groundrl.train.multiturn.EnvRollout`, the ver
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-FeedbackText = Callable[[dict[str, Any], dict[str, Any]], str]
+#: ``text(info, obs)``: the feedback text from a step's ``info`` and observation (read only).
+FeedbackText = Callable[[Mapping[str, Any], Mapping[str, Any]], str]
 
 
-def default_feedback_text(info: dict[str, Any], obs: dict[str, Any]) -> str:
+def default_feedback_text(info: Mapping[str, Any], obs: Mapping[str, Any]) -> str:
     """The text put between two turns: the turn's last action (when a vocabulary was
     read) and its EB-ALFRED feedback — the failure that stopped the plan, or the last
     success when the plan ran out — then the cue to plan again. Short on purpose: it is
@@ -94,8 +95,8 @@ def chat_feedback_text(tokenizer: Any, feedback: str, *, turn_ended: bool = True
 
 def feedback_ids(
     tokenizer: Any,
-    info: dict[str, Any],
-    obs: dict[str, Any],
+    info: Mapping[str, Any],
+    obs: Mapping[str, Any],
     role: str,
     last_ids: Sequence[int],
     text_fn: FeedbackText | None = None,

@@ -31,9 +31,9 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from collections.abc import Callable, Generator, Iterable, Sequence
-from dataclasses import asdict, dataclass, field, fields
-from typing import Any
+from collections.abc import Callable, Generator, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, fields
+from typing import Any, NotRequired, TypedDict
 
 from groundrl.intervals import wilson_ci
 from groundrl.sim.execute import run_plan_steps
@@ -44,6 +44,56 @@ from groundrl.sim.skills import Skill
 from groundrl.sim.tasks import Task
 from groundrl.sim.vocab import action_space, opens_containers, split_plan, vocab_names
 from groundrl.sim.world import Env, StepResult, invalid
+
+
+class FeedbackRecord(TypedDict):
+    """One :class:`~groundrl.sim.policies.Feedback` as JSON."""
+
+    action: str
+    feedback: str
+    skill: str | None
+
+
+class EpisodeRecord(TypedDict):
+    """:meth:`EpisodeResult.to_dict`: a line of ``results.jsonl`` / ``episodes.jsonl``
+    (``history`` unless left out)."""
+
+    id: str
+    subset: str
+    task_type: str
+    instruction: str
+    success: bool
+    progress: float
+    conditions: list[int]
+    env_steps: int
+    invalid_steps: int
+    output_errors: int
+    planner_calls: int
+    end: str
+    vocab: str | None
+    history: NotRequired[list[FeedbackRecord]]
+    answers: list[str]
+
+
+class GroupMetrics(TypedDict):
+    """The metrics of one group of episodes (see the module docstring)."""
+
+    n_tasks: int
+    success_rate: float
+    success_ci95: list[float | None]
+    progress_rate: float
+    env_steps: float
+    invalid_steps: float
+    planner_calls: float
+
+
+class SimMetrics(GroupMetrics):
+    """:func:`summarise`: the overall metrics, the same per subset and per task type,
+    and how many episodes ended each way."""
+
+    by_subset: dict[str, GroupMetrics]
+    by_task_type: dict[str, GroupMetrics]
+    episode_ends: dict[str, int]
 
 
 @dataclass
@@ -66,15 +116,30 @@ class EpisodeResult:
     # or an unreadable answer of a model policy can be read afterwards
     answers: list[str] = field(default_factory=list)
 
-    def to_dict(self, history: bool = True) -> dict[str, Any]:
-        d = asdict(self)
-        d["conditions"] = list(self.conditions)
+    def to_dict(self, history: bool = True) -> EpisodeRecord:
+        d: EpisodeRecord = {
+            "id": self.id,
+            "subset": self.subset,
+            "task_type": self.task_type,
+            "instruction": self.instruction,
+            "success": self.success,
+            "progress": self.progress,
+            "conditions": list(self.conditions),
+            "env_steps": self.env_steps,
+            "invalid_steps": self.invalid_steps,
+            "output_errors": self.output_errors,
+            "planner_calls": self.planner_calls,
+            "end": self.end,
+            "vocab": self.vocab,
+            "history": [{"action": h.action, "feedback": h.feedback, "skill": h.skill} for h in self.history],
+            "answers": list(self.answers),
+        }
         if not history:
-            d.pop("history")
+            del d["history"]
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> EpisodeResult:
+    def from_dict(cls, d: Mapping[str, Any]) -> EpisodeResult:
         """The result :meth:`to_dict` wrote (a resumed evaluation reads its episodes back);
         raises ``KeyError`` / ``TypeError`` / ``ValueError`` on a row that is not one."""
         names = {f.name for f in fields(cls)}
@@ -300,7 +365,7 @@ def _evaluate_batched(
     return [r for r in results if r is not None]
 
 
-def _agg(rows: Sequence[EpisodeResult]) -> dict[str, Any]:
+def _agg(rows: Sequence[EpisodeResult]) -> GroupMetrics:
     n = len(rows)
 
     def mean(xs: Iterable[float]) -> float:
@@ -319,7 +384,7 @@ def _agg(rows: Sequence[EpisodeResult]) -> dict[str, Any]:
     }
 
 
-def summarise(results: Sequence[EpisodeResult]) -> dict[str, Any]:
+def summarise(results: Sequence[EpisodeResult]) -> SimMetrics:
     """Overall metrics plus ``by_subset`` (the task's EB-ALFRED subset; ALFRED
     trajectories use their task type as subset) and ``by_task_type``, each sorted by
     name. See the module docstring for the definitions."""

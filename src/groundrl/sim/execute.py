@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass, field
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, TypedDict
 
 from groundrl.sim.goals import progress, satisfied
 from groundrl.sim.skills import Skill
 from groundrl.sim.tasks import Task
 from groundrl.sim.vocab import intent_to_skills, opens_containers, split_plan, to_intent
 from groundrl.sim.world import Env, StepResult, invalid
+
+
+class ExecRecord(TypedDict):
+    """:meth:`ExecResult.to_dict`."""
+
+    success: bool
+    progress: float
+    steps: int
+    invalid_steps: int
+    feedback: list[str]
+    vocab: str | None
+    error: str
 
 
 @dataclass
@@ -23,8 +35,16 @@ class ExecResult:
     vocab: str | None = None
     error: str = ""
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> ExecRecord:
+        return {
+            "success": self.success,
+            "progress": self.progress,
+            "steps": self.steps,
+            "invalid_steps": self.invalid_steps,
+            "feedback": list(self.feedback),
+            "vocab": self.vocab,
+            "error": self.error,
+        }
 
 
 StepHook = Callable[[Any, Skill | None, StepResult], None]
@@ -92,7 +112,7 @@ def run_steps(
 
 
 def execute(
-    task: Task | dict[str, Any],
+    task: Task | Mapping[str, Any],
     plan: Any,
     vocab: str = "auto",
     max_steps: int | None = None,

@@ -32,15 +32,30 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
-from groundrl.sim.refs import Ref, SceneFacts
+from groundrl.sim.refs import Ref, RefJSON, SceneFacts
 from groundrl.sim.task_types import BUILTIN_NAMES, TaskType, get_task_type, task_type_names
 from groundrl.sim.world import Env
 
 #: The built-in (ALFRED) task types; :func:`~groundrl.sim.task_types.task_type_names`
 #: also lists registered ones.
 TASK_TYPES = BUILTIN_NAMES
+
+
+class GoalJSON(TypedDict):
+    """:meth:`Goal.to_json`; :meth:`Goal.from_json` reads it back (``mrecep`` and
+    ``sliced`` may be missing there)."""
+
+    task_type: str
+    obj: str
+    recep: str
+    mrecep: str | None
+    sliced: bool
+    obj_id: NotRequired[str]
+    obj_ref: NotRequired[RefJSON]
+    recep_ref: NotRequired[RefJSON]
+    mrecep_ref: NotRequired[RefJSON]
 
 
 @dataclass(frozen=True)
@@ -83,8 +98,8 @@ class Goal:
             mrecep_ref=refs.get("mrecep", self.mrecep_ref),
         )
 
-    def to_json(self) -> dict[str, Any]:
-        d: dict[str, Any] = {
+    def to_json(self) -> GoalJSON:
+        d: GoalJSON = {
             "task_type": self.task_type,
             "obj": self.obj,
             "recep": self.recep,
@@ -93,14 +108,16 @@ class Goal:
         }
         if self.obj_id is not None:
             d["obj_id"] = self.obj_id
-        for name in ("obj_ref", "recep_ref", "mrecep_ref"):
-            r = getattr(self, name)
-            if r:
-                d[name] = r.to_json()
+        if self.obj_ref:
+            d["obj_ref"] = self.obj_ref.to_json()
+        if self.recep_ref:
+            d["recep_ref"] = self.recep_ref.to_json()
+        if self.mrecep_ref:
+            d["mrecep_ref"] = self.mrecep_ref.to_json()
         return d
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Goal:
+    def from_json(cls, d: GoalJSON) -> Goal:
         return cls(
             d["task_type"],
             d["obj"],

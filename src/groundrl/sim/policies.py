@@ -39,7 +39,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, Required, TypedDict
 
 from groundrl.io import JsonlError, iter_lines
 from groundrl.sim.planner import expert_plan
@@ -49,7 +49,25 @@ from groundrl.sim.world import Env, Obj, Scene
 
 POLICIES = ("expert", "gold", "random", "file", "model")
 
-Plan = str | list[Any] | dict[str, Any]
+#: A plan as a policy answers it: text, a list of steps, or a JSON object (EB-ALFRED's
+#: ``executable_plan``); only :func:`~groundrl.sim.vocab.split_plan` reads inside it.
+Plan = str | list[Any] | dict[str, object]
+
+
+class ContentPart(TypedDict, total=False):
+    """One part of a multimodal chat message: ``{"type": "text", "text": …}`` or
+    ``{"type": "image", "image": …}``."""
+
+    type: Required[str]
+    text: str
+    image: Any  # whatever the backend takes (a PIL image, a path, a data URL)
+
+
+class ChatMessage(TypedDict):
+    """One chat message of a model policy's request (the OpenAI / chat-template shape)."""
+
+    role: str
+    content: str | list[ContentPart]
 
 
 @dataclass(frozen=True)
@@ -286,7 +304,7 @@ def build_prompt(
     actions: dict[int, str],
     image: Any = None,
     max_history: int = 20,
-) -> list[dict[str, Any]]:
+) -> list[ChatMessage]:
     """The chat request a model policy sends (EB-ALFRED-style: system rules, the
     enumerated action list, the instruction, the action history with feedback, and the
     output format of the Reinforced-Reasoning / EB-ALFRED JSON plans)."""
@@ -309,7 +327,7 @@ def build_prompt(
             OUTPUT_FORMAT,
         ]
     )
-    content: list[dict[str, Any]] = []
+    content: list[ContentPart] = []
     if image is not None:
         content.append({"type": "image", "image": image})
     content.append({"type": "text", "text": text})
@@ -333,7 +351,7 @@ class ModelPolicy:
         *,
         image: bool = True,
         sampling: Any = None,
-        prompt: Callable[..., list[dict[str, Any]]] = build_prompt,
+        prompt: Callable[..., list[ChatMessage]] = build_prompt,
     ) -> None:
         if not callable(getattr(backend, "generate", None)):
             raise ValueError("ModelPolicy needs a backend with generate(requests, params)")
@@ -375,7 +393,7 @@ class ModelPolicy:
             close()
 
 
-_UNREADABLE = {"unreadable": "the model backend returned no text"}
+_UNREADABLE: dict[str, object] = {"unreadable": "the model backend returned no text"}
 
 
 def make_model_policy(

@@ -30,7 +30,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from groundrl.sim.catalog import LAMPS, PICKUPABLE, RECEPTACLES, TOGGLEABLE
 
@@ -68,6 +68,16 @@ ATTR_WORDS: dict[str, tuple[str, str]] = {
 PALETTE = {"color": COLORS[:8], "material": MATERIALS[:5], "size": ("small", "large")}
 
 
+class RefJSON(TypedDict, total=False):
+    """:meth:`Ref.to_json`: each key only when the description has it (``anchor`` with
+    ``rel``)."""
+
+    attrs: list[list[str]]
+    rel: str
+    anchor: str | None
+    anchor_attrs: list[list[str]]
+
+
 @dataclass(frozen=True)
 class Ref:
     attrs: tuple[tuple[str, str], ...] = ()
@@ -84,12 +94,12 @@ class Ref:
     def __bool__(self) -> bool:
         return bool(self.attrs or self.rel)
 
-    def to_json(self) -> dict[str, Any]:
-        d: dict[str, Any] = {}
+    def to_json(self) -> RefJSON:
+        d: RefJSON = {}
         if self.attrs:
             d["attrs"] = [list(p) for p in self.attrs]
         if self.rel:
-            d.update(rel=self.rel, anchor=self.anchor)
+            d["rel"], d["anchor"] = self.rel, self.anchor
         if self.anchor_attrs:
             d["anchor_attrs"] = [list(p) for p in self.anchor_attrs]
         return d

@@ -7,10 +7,11 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from groundrl.io import atomic_output
-from groundrl.sim.evaluate import EpisodeResult
+from groundrl.sim.evaluate import EpisodeResult, GroupMetrics, SimMetrics
+from groundrl.sim.run import EvalMetrics
 from groundrl.sim.task_types import get_task_type, task_type_names
 
 METRIC_NOTES = [
@@ -32,18 +33,18 @@ CHART_NOTE = (
 )
 
 
-def _ci(m: dict[str, Any]) -> str:
+def _ci(m: GroupMetrics) -> str:
     lo, hi = m.get("success_ci95") or (None, None)
     return "—" if lo is None or hi is None else f"[{lo:.3f}, {hi:.3f}]"
 
 
-def same_grouping(metrics: dict[str, Any]) -> bool:
+def same_grouping(metrics: SimMetrics) -> bool:
     """True when the by-subset and by-task-type groups are the same (ALFRED trajectory
     folders use the task type as subset): then one table and one panel are enough."""
     return list(metrics.get("by_subset", {})) == list(metrics.get("by_task_type", {}))
 
 
-def _table(title: str, groups: dict[str, dict[str, Any]], overall: dict[str, Any] | None) -> list[str]:
+def _table(title: str, groups: dict[str, GroupMetrics], overall: GroupMetrics | None) -> list[str]:
     lines = [
         f"| {title} | n | success | 95% CI | progress | env steps | invalid | planner calls |",
         "|---|---:|---:|---:|---:|---:|---:|---:|",
@@ -57,7 +58,7 @@ def _table(title: str, groups: dict[str, dict[str, Any]], overall: dict[str, Any
     return lines
 
 
-def _group_tables(metrics: dict[str, Any]) -> list[str]:
+def _group_tables(metrics: SimMetrics) -> list[str]:
     if same_grouping(metrics):
         return [
             "## By subset (= task type)",
@@ -77,9 +78,7 @@ def _group_tables(metrics: dict[str, Any]) -> list[str]:
     ]
 
 
-def markdown(
-    metrics: dict[str, Any], results: Sequence[EpisodeResult], title: str, n_failures: int = 5
-) -> str:
+def markdown(metrics: EvalMetrics, results: Sequence[EpisodeResult], title: str, n_failures: int = 5) -> str:
     """The ``report.md`` text: settings, overall / per-subset / per-task-type tables,
     how episodes ended, and the last feedback of the first failed episodes."""
     cfg = metrics.get("config", {})
@@ -120,7 +119,7 @@ def _short(name: str) -> str:
 SUCCESS_COLOR, PROGRESS_COLOR = "#2b8a3e", "#1971c2"
 
 
-def _ci_whiskers(groups: dict[str, Any], keys: list[str]) -> list[list[float]] | None:
+def _ci_whiskers(groups: dict[str, GroupMetrics], keys: list[str]) -> list[list[float]] | None:
     """Matplotlib ``yerr`` (below, above) from each group's Wilson interval."""
     lows, highs = [], []
     for k in keys:
@@ -133,13 +132,14 @@ def _ci_whiskers(groups: dict[str, Any], keys: list[str]) -> list[list[float]] |
     return [lows, highs]
 
 
-def _draw_groups(ax: Any, metrics: dict[str, Any], groups: dict[str, Any], name: str) -> None:
+def _draw_groups(ax: Any, metrics: SimMetrics, groups: dict[str, GroupMetrics], name: str) -> None:
     keys = list(groups)
     xs = list(range(len(keys)))
-    for off, key, label, color in (
+    rates: tuple[tuple[float, Literal["success_rate", "progress_rate"], str, str], ...] = (
         (-0.2, "success_rate", "success (bar: 95% Wilson CI)", SUCCESS_COLOR),
         (0.2, "progress_rate", "progress (goal conditions met)", PROGRESS_COLOR),
-    ):
+    )
+    for off, key, label, color in rates:
         vals = [groups[k][key] for k in keys]
         yerr = _ci_whiskers(groups, keys) if key == "success_rate" else None
         bars = ax.bar(
@@ -166,7 +166,7 @@ def _draw_groups(ax: Any, metrics: dict[str, Any], groups: dict[str, Any], name:
     ax.set_title(f"by {name}", fontsize=10)
 
 
-def bar_chart(metrics: dict[str, Any], path: Path, title: str) -> None:
+def bar_chart(metrics: SimMetrics, path: Path, title: str) -> None:
     """Success rate (with its Wilson 95% interval) and progress rate per subset (left)
     and per task type (right) — one panel when both groupings are the same — and the
     overall rates as dashed lines, named in the legend. Matplotlib's Agg backend."""
@@ -197,7 +197,7 @@ def bar_chart(metrics: dict[str, Any], path: Path, title: str) -> None:
 
 
 def write_report(
-    out: str | Path, metrics: dict[str, Any], results: Sequence[EpisodeResult], title: str
+    out: str | Path, metrics: EvalMetrics, results: Sequence[EpisodeResult], title: str
 ) -> dict[str, Path]:
     """Write the four files into ``out`` (created if needed); returns their paths."""
     out = Path(out)

@@ -12,15 +12,51 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
-from groundrl.sim.evaluate import EpisodeResult, evaluate, summarise
+from groundrl.sim.evaluate import EpisodeResult, SimMetrics, evaluate, summarise
 from groundrl.sim.planner import expert_plan
-from groundrl.sim.tasks import Task
+from groundrl.sim.tasks import Task, TaskJSON
 from groundrl.sim.vocab import action_space, format_plan, get_vocab, render_plan, vocab_names
 
 
-def export_record(task: Task) -> dict[str, Any]:
+class ExportRecord(TaskJSON):
+    """:func:`export_record`: a line of ``groundrl sim tasks``' JSONL."""
+
+    gold_plans: dict[str, object]
+    action_map: dict[str, str]
+
+
+class EvalConfig(TypedDict, total=False):
+    """:func:`eval_config`: the settings of one evaluation (the first four always,
+    the others only where they matter for the policy or were given)."""
+
+    tasks: str
+    policy: str
+    max_steps: int
+    max_invalid: int
+    seed: int
+    random_length: int
+    plans: str | None
+    judge_backend: str | None
+    judge_model: str | None
+    image: bool
+    max_tokens: int
+    subsets: list[str]
+    per_subset: int
+    limit: int
+
+
+class EvalMetrics(SimMetrics, total=False):
+    """:func:`run_evaluation`'s metrics (``metrics.json``): :func:`summarise` plus the
+    run's wall time, its settings and, for a plans file with gaps, the tasks it missed."""
+
+    wall_seconds: float
+    config: EvalConfig
+    tasks_without_plan: int
+
+
+def export_record(task: Task) -> ExportRecord:
     """A task's JSONL record: ``Task.to_json()`` plus ``gold_plans`` (the expert's plan in
     every vocabulary; ``None`` where it finds none or the vocabulary cannot express it)
     and ``action_map`` (id → EB-ALFRED action name for the scene)."""
@@ -36,11 +72,10 @@ def export_record(task: Task) -> dict[str, Any]:
             gold[v] = format_plan(render_plan(skills, v, task.scene), v) if skills is not None else None
         except ValueError:
             gold[v] = None
-    if rec.get("gold_plan") is None and gold["eb_alfred"] is not None:
-        rec.update(gold_plan=gold["eb_alfred"], gold_vocab="eb_alfred")
-    rec["gold_plans"] = gold
-    rec["action_map"] = {str(k): a for k, a in action_space(task.scene).items()}
-    return rec
+    eb = gold["eb_alfred"]
+    if rec.get("gold_plan") is None and isinstance(eb, list):  # an eb_alfred plan is a list of steps
+        rec["gold_plan"], rec["gold_vocab"] = eb, "eb_alfred"
+    return {**rec, "gold_plans": gold, "action_map": {str(k): a for k, a in action_space(task.scene).items()}}
 
 
 def select_tasks(
@@ -84,8 +119,8 @@ def run_evaluation(
     max_invalid: int = 10,
     batch_size: int = 32,
     on_result: Callable[[EpisodeResult], None] | None = None,
-    config: dict[str, Any] | None = None,
-) -> tuple[dict[str, Any], list[EpisodeResult]]:
+    config: EvalConfig | None = None,
+) -> tuple[EvalMetrics, list[EpisodeResult]]:
     """Run ``policy`` on ``tasks`` (closing its backend afterwards, when it has one) and
     return ``(metrics, results)``: :func:`~groundrl.sim.evaluate.summarise` plus
     ``wall_seconds``, ``config`` and, for a plans-file policy with gaps,
@@ -97,9 +132,11 @@ def run_evaluation(
         close = getattr(policy, "close", None)
         if callable(close):
             close()
-    metrics = summarise(results)
-    metrics["wall_seconds"] = round(time.perf_counter() - t0, 3)
-    metrics["config"] = dict(config or {})
+    metrics: EvalMetrics = {
+        **summarise(results),
+        "wall_seconds": round(time.perf_counter() - t0, 3),
+        "config": config.copy() if config else {},
+    }
     missing = getattr(policy, "missing", [])
     if missing:
         metrics["tasks_without_plan"] = len(missing)
@@ -123,37 +160,37 @@ def eval_config(
     keep: Sequence[str],
     per_subset: int | None,
     limit: int | None,
-) -> dict[str, Any]:
+) -> EvalConfig:
     """The ``config`` block of an evaluation's ``metrics.json``: the settings that
     matter for ``policy`` and the task selection, nothing else."""
-    return {
+    c: EvalConfig = {
         "tasks": tasks,
         "policy": policy_name,
         "max_steps": max_steps,
         "max_invalid": max_invalid,
-        **({"seed": seed, "random_length": random_length} if policy == "random" else {}),
-        **({"plans": plans} if policy == "file" else {}),
-        **(
-            {
-                "judge_backend": judge_backend,
-                "judge_model": judge_model,
-                "image": image,
-                **({"max_tokens": max_tokens} if max_tokens else {}),
-            }
-            if policy == "model"
-            else {}
-        ),
-        **({"subsets": list(keep)} if keep else {}),
-        **({"per_subset": per_subset} if per_subset else {}),
-        **({"limit": limit} if limit else {}),
     }
+    if policy == "random":
+        c["seed"], c["random_length"] = seed, random_length
+    if policy == "file":
+        c["plans"] = plans
+    if policy == "model":
+        c["judge_backend"], c["judge_model"], c["image"] = judge_backend, judge_model, image
+        if max_tokens:
+            c["max_tokens"] = max_tokens
+    if keep:
+        c["subsets"] = list(keep)
+    if per_subset:
+        c["per_subset"] = per_subset
+    if limit:
+        c["limit"] = limit
+    return c
 
 
 def _ci_cell(ci) -> str:
     return "—" if not ci or ci[0] is None or ci[1] is None else f"[{ci[0]:.2f}, {ci[1]:.2f}]"
 
 
-def summary_rows(metrics: dict[str, Any]) -> list[tuple[str, list[str]]]:
+def summary_rows(metrics: SimMetrics) -> list[tuple[str, list[str]]]:
     """``(name, cells)`` per subset, then ``overall``: n, success, its 95% CI, progress,
     env steps, invalid — the CLI's summary table."""
     rows = [*metrics["by_subset"].items(), ("overall", metrics)]

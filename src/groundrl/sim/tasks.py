@@ -9,16 +9,32 @@ import json
 import random
 import re
 import zlib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from groundrl.io import read_jsonl
 from groundrl.sim.catalog import ROOM_OBJECTS, ROOM_RECEPTACLES, room_of_floorplan
-from groundrl.sim.goals import Goal, progress, satisfied
+from groundrl.sim.goals import Goal, GoalJSON, progress, satisfied
 from groundrl.sim.refs import ANCHORS, refs_from_instruction
 from groundrl.sim.scenes import SceneBuilder, build_scene, describe_scene, lamp_for
-from groundrl.sim.world import Env, Scene
+from groundrl.sim.world import Env, Scene, SceneJSON
+
+
+class TaskJSON(TypedDict):
+    """:meth:`Task.to_json` (a line of a tasks JSONL file): ``gold_plan`` and
+    ``gold_vocab`` when the task has a gold plan, ``meta`` when it has any."""
+
+    id: str
+    instruction: str
+    subset: str
+    task_type: str
+    goal: GoalJSON
+    scene: SceneJSON
+    gold_plan: NotRequired[list[str]]
+    gold_vocab: NotRequired[str | None]
+    meta: NotRequired[dict[str, object]]
 
 
 @dataclass
@@ -30,7 +46,7 @@ class Task:
     subset: str = "base"
     gold_plan: list[str] | None = None
     gold_vocab: str | None = None
-    meta: dict[str, Any] = field(default_factory=dict)
+    meta: dict[str, object] = field(default_factory=dict)  # the source's ids, passed through
 
     @property
     def task_type(self) -> str:
@@ -41,8 +57,8 @@ class Task:
             self.scene, max_steps=max_steps, max_invalid=max_invalid, goal=lambda e: satisfied(self.goal, e)
         )
 
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {
+    def to_json(self) -> TaskJSON:
+        out: TaskJSON = {
             "id": self.id,
             "instruction": self.instruction,
             "subset": self.subset,
@@ -51,13 +67,13 @@ class Task:
             "scene": self.scene.to_json(),
         }
         if self.gold_plan is not None:
-            out.update(gold_plan=self.gold_plan, gold_vocab=self.gold_vocab)
+            out["gold_plan"], out["gold_vocab"] = self.gold_plan, self.gold_vocab
         if self.meta:
             out["meta"] = self.meta
         return out
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Task:
+    def from_json(cls, d: Mapping[str, Any]) -> Task:
         return cls(
             d["id"],
             d["instruction"],
@@ -110,7 +126,15 @@ def _seed(*parts: Any) -> int:
     return zlib.crc32("|".join(map(str, parts)).encode())
 
 
-def tasks_from_splits(data: dict[str, list[dict[str, Any]]], limit: int | None = None) -> list[Task]:
+class SplitRecord(TypedDict):
+    """One record of an EB-ALFRED ``splits.json`` subset."""
+
+    task: str  # the ALFRED task id (``pick_and_place_simple-Apple-None-Fridge-1/trial_…``)
+    instruction: str
+    repeat_idx: NotRequired[int]
+
+
+def tasks_from_splits(data: Mapping[str, Sequence[SplitRecord]], limit: int | None = None) -> list[Task]:
     """One task per split record: the id's goal, a plausible scene of the floorplan's
     room type (seeded by the record), the split's real instruction, and the
     instruction's descriptions of its object / target / movable receptacle
@@ -166,7 +190,7 @@ def _canon(name: str) -> str:
     return t + "Sliced" if name.lower().endswith("sliced") else t
 
 
-def task_from_traj(d: dict[str, Any], task_id: str) -> Task:
+def task_from_traj(d: Mapping[str, Any], task_id: str) -> Task:
     """Scene + goal from ``pddl_params`` + the gold ``plan.high_pddl``. Where each object
     starts is read off the plan (``GotoLocation L`` then ``PickupObject O`` puts ``O`` on
     ``L``); the room's other receptacles and objects named in ``object_poses`` fill it."""

@@ -193,10 +193,10 @@ _EBR = {
 _FLAT_OBJ_RE = re.compile(r"\{[^{}]{0,400}\}")
 
 
-def _action_objects(text: str) -> list[dict[str, Any]]:
+def _action_objects(text: str) -> list[dict[str, object]]:
     """Every flat ``{…}`` in ``text`` that decodes to an object with ``action_name`` or
-    ``action_id`` (bounded: at most 1,000)."""
-    out = []
+    ``action_id`` (bounded: at most 1,000); the steps' resolver reads inside them."""
+    out: list[dict[str, object]] = []
     for m in itertools.islice(_FLAT_OBJ_RE.finditer(text), 1000):
         frag = m.group(0)
         if "action_" not in frag:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from groundrl.sim.catalog import KNIVES, base_type, props
 from groundrl.sim.skills import VERBS, Skill
@@ -38,6 +38,53 @@ class Obj:
     attrs: dict[str, str] = field(default_factory=dict)
 
 
+class ObjJSON(TypedDict):
+    """One object of :meth:`Scene.to_json` (``attrs`` only when it has some)."""
+
+    id: str
+    type: str
+    parent: str | None
+    attrs: NotRequired[dict[str, str]]
+
+
+class SceneJSON(TypedDict):
+    """:meth:`Scene.to_json`; :meth:`Scene.from_json` reads it back (``floorplan``,
+    ``opened`` and ``on`` may be missing there)."""
+
+    room: str
+    floorplan: int | None
+    objects: list[ObjJSON]
+    opened: list[str]
+    on: list[str]
+
+
+class EnvStateJSON(TypedDict):
+    """:meth:`Env.state_json`; :meth:`Env.load_state` reads it back (the keys marked
+    ``NotRequired`` may be missing there)."""
+
+    order: NotRequired[list[str]]
+    types: dict[str, str]
+    parent: dict[str, str | None]
+    held: NotRequired[str | None]
+    at: NotRequired[str | None]
+    last_recep: NotRequired[str | None]
+    opened: list[str]
+    on: list[str]
+    sliced: list[str]
+    clean: list[str]
+    hot: list[str]
+    cool: list[str]
+    steps: NotRequired[int]
+    invalid_steps: NotRequired[int]
+
+
+def _obj_json(o: Obj) -> ObjJSON:
+    d: ObjJSON = {"id": o.id, "type": o.type, "parent": o.parent}
+    if o.attrs:
+        d["attrs"] = o.attrs
+    return d
+
+
 @dataclass
 class Scene:
     """Initial state: a room and its objects (with parents and initial flags).
@@ -51,20 +98,17 @@ class Scene:
     opened: set[str] = field(default_factory=set)
     on: set[str] = field(default_factory=set)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> SceneJSON:
         return {
             "room": self.room,
             "floorplan": self.floorplan,
-            "objects": [
-                {"id": o.id, "type": o.type, "parent": o.parent, **({"attrs": o.attrs} if o.attrs else {})}
-                for o in self.objects
-            ],
+            "objects": [_obj_json(o) for o in self.objects],
             "opened": sorted(self.opened),
             "on": sorted(self.on),
         }
 
     @classmethod
-    def from_json(cls, d: dict[str, Any]) -> Scene:
+    def from_json(cls, d: SceneJSON) -> Scene:
         objs = [Obj(o["id"], o["type"], o.get("parent"), dict(o.get("attrs") or {})) for o in d["objects"]]
         ids = {o.id for o in objs}
         if len(ids) != len(objs):
@@ -288,7 +332,7 @@ class Env:
         self.memo[key] = out
         return out
 
-    def state_json(self) -> dict[str, Any]:
+    def state_json(self) -> EnvStateJSON:
         """The live state as JSON (with :meth:`load_state` it restores an episode)."""
         return {
             "order": list(self.order),
@@ -307,7 +351,7 @@ class Env:
             "invalid_steps": self.invalid_steps,
         }
 
-    def load_state(self, d: dict[str, Any]) -> Env:
+    def load_state(self, d: EnvStateJSON) -> Env:
         """Restore a state written by :meth:`state_json` (same scene); returns ``self``."""
         self.order = list(d.get("order") or d["types"])
         self.type_of, self.parent = dict(d["types"]), dict(d["parent"])
