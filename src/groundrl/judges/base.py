@@ -14,12 +14,60 @@ import concurrent.futures
 import math
 import threading
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import Any, Generic, Literal, NotRequired, Self, TypedDict, TypeVar
 
-Message = dict[str, Any]
-Request = list[Message]
+
+class TextPart(TypedDict):
+    type: Literal["text"]
+    text: str
+
+
+class ImagePart(TypedDict):
+    """``image``: a PIL image, path, URL, data URL, base64 text or bytes; absent in the
+    placeholder a chat template renders (the transformers backend passes pixels apart)."""
+
+    type: Literal["image"]
+    image: NotRequired[object]
+
+
+class ImageURL(TypedDict):
+    url: str
+
+
+class ImageURLPart(TypedDict):
+    """The OpenAI wire form of an image (what the HTTP backend sends)."""
+
+    type: Literal["image_url"]
+    image_url: ImageURL
+
+
+ContentPart = TextPart | ImagePart | ImageURLPart
+PartT = TypeVar("PartT")
+
+
+class ChatMessage(TypedDict, Generic[PartT]):
+    """One chat message whose list content holds parts of type ``PartT``."""
+
+    role: str
+    content: str | list[PartT]
+
+
+Message = ChatMessage[ContentPart]
+Request = list[Message]  # a request as the prompt builders make it
+# What a backend accepts: any message list (a caller's own dicts too). Its shape is
+# checked where it is read (judges.images.map_content); a bad one is that request's error.
+RequestLike = Sequence[Mapping[str, object]]
+
+
+class SamplingKey(TypedDict):
+    """The sampling settings in a cache key (:meth:`SamplingParams.key`)."""
+
+    temperature: float
+    top_p: float
+    max_tokens: int
+    seed: int | None
 
 
 @dataclass(frozen=True)
@@ -42,7 +90,7 @@ class SamplingParams:
         if not 0 < self.top_p <= 1:
             raise ValueError(f"top_p must be in (0, 1], got {self.top_p}")
 
-    def key(self) -> dict[str, Any]:
+    def key(self) -> SamplingKey:
         """The settings that change an answer (``n`` excluded: samples are cached by index)."""
         return {
             "temperature": self.temperature,
@@ -118,15 +166,15 @@ class JudgeBackend(ABC):
 
     @abstractmethod
     def generate(
-        self, requests: Sequence[Request], params: SamplingParams | None = None
+        self, requests: Sequence[RequestLike], params: SamplingParams | None = None
     ) -> list[Generation]: ...
 
     async def agenerate(
-        self, requests: Sequence[Request], params: SamplingParams | None = None
+        self, requests: Sequence[RequestLike], params: SamplingParams | None = None
     ) -> list[Generation]:
         return await asyncio.to_thread(self.generate, requests, params)
 
-    def logprob(self, requests: Sequence[Request], continuations: Sequence[str]) -> list[LogProbResult]:
+    def logprob(self, requests: Sequence[RequestLike], continuations: Sequence[str]) -> list[LogProbResult]:
         return [
             LogProbResult(None, f"{type(self).__name__} cannot score log-probabilities") for _ in requests
         ]
@@ -167,7 +215,7 @@ class BackgroundLoop:
             self._thread.join(timeout=5)
 
 
-def text_of(request: Request) -> str:
+def text_of(request: RequestLike) -> str:
     """All text of a request (for logging and cache keys)."""
     out = []
     for m in request:
@@ -175,5 +223,5 @@ def text_of(request: Request) -> str:
         if isinstance(c, str):
             out.append(c)
         elif isinstance(c, list):
-            out.extend(p.get("text", "") for p in c if isinstance(p, dict))
+            out.extend(t for p in c if isinstance(p, dict) and isinstance(t := p.get("text", ""), str))
     return "\n".join(out)

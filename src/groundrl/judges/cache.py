@@ -20,25 +20,32 @@ import logging
 import sqlite3
 import threading
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
-from groundrl.judges.base import Request, SamplingParams
+from groundrl.judges.base import ChatMessage, RequestLike, SamplingParams
 from groundrl.judges.images import image_digest, map_content
 
 log = logging.getLogger("groundrl.judges")
 
 
-def _canonical(request: Request) -> list[dict[str, Any]]:
+class _KeyPart(TypedDict, total=False):
+    """A content part as it enters a cache key: an image by its digest, or text."""
+
+    image: str
+    text: str
+
+
+def _canonical(request: RequestLike) -> list[ChatMessage[_KeyPart]]:
     return map_content(request, lambda img: {"image": image_digest(img)}, lambda t: {"text": t})
 
 
-def cache_key(model: str, request: Request, params: SamplingParams, index: int) -> str:
+def cache_key(model: str, request: RequestLike, params: SamplingParams, index: int) -> str:
     blob = json.dumps([model, _canonical(request), params.key(), index], sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(blob.encode()).hexdigest()
 
 
 def lookup(
-    cache: ResponseCache | None, model: str, request: Request, params: SamplingParams
+    cache: ResponseCache | None, model: str, request: RequestLike, params: SamplingParams
 ) -> tuple[list[str], list[str] | None]:
     """``(keys, texts)`` for a request's ``params.n`` samples: ``texts`` when every sample
     is cached, else ``None`` (the request is generated again, all samples). No cache: ``([], None)``."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 from groundrl.judges.registry import BUILTIN_BACKENDS as BACKENDS
@@ -226,12 +226,10 @@ class JudgeConfig:
         # lazy: import cycle: judges.base imports this module, directly or through its package
         from groundrl.judges.base import SamplingParams
 
-        kw: dict[str, Any] = {"max_tokens": 512}
-        if self.temperature is not None:
-            kw["temperature"] = float(self.temperature)
-        if self.max_tokens is not None:
-            kw["max_tokens"] = self.max_tokens
-        return SamplingParams(**kw)
+        params = SamplingParams(max_tokens=512 if self.max_tokens is None else self.max_tokens)
+        if self.temperature is None:
+            return params
+        return replace(params, temperature=float(self.temperature))
 
 
 _INTS = ("batch_size", "concurrency", "retries", "max_tokens")

@@ -14,10 +14,14 @@ import base64
 import hashlib
 import io
 import re
-from collections.abc import Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+from groundrl.judges.base import ChatMessage, ImagePart, RequestLike, TextPart
+
+P = TypeVar("P")
 
 _DATA_PREFIX = "data:"
 _URL_PREFIXES = ("http://", "https://")
@@ -97,11 +101,11 @@ class ImagePolicy:
         """Raise ``ValueError`` for the first image of ``request`` this policy refuses."""
         if isinstance(request, (list, tuple)):
 
-            def checked(image: Any) -> dict[str, Any]:
+            def checked(image: Any) -> ImagePart:
                 self.check(image)
-                return {}
+                return {"type": "image"}  # discarded: only the check matters
 
-            map_content(request, checked)
+            map_content(request, checked, text_part)
 
 
 OPEN = ImagePolicy()
@@ -154,8 +158,8 @@ def _rgb(im: Any, what: str) -> Any:
         raise ValueError(f"image data is not a readable image: {what[:60]}") from e
 
 
-def image_of(part: dict[str, Any]) -> Any | None:
-    """The image value of a content part, or ``None`` for text parts."""
+def image_of(part: object) -> object | None:
+    """The image value of a content part, or ``None`` for text parts (and non-parts)."""
     if not isinstance(part, dict):
         return None
     if part.get("type") == "image_url":
@@ -166,37 +170,43 @@ def image_of(part: dict[str, Any]) -> Any | None:
     return None
 
 
+def text_part(text: str) -> TextPart:
+    """A text content part (what :func:`map_content` keeps text as, for the backends)."""
+    return {"type": "text", "text": text}
+
+
 def map_content(
-    request: Sequence[dict[str, Any]], image_part: Any, text_part: Any = None
-) -> list[dict[str, Any]]:
+    request: RequestLike, image_part: Callable[[Any], P], text_part: Callable[[str], P]
+) -> list[ChatMessage[P]]:
     """A request with each list-content part mapped: images through ``image_part(image)``,
-    text through ``text_part(text)`` (default: kept as a text part). String contents and
-    roles pass through; ``None`` content is empty text; parts that are neither text nor
-    image are dropped. Every backend and the cache read requests through this; a request
-    that is not a list of message dicts raises ``ValueError`` (the backends turn it into
-    that request's error)."""
-    text_part = text_part or (lambda t: {"type": "text", "text": t})
+    text through ``text_part(text)`` (:func:`text_part` keeps it a text part). String
+    contents and roles pass through; ``None`` content is empty text; parts that are
+    neither text nor image are dropped. Every backend and the cache read requests through
+    this; a request that is not a list of message dicts raises ``ValueError`` (the
+    backends turn it into that request's error)."""
     if not isinstance(request, (list, tuple)):
         raise ValueError(f"a request is a list of chat messages, got {type(request).__name__}")
-    out = []
+    out: list[ChatMessage[P]] = []
     for m in request:
         if not isinstance(m, dict):
             raise ValueError(f"a chat message is a dict with 'role' and 'content', got {type(m).__name__}")
         c = m.get("content")
+        mapped: str | list[P]
         if c is None:
-            c = ""
+            mapped = ""
         elif isinstance(c, list):
-            parts = []
+            mapped = []
             for p in c:
                 img = image_of(p)
                 if img is not None:
-                    parts.append(image_part(img))
+                    mapped.append(image_part(img))
                 elif isinstance(p, dict) and p.get("type") == "text":
-                    parts.append(text_part(str(p.get("text") or "")))
-            c = parts
-        elif not isinstance(c, str):
+                    mapped.append(text_part(str(p.get("text") or "")))
+        elif isinstance(c, str):
+            mapped = c
+        else:
             raise ValueError(f"message content must be a string or a list of parts, got {type(c).__name__}")
-        out.append({"role": str(m.get("role") or "user"), "content": c})
+        out.append({"role": str(m.get("role") or "user"), "content": mapped})
     return out
 
 

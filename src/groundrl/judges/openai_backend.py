@@ -46,22 +46,25 @@ import asyncio
 import contextlib
 import json
 import logging
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from concurrent.futures import CancelledError
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 import aiohttp
 
 from groundrl.judges.base import (
     BackgroundLoop,
+    ChatMessage,
     Generation,
+    ImageURLPart,
     JudgeBackend,
     LogProbResult,
-    Request,
+    RequestLike,
     SamplingParams,
+    TextPart,
 )
 from groundrl.judges.cache import ResponseCache, as_cache, lookup, store
-from groundrl.judges.images import ImagePolicy, map_content, to_data_url
+from groundrl.judges.images import ImagePolicy, map_content, text_part, to_data_url
 
 log = logging.getLogger("groundrl.judges")
 
@@ -103,10 +106,40 @@ class JudgeHTTPError(Exception):
         self.retry_after = retry_after
 
 
-def _wire_messages(request: Request, policy: ImagePolicy) -> list[dict[str, Any]]:
-    return map_content(
-        request, lambda img: {"type": "image_url", "image_url": {"url": to_data_url(img, policy)}}
-    )
+WireMessage = ChatMessage[TextPart | ImageURLPart]
+
+
+class ChatBody(TypedDict):
+    """A ``/chat/completions`` request body as :meth:`OpenAIBackend._one` sends it."""
+
+    model: str
+    messages: list[WireMessage]
+    temperature: float
+    top_p: float
+    max_tokens: int
+    n: int
+    seed: NotRequired[int]
+
+
+class LogProbBody(TypedDict):
+    """The body of a vLLM ``prompt_logprobs`` call (see the module docstring)."""
+
+    model: str
+    messages: list[WireMessage]
+    max_tokens: int
+    temperature: float
+    prompt_logprobs: int
+    return_token_ids: bool
+    add_generation_prompt: bool
+    continue_final_message: bool
+
+
+def _image_url(img: Any, policy: ImagePolicy) -> ImageURLPart:
+    return {"type": "image_url", "image_url": {"url": to_data_url(img, policy)}}
+
+
+def _wire_messages(request: RequestLike, policy: ImagePolicy) -> list[WireMessage]:
+    return map_content(request, lambda img: _image_url(img, policy), text_part)
 
 
 class OpenAIBackend(JudgeBackend):
@@ -120,7 +153,7 @@ class OpenAIBackend(JudgeBackend):
         max_retries: int = 3,
         backoff: float = 0.5,
         cache: ResponseCache | str | None = None,
-        extra_body: dict[str, Any] | None = None,
+        extra_body: Mapping[str, object] | None = None,
         image_policy: ImagePolicy | None = None,
     ) -> None:
         super().__init__()
@@ -160,7 +193,7 @@ class OpenAIBackend(JudgeBackend):
             self._sem = asyncio.Semaphore(self.concurrency)
         return self._client, self._sem
 
-    async def _post(self, body: dict[str, Any], cap: int | None = None) -> dict[str, Any]:
+    async def _post(self, body: ChatBody | LogProbBody, cap: int | None = None) -> object:
         client, sem = self._ensure()
         if cap is None:
             cap = ANSWER_ENVELOPE_BYTES + LOGPROB_BYTES_PER_REQUEST_BYTE * len(json.dumps(body))
@@ -204,7 +237,7 @@ class OpenAIBackend(JudgeBackend):
 
     # -- generation --------------------------------------------------------------
 
-    async def _one(self, request: Request, params: SamplingParams) -> Generation:
+    async def _one(self, request: RequestLike, params: SamplingParams) -> Generation:
         self.stats.requests += 1
         try:
             self.image_policy.check_request(request)  # before the cache key reads any image
@@ -212,7 +245,7 @@ class OpenAIBackend(JudgeBackend):
             if cached is not None:
                 self.stats.cache_hits += 1
                 return Generation(texts=cached)
-            body: dict[str, Any] = {
+            body: ChatBody = {
                 "model": self.model,
                 "messages": _wire_messages(request, self.image_policy),
                 "temperature": params.temperature,
@@ -242,11 +275,11 @@ class OpenAIBackend(JudgeBackend):
         store(self.cache, keys, texts)
         return Generation(texts=texts)
 
-    async def _agenerate(self, requests: Sequence[Request], params: SamplingParams) -> list[Generation]:
+    async def _agenerate(self, requests: Sequence[RequestLike], params: SamplingParams) -> list[Generation]:
         return list(await asyncio.gather(*(self._one(r, params) for r in requests)))
 
     async def agenerate(
-        self, requests: Sequence[Request], params: SamplingParams | None = None
+        self, requests: Sequence[RequestLike], params: SamplingParams | None = None
     ) -> list[Generation]:
         if self._loop.closed:  # its stopped loop would never answer
             self.stats.failures += len(requests)
@@ -257,7 +290,9 @@ class OpenAIBackend(JudgeBackend):
         )
         return await asyncio.wrap_future(fut)
 
-    def generate(self, requests: Sequence[Request], params: SamplingParams | None = None) -> list[Generation]:
+    def generate(
+        self, requests: Sequence[RequestLike], params: SamplingParams | None = None
+    ) -> list[Generation]:
         try:
             return self._loop.run(self._agenerate(requests, params or SamplingParams()))
         except CancelledError:  # close() cancelled the calls in flight (a server shutting down)
@@ -267,9 +302,9 @@ class OpenAIBackend(JudgeBackend):
     # -- log-probabilities -------------------------------------------------------
 
     async def _prompt_logprobs(
-        self, messages: list[dict[str, Any]], continue_final: bool
+        self, messages: list[WireMessage], continue_final: bool
     ) -> tuple[list[float | None], list[int] | None]:
-        body = {
+        body: LogProbBody = {
             "model": self.model,
             "messages": messages,
             "max_tokens": 1,
@@ -281,7 +316,7 @@ class OpenAIBackend(JudgeBackend):
         }
         data = await self._post(body)
         plp = data.get("prompt_logprobs") if isinstance(data, dict) else None
-        if not isinstance(plp, list):
+        if not isinstance(data, dict) or not isinstance(plp, list):
             raise JudgeHTTPError(
                 "server does not return prompt_logprobs (vLLM's extension); log-prob scoring needs it",
                 retry=False,
@@ -301,7 +336,7 @@ class OpenAIBackend(JudgeBackend):
             out.append(float(lp) if isinstance(lp, (int, float)) else None)
         return out, ids
 
-    async def _alogprob(self, request: Request, continuation: str) -> LogProbResult:
+    async def _alogprob(self, request: RequestLike, continuation: str) -> LogProbResult:
         self.stats.requests += 1
         try:
             if not isinstance(continuation, str):
@@ -338,7 +373,7 @@ class OpenAIBackend(JudgeBackend):
             return LogProbResult(None, "server returned no log-prob for some continuation tokens")
         return LogProbResult([float(v) for v in tail])  # type: ignore[arg-type]
 
-    def logprob(self, requests: Sequence[Request], continuations: Sequence[str]) -> list[LogProbResult]:
+    def logprob(self, requests: Sequence[RequestLike], continuations: Sequence[str]) -> list[LogProbResult]:
         if len(requests) != len(continuations):
             raise ValueError(f"{len(requests)} requests but {len(continuations)} continuations")
 

@@ -7,10 +7,16 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 from groundrl.judges import prompts
-from groundrl.judges.base import Generation, JudgeBackend, LogProbResult, Request, SamplingParams
+from groundrl.judges.base import (
+    Generation,
+    JudgeBackend,
+    LogProbResult,
+    Request,
+    SamplingParams,
+)
 from groundrl.parse.answers import drop_tag_blocks, extract_answer
 from groundrl.parse.grounding import (
     FrameMention,
@@ -81,7 +87,9 @@ class PaperJudge:
         self.failures = 0
         self.calls = 0
 
-    def _generate(self, requests: Sequence[Any], params: SamplingParams | None = None) -> list[Generation]:
+    def _generate(
+        self, requests: Sequence[Request], params: SamplingParams | None = None
+    ) -> list[Generation]:
         if not requests:
             return []
         self.calls += len(requests)
@@ -107,7 +115,7 @@ class EQARMEvaluator(PaperJudge):
     With ``reference`` in an item, the ground-truth-score variant (for labelling data)."""
 
     @staticmethod
-    def _requests(items: Sequence[dict[str, Any]]) -> list[Any]:
+    def _requests(items: Sequence[Mapping[str, Any]]) -> list[Request]:
         return [
             prompts.eqa_rm_request(
                 str(it.get("question", "")),
@@ -119,12 +127,14 @@ class EQARMEvaluator(PaperJudge):
             for it in items
         ]
 
-    def raw(self, items: Sequence[dict[str, Any]], params: SamplingParams | None = None) -> list[Generation]:
+    def raw(
+        self, items: Sequence[Mapping[str, Any]], params: SamplingParams | None = None
+    ) -> list[Generation]:
         """The judge's outputs, one :class:`Generation` (``n`` samples) per item."""
         return self._generate(self._requests(items), params)
 
     def evaluate(
-        self, items: Sequence[dict[str, Any]], params: SamplingParams | None = None
+        self, items: Sequence[Mapping[str, Any]], params: SamplingParams | None = None
     ) -> list[list[float | None]]:
         """Scores of each item's samples (``None`` for an unparseable sample; an empty
         list when the call failed)."""
@@ -183,7 +193,7 @@ class ProxyAgent(PaperJudge):
     VALUE_RANGE = (-1.0, 1.0)  # the reward's range (Part.value_range)
 
     def verdicts(
-        self, items: Sequence[dict[str, Any]], rubrics: Sequence[str]
+        self, items: Sequence[Mapping[str, object]], rubrics: Sequence[str]
     ) -> list[tuple[int | None, str]]:
         reqs = [
             prompts.proxy_agent_request(
@@ -200,7 +210,9 @@ class ProxyAgent(PaperJudge):
             out.append((v.value, "" if v.ok else f"proxy answer unparseable: {v.error}"))
         return out
 
-    def reward_batch(self, completions: Sequence[Any], samples: Sequence[dict[str, Any]]) -> list[Score]:
+    def reward_batch(
+        self, completions: Sequence[Any], samples: Sequence[Mapping[str, object]]
+    ) -> list[Score]:
         scores: list[Score | None] = [None] * len(completions)
         todo = []
         for i, s in enumerate(samples):
@@ -239,7 +251,7 @@ class ProxyAgent(PaperJudge):
 class ProxyGRMPolicy(PaperJudge):
     """The policy GRM: rubric → eval → answer for a pair of responses."""
 
-    def judge(self, items: Sequence[dict[str, Any]]) -> list[Generation]:
+    def judge(self, items: Sequence[Mapping[str, object]]) -> list[Generation]:
         reqs = [
             prompts.proxy_policy_request(
                 str(it["query"]), str(it["response_1"]), str(it["response_2"]), it.get("image")
@@ -249,15 +261,26 @@ class ProxyGRMPolicy(PaperJudge):
         return self._generate(reqs)
 
 
+class ProxyVerified(TypedDict):
+    """One item of :func:`proxy_verified`: the policy's output and verdict (``None``
+    when unparseable or failed), the proxy's verdict, and whether the two agree."""
+
+    output: str | None
+    verdict: int | None
+    proxy_verdict: int | None
+    agree: bool
+    error: str | None
+
+
 def proxy_verified(
-    policy: ProxyGRMPolicy, proxy: ProxyAgent, items: Sequence[dict[str, Any]]
-) -> list[dict[str, Any]]:
+    policy: ProxyGRMPolicy, proxy: ProxyAgent, items: Sequence[Mapping[str, object]]
+) -> list[ProxyVerified]:
     """Proxy-verified inference: the policy's verdict is kept; the proxy, given the
     policy's rubric, votes too, and their agreement is reported."""
     gens = policy.judge(items)
     rubrics = [rubric_text(g.text or "") for g in gens]
     proxy_out = proxy.verdicts(items, rubrics)
-    out = []
+    out: list[ProxyVerified] = []
     for g, (pv, _) in zip(gens, proxy_out, strict=True):
         v = parse_pairwise_verdict(g.text) if g.ok else None
         verdict = v.value if v is not None else None
@@ -336,7 +359,9 @@ class PlanningGRM(PaperJudge):
         self.atomic_actions = tuple(atomic_actions)
         self.send_images = bool(send_images)
 
-    def reward_batch(self, completions: Sequence[Any], samples: Sequence[dict[str, Any]]) -> list[Score]:
+    def reward_batch(
+        self, completions: Sequence[Any], samples: Sequence[Mapping[str, object]]
+    ) -> list[Score]:
         reqs = [
             prompts.planning_grm_request(
                 task_text(s),
@@ -411,7 +436,7 @@ class ArgosTeachers(PaperJudge):
     # -- grounding ----------------------------------------------------------------
 
     def _grounding(
-        self, completions: Sequence[Any], samples: Sequence[dict[str, Any]], kind: str
+        self, completions: Sequence[Any], samples: Sequence[Mapping[str, object]], kind: str
     ) -> list[Score]:
         name = f"{kind}_grounding"
         reqs: list[Request] = []
@@ -461,15 +486,19 @@ class ArgosTeachers(PaperJudge):
                 scores[i] = Score(name, sum(vals) / len(vals), why)
         return scores  # type: ignore[return-value]  # every slot is filled above
 
-    def frame_grounding(self, completions: Sequence[Any], samples: Sequence[dict[str, Any]]) -> list[Score]:
+    def frame_grounding(
+        self, completions: Sequence[Any], samples: Sequence[Mapping[str, object]]
+    ) -> list[Score]:
         return self._grounding(completions, samples, "frame")
 
-    def segment_grounding(self, completions: Sequence[Any], samples: Sequence[dict[str, Any]]) -> list[Score]:
+    def segment_grounding(
+        self, completions: Sequence[Any], samples: Sequence[Mapping[str, object]]
+    ) -> list[Score]:
         return self._grounding(completions, samples, "segment")
 
     # -- reasoning quality -------------------------------------------------------
 
-    def reasoning(self, completions: Sequence[Any], samples: Sequence[dict[str, Any]]) -> list[Score]:
+    def reasoning(self, completions: Sequence[Any], samples: Sequence[Mapping[str, object]]) -> list[Score]:
         scores: list[Score | None] = [None] * len(completions)
         reqs, conts, idx = [], [], []
         for i, (c, s) in enumerate(zip(completions, samples, strict=True)):

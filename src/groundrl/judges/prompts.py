@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from groundrl.judges.base import Request
+from groundrl.judges.base import ImagePart, Message, Request
 
 EQA_RM_SYSTEM = (
     "You grade an embodied question-answering agent. You get the frames it saw while moving through a "
@@ -136,7 +136,7 @@ single-sequence scope, a 0.0/1.0 score as JSON; in our words. Differs: none in c
 YES_NO_SUFFIX = " Answer with yes or no only."
 
 
-def _images(images: Sequence[Any] | Any | None) -> list[dict[str, Any]]:
+def _images(images: Sequence[Any] | Any | None) -> list[ImagePart]:
     if images is None:
         return []
     if not isinstance(images, (list, tuple)):
@@ -144,7 +144,7 @@ def _images(images: Sequence[Any] | Any | None) -> list[dict[str, Any]]:
     return [{"type": "image", "image": im} for im in images]
 
 
-def _user(parts: list[dict[str, Any]], text: str) -> dict[str, Any]:
+def _user(parts: list[ImagePart], text: str) -> Message:
     return {"role": "user", "content": [*parts, {"type": "text", "text": text}]}
 
 

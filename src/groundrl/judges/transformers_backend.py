@@ -32,11 +32,24 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from groundrl.judges.base import Generation, JudgeBackend, LogProbResult, Request, SamplingParams
+from groundrl.judges.base import (
+    ChatMessage,
+    Generation,
+    ImagePart,
+    JudgeBackend,
+    LogProbResult,
+    RequestLike,
+    SamplingParams,
+    TextPart,
+)
 from groundrl.judges.cache import ResponseCache, as_cache, lookup, store
-from groundrl.judges.images import ImagePolicy, map_content, to_pil
+from groundrl.judges.images import ImagePolicy, map_content, text_part, to_pil
 from groundrl.models.fixtures import resolve_model
 from groundrl.models.loading import load_model
+
+# what the chat template renders: images are ``{"type": "image"}`` placeholders (their
+# pixels go to the processor apart), and a text-only model gets string contents
+TemplateMessage = ChatMessage[TextPart | ImagePart]
 
 
 def _err(e: BaseException) -> str:
@@ -89,24 +102,24 @@ class TransformersBackend(JudgeBackend):
 
     # -- inputs --------------------------------------------------------------
 
-    def _prepare(self, request: Request) -> tuple[str, list[Any]]:
+    def _prepare(self, request: RequestLike) -> tuple[str, list[Any]]:
         """The chat-templated prompt (with the generation prompt) and its PIL images."""
         images: list[Any] = []
 
-        def image_part(img: Any) -> dict[str, Any]:
+        def image_part(img: Any) -> ImagePart:
             images.append(to_pil(img, self.image_policy))
             return {"type": "image"}
 
-        msgs = map_content(request, image_part)
+        msgs: list[TemplateMessage] = map_content(request, image_part, text_part)
         if not self._is_vlm:  # a text-only model gets plain strings
             if images:
                 raise ValueError(f"{self.model} is a text-only model; the request has images")
             for m in msgs:
                 if isinstance(m["content"], list):
-                    m["content"] = "".join(p.get("text", "") for p in m["content"])
+                    m["content"] = "".join(p["text"] for p in m["content"] if p["type"] == "text")
         return self._prompt(msgs), images
 
-    def _prompt(self, msgs: list[dict[str, Any]]) -> str:
+    def _prompt(self, msgs: list[TemplateMessage]) -> str:
         template_owner = self.processor if hasattr(self.processor, "apply_chat_template") else self.tokenizer
         if getattr(template_owner, "chat_template", None) or getattr(self.tokenizer, "chat_template", None):
             return template_owner.apply_chat_template(msgs, add_generation_prompt=True, tokenize=False)
@@ -147,7 +160,9 @@ class TransformersBackend(JudgeBackend):
 
     # -- generation ----------------------------------------------------------
 
-    def generate(self, requests: Sequence[Request], params: SamplingParams | None = None) -> list[Generation]:
+    def generate(
+        self, requests: Sequence[RequestLike], params: SamplingParams | None = None
+    ) -> list[Generation]:
         params = params or SamplingParams()
         results: list[Generation | None] = [None] * len(requests)
         todo: list[tuple[int, str, list[Any], list[str]]] = []
@@ -203,7 +218,7 @@ class TransformersBackend(JudgeBackend):
 
     # -- log-probabilities ---------------------------------------------------
 
-    def logprob(self, requests: Sequence[Request], continuations: Sequence[str]) -> list[LogProbResult]:
+    def logprob(self, requests: Sequence[RequestLike], continuations: Sequence[str]) -> list[LogProbResult]:
         if len(requests) != len(continuations):
             raise ValueError(f"{len(requests)} requests but {len(continuations)} continuations")
         results: list[LogProbResult | None] = [None] * len(requests)
