@@ -32,7 +32,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from groundrl.io import YamlTooLarge, load_yaml
 from groundrl.judges.config import JudgeConfig
@@ -51,9 +51,38 @@ class ConfigError(ValueError):
     """A train config that cannot run; the message names the file, the key and the fix."""
 
 
-HOUSE_GRPO: dict[str, Any] = {"report_to": [], "logging_steps": 1, "disable_tqdm": True}
-HOUSE_SFT: dict[str, Any] = {**HOUSE_GRPO, "max_length": None}
-TINY_GRPO: dict[str, Any] = {
+class HouseArgs(TypedDict, total=False):
+    """The ``HOUSE_*`` trainer fields (``TrainingArguments``/``SFTConfig`` names and types)."""
+
+    report_to: list[str]
+    logging_steps: int
+    disable_tqdm: bool
+    max_length: int | None
+
+
+class CpuArgs(TypedDict, total=False):
+    """The CPU fields :func:`machine_defaults` sets (``TrainingArguments`` names)."""
+
+    use_cpu: bool
+    bf16: bool
+    gradient_checkpointing: bool
+
+
+class TinyArgs(CpuArgs, total=False):
+    """The ``TINY_*`` smoke fields (``GRPOConfig``/``SFTConfig`` names and types)."""
+
+    num_generations: int
+    per_device_train_batch_size: int
+    max_completion_length: int
+    save_strategy: str
+    max_steps: int
+    learning_rate: float
+    beta: float
+
+
+HOUSE_GRPO: HouseArgs = {"report_to": [], "logging_steps": 1, "disable_tqdm": True}
+HOUSE_SFT: HouseArgs = {**HOUSE_GRPO, "max_length": None}
+TINY_GRPO: TinyArgs = {
     "use_cpu": True,
     "bf16": False,
     "gradient_checkpointing": False,
@@ -65,7 +94,7 @@ TINY_GRPO: dict[str, Any] = {
     "learning_rate": 1e-3,
     "beta": 0.0,
 }
-TINY_SFT: dict[str, Any] = {
+TINY_SFT: TinyArgs = {
     "use_cpu": True,
     "bf16": False,
     "max_steps": 2,
@@ -163,7 +192,7 @@ def _unknown(where: str, key: str, allowed: list[str]) -> ConfigError:
     return ConfigError(f"{where}: unknown key {key!r}{hint} Allowed: {', '.join(sorted(allowed))}")
 
 
-def check_trainer_block(kind: str, raw: Any) -> dict[str, Any]:
+def check_trainer_block(kind: str, raw: Any) -> dict[str, object]:
     """A ``grpo:`` / ``sft:`` block: every key a field of the TRL config class, every value
     of the field's type and in range; numbers written as text (YAML's ``1e-6``) coerced."""
     if raw is None:
@@ -171,7 +200,7 @@ def check_trainer_block(kind: str, raw: Any) -> dict[str, Any]:
     if not isinstance(raw, Mapping):
         raise ConfigError(f"{kind} must be a mapping of {trl_fields.CLASS_NAMES[kind]} fields, got {raw!r}")
     fields = trl_fields.trainer_fields(kind)
-    out: dict[str, Any] = {}
+    out: dict[str, object] = {}
     for key, value in raw.items():
         if key not in fields:
             near = difflib.get_close_matches(str(key), list(fields), n=3, cutoff=0.6)
@@ -203,7 +232,7 @@ def is_tiny_model(model: Any) -> bool:
     return isinstance(model, (str, Path)) and (Path(model) / "groundrl_tiny.json").is_file()
 
 
-def machine_defaults() -> dict[str, Any]:
+def machine_defaults() -> CpuArgs:
     """On a machine without CUDA: ``use_cpu``, no bf16 (TRL's GPU default would refuse
     to start) and no gradient checkpointing (TRL's default; about +30 % compute where
     memory is no constraint, issue 36); a file that sets them keeps its values. Imports torch."""
@@ -219,7 +248,9 @@ def trainer_args(
     kind: str, block: Mapping[str, Any] | None, tiny: bool, seed: int | None = None
 ) -> dict[str, Any]:
     """The trainer arguments a stage runs with (see the module doc for the order). Merging
-    an already effective block again changes nothing, so builders may call it on either."""
+    an already effective block again changes nothing, so builders may call it on either.
+    Values stay ``Any``: they are keyword arguments of the TRL config class, each of its
+    field's own type (checked by :func:`check_trainer_block`)."""
     house, smoke = (HOUSE_GRPO, TINY_GRPO) if kind == "grpo" else (HOUSE_SFT, TINY_SFT)
     args = {**house, **(smoke if tiny else {}), **(block or {})}
     if seed is not None:
@@ -455,7 +486,7 @@ def _build_stage(
         inputs = {**{k: v for k, v in raw_image.items() if v is not None}, **(st.get("inputs") or {})}
         blocks["inputs"] = _parse_block(f"{where}: ", "inputs", inputs, kind)
     merged = {**top, **blocks}
-    args: dict[str, Any] = {}
+    args: dict[str, object] = {}
     if kind.trainer:
         args = trainer_args(kind.trainer, merged.get(kind.trainer), tiny, merged.get("seed"))
         _check_eval(where, kind.trainer, args)
@@ -470,7 +501,12 @@ def _build_stage(
 
 
 def _stage_settings(
-    where: str, kind: StageKind, name: str, merged: Mapping[str, Any], args: dict[str, Any], output_dir: str
+    where: str,
+    kind: StageKind,
+    name: str,
+    merged: Mapping[str, Any],
+    args: dict[str, object],
+    output_dir: str,
 ) -> StageSettings:
     """The typed object the runner receives: the common blocks, and each block of the
     kind as a field of its settings class (parsed from null when the file leaves it out,
@@ -675,14 +711,14 @@ def _path_options(recipe: Any) -> list[str]:
     return [o.name for o in rec.options if o.type == "path"] if rec else []
 
 
-def _resolve_block(block: Mapping[str, Any], base: Path, keys: Any, where: str) -> dict[str, Any]:
+def _resolve_block(block: Mapping[str, Any], base: Path, keys: Any, where: str) -> dict[str, object]:
     out = dict(block)
     for key in keys:
         out = _replaced(out, key, base, where + ".".join(key))
     return out
 
 
-def _replaced(block: Mapping[str, Any], key: tuple[str, ...], base: Path, label: str) -> dict[str, Any]:
+def _replaced(block: Mapping[str, Any], key: tuple[str, ...], base: Path, label: str) -> dict[str, object]:
     """A copy of ``block`` with the path string at ``key`` (a path of keys) resolved."""
     out = dict(block)
     value = out.get(key[0])
@@ -800,7 +836,7 @@ KEY_ARGS = (
 
 def full_trainer_args(
     kind: str, args: Mapping[str, Any], output_dir: str
-) -> tuple[dict[str, Any], str | None]:
+) -> tuple[dict[str, object], str | None]:
     """Every field of the real ``GRPOConfig``/``SFTConfig`` built from ``args`` (imports
     TRL; loads no model), key fields first, and a note when this machine could not check
     the hardware settings (bf16 without a GPU: built with ``use_cpu``, shown as written)."""
@@ -854,7 +890,7 @@ def effective_config(cfg: TrainConfig, full: bool = True) -> dict[str, Any]:
     stages, prev, trained, notes = [], None, None, []
     for st in cfg.stages:
         out = f"{cfg.output_dir}/{st.name}" if cfg.staged else cfg.output_dir
-        args: dict[str, Any] = dict(st.args)
+        args: dict[str, object] = dict(st.args)
         if full and st.kind.trainer:
             args, note = full_trainer_args(st.kind.trainer, st.args, out)
             if note and note not in notes:

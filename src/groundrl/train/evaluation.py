@@ -28,11 +28,17 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from groundrl.intervals import bootstrap_ci
 from groundrl.io import iter_lines
 from groundrl.settings import parse_settings
+
+if TYPE_CHECKING:  # types only: the judges' backends load torch
+    from groundrl.judges.base import ContentPart, Request
+
+# the eval row's metrics: eval/reward, its CI, eval/n and eval/<part> (None: no value)
+EvalMetrics = dict[str, float | None]
 
 
 @dataclass(frozen=True)
@@ -69,10 +75,10 @@ class EvalConfig:
                 raise ValueError(f"eval.{key} must be an integer ≥ 1, got {v!r}")
 
 
-def load_eval_records(cfg: EvalConfig) -> list[dict[str, Any]]:
+def load_eval_records(cfg: EvalConfig) -> list[dict[str, object]]:
     """The held-out records (first ``limit``); images made absolute against the file."""
     base = Path(cfg.data).parent
-    rows = []
+    rows: list[dict[str, object]] = []  # the held-out JSON objects, passed on to the rubric
     for line in iter_lines(cfg.data):
         if line.problem or not isinstance(line.value.get("prompt"), str):
             raise ValueError(f"eval.data {cfg.data} line {line.number}: {line.problem or 'no text `prompt`'}")
@@ -86,22 +92,23 @@ def load_eval_records(cfg: EvalConfig) -> list[dict[str, Any]]:
     return rows
 
 
-def _request(rec: Mapping[str, Any]) -> list[dict[str, Any]]:
-    content: list[dict[str, Any]] = [{"type": "image", "image": p} for p in rec["images"]]
+def _request(rec: Mapping[str, Any]) -> Request:
+    """The judge backend's request: the images, then the prompt text."""
+    content: list[ContentPart] = [{"type": "image", "image": p} for p in rec["images"]]
     content.append({"type": "text", "text": rec["prompt"]})
     return [{"role": "user", "content": content}]
 
 
-def _sample(rec: Mapping[str, Any]) -> dict[str, Any]:
+def _sample(rec: Mapping[str, Any]) -> dict[str, object]:
     """The rubric's fields, as training's reward functions get them (``question`` = the
     prompt when the record has neither ``question`` nor ``task``: see ``grpo.load_rows``)."""
-    sample = {k: v for k, v in rec.items() if k not in ("prompt", "images")}
+    sample: dict[str, object] = {k: v for k, v in rec.items() if k not in ("prompt", "images")}
     if "question" not in rec and "task" not in rec:
         sample["question"] = rec["prompt"]
     return sample
 
 
-def summarize_eval(totals: Sequence[float], parts: Mapping[str, Sequence[float | None]]) -> dict[str, Any]:
+def summarize_eval(totals: Sequence[float], parts: Mapping[str, Sequence[float | None]]) -> EvalMetrics:
     """The eval row's metrics: mean total reward over prompts with its 95% bootstrap CI,
     ``n`` and each part's mean over the prompts it applied to (None when it applied to none).
 
@@ -110,7 +117,7 @@ def summarize_eval(totals: Sequence[float], parts: Mapping[str, Sequence[float |
     """
     n = len(totals)
     lo, hi = bootstrap_ci(list(totals), lambda xs: sum(xs) / len(xs))
-    row: dict[str, Any] = {
+    row: EvalMetrics = {
         "eval/reward": sum(totals) / n if n else None,
         "eval/reward_ci_lo": lo,
         "eval/reward_ci_hi": hi,
@@ -124,7 +131,7 @@ def summarize_eval(totals: Sequence[float], parts: Mapping[str, Sequence[float |
 
 def evaluate(
     model: Any, processor: Any, rubric: Any, records: Sequence[Mapping[str, Any]], cfg: EvalConfig
-) -> dict[str, Any]:
+) -> EvalMetrics:
     """Greedy answers of ``model`` to ``records``, scored by ``rubric``: the eval row's
     metrics (:func:`summarize_eval`). A prompt the model fails to answer scores as the
     empty completion (the rubric gives it its malformed-output value)."""
@@ -147,7 +154,7 @@ def evaluate(
 
 
 def eval_callback(
-    cfg: EvalConfig, rubric: Any, processor: Any, write: Callable[[int, dict[str, Any]], None]
+    cfg: EvalConfig, rubric: Any, processor: Any, write: Callable[[int, EvalMetrics], None]
 ) -> Any:
     """A ``TrainerCallback`` running :func:`evaluate` at every ``cfg.every``-th global step;
     ``write(step, metrics)`` records the row (the main process writes ``log.jsonl``)."""
@@ -167,10 +174,10 @@ def eval_callback(
     return Evaluation()
 
 
-def jsonl_writer(path: Path, stage: str) -> Callable[[int, dict[str, Any]], None]:
+def jsonl_writer(path: Path, stage: str) -> Callable[[int, EvalMetrics], None]:
     """Appends an eval row to the run's ``log.jsonl`` (the training rows' format)."""
 
-    def write(step: int, metrics: dict[str, Any]) -> None:
+    def write(step: int, metrics: EvalMetrics) -> None:
         row = {"stage": stage, "step": step, **metrics}
         with path.open("a", encoding="utf-8") as f:
             f.write(json.dumps(row) + "\n")

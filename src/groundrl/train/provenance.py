@@ -9,6 +9,7 @@ linear in the file's size."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 # Settings that change the optimised objective: each GRPO-kind stage should state them.
@@ -42,7 +43,7 @@ def comments(text: str) -> dict[str, tuple[str, str]]:
     return out
 
 
-def provenance_lines(text: str, effective: dict[str, Any]) -> list[str]:
+def provenance_lines(text: str, effective: Mapping[str, Any]) -> list[str]:
     """Comment lines for --print-config: the objective and judge-sampling settings with
     their provenance, and any such setting left to a default (named as such)."""
     notes = comments(text)

@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from groundrl.io import read_jsonl
+from groundrl.judges.base import Request
 from groundrl.judges.prompts import eqa_rm_request
 from groundrl.settings import parse_settings
 
@@ -163,7 +164,7 @@ def eqa_rm_messages(
     return trl_messages(msgs)[0]
 
 
-def eqa_rm_request_for(rec: Mapping[str, Any], images: Sequence[Any]) -> list[dict[str, Any]]:
+def eqa_rm_request_for(rec: Mapping[str, Any], images: Sequence[Any]) -> Request:
     """The same prompt as an OpenAI-style request with the images inline (for a judge
     backend: RFT sampling from a server or a local checkpoint, inference)."""
     return eqa_rm_request(

@@ -57,7 +57,7 @@ class StageResult:
 
     trainer: Any = None  # a trainer to train, log and save; None: the stage trains nothing
     data: str | None = None  # what a following stage without ``data`` trains on
-    notes: dict[str, Any] = field(default_factory=dict)  # the stage's lines in report.md
+    notes: dict[str, object] = field(default_factory=dict)  # the stage's lines in report.md ("- key: value")
     echo: str | None = None  # shown for a stage that trains nothing (default: the notes)
 
     @classmethod

@@ -30,7 +30,7 @@ import json
 import logging
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from groundrl.io import iter_jsonl, read_jsonl
 from groundrl.models.tiny_vlm import build_tiny_vlm
@@ -46,6 +46,25 @@ from groundrl.train.stage_kinds import StageResult
 from groundrl.train.stage_settings import StageSettings, VerifierFilterSettings
 
 log = logging.getLogger("groundrl.train")
+
+
+class StageRecord(TypedDict):
+    """One stage as :func:`run_config` ran it (``report.md`` reads ``name``, ``kind``,
+    ``model`` and ``notes``); ``trainer`` only for a stage that trained."""
+
+    name: str
+    kind: str
+    model: str  # the saved final/ folder ("" for a stage that trains nothing)
+    notes: dict[str, object]
+    trainer: NotRequired[Any]  # the trained TRL trainer
+
+
+class RunResult(TypedDict):
+    """What :func:`run_config` returns."""
+
+    output_dir: Path
+    final: Path | None  # OUTPUT_DIR/final, or None when no stage trained
+    stages: list[StageRecord]
 
 
 def parse_threshold(v: Any) -> float:
@@ -202,7 +221,7 @@ def run_config(
     verbose: bool = False,
     resume: bool = False,
     **build_kw: Any,
-) -> dict[str, Any]:
+) -> RunResult:
     """Run every stage of ``cfg`` (a :class:`TrainConfig`, or a mapping validated here);
     returns ``{"output_dir", "final", "stages": [...]}``. The paths are checked before
     any model loads; each trained model is saved before any report is written; reports
@@ -221,7 +240,7 @@ def run_config(
         runlog.write_config(out, tc.raw)
     model = tc.model
     prev_data: str | None = None
-    done: list[dict[str, Any]] = []
+    done: list[StageRecord] = []
     final: Path | None = None
     try:
         for stage in tc.stages:
