@@ -128,15 +128,17 @@ def _extra(extra_info: Any) -> Any:
     return extra
 
 
-def _sample(label: str | None, ground_truth: Any, extra_info: Any) -> dict[str, Any]:
+def _sample(label: str | None, ground_truth: Any, extra_info: Any) -> dict[str, object]:
     return _sample_of(label, ground_truth, _extra(extra_info))
 
 
-def _sample_of(label: str | None, ground_truth: Any, extra: Any) -> dict[str, Any]:
+def _sample_of(label: str | None, ground_truth: Any, extra: Any) -> dict[str, object]:
     """:func:`_sample` of an ``extra_info`` already through :func:`_extra` (plain Python
     already: issue 41, it was decoded and made plain twice per call)."""
     # string keys only: a sample field is a keyword argument of the reward parts
-    sample = {k: v for k, v in extra.items() if isinstance(k, str)} if isinstance(extra, dict) else {}
+    sample: dict[str, object] = (
+        {k: v for k, v in extra.items() if isinstance(k, str)} if isinstance(extra, dict) else {}
+    )
     gt = _decode_label(plain(ground_truth))
     if isinstance(gt, str) and gt.lstrip()[:1] in ("[", "{"):
         decoded = loads_cached(gt)
@@ -151,8 +153,8 @@ def _sample_of(label: str | None, ground_truth: Any, extra: Any) -> dict[str, An
 
 
 def _result(
-    rubric: Rubric, solution_str: Any, sample: dict[str, Any], applicability: bool = False
-) -> dict[str, Any]:
+    rubric: Rubric, solution_str: Any, sample: Mapping[str, object], applicability: bool = False
+) -> dict[str, float | None]:
     verdict = rubric.score(completion_text(solution_str), **sample)
     if applicability:
         return {"score": verdict.total, **trainer_values(verdict, rubric.names, applicability=True)}
@@ -167,7 +169,7 @@ def make_compute_score(
     judge: Any = None,
     applicability: bool = False,
     **options: Any,
-) -> Callable[..., dict[str, Any]]:
+) -> Callable[..., dict[str, float | None]]:
     """A verl ``compute_score`` bound to one recipe (or rubric). ``label`` overrides the
     field that ``ground_truth`` fills (required for a bare rubric); options come as
     ``recipe_options={...}`` or keywords, ``judge`` as a mapping, a JudgeConfig or a
@@ -207,7 +209,7 @@ class _Call(NamedTuple):
     name: str
     run: list[str]
     rubrics: dict[str, Rubric]
-    sample: dict[str, Any]
+    sample: dict[str, object]
     applicability: bool
 
 
@@ -304,14 +306,14 @@ def _setting(
     return name, run if len(run) >= 2 else [], rubrics, label, _truthy(applicability)
 
 
-def _assemble(call: _Call, verdict: Any) -> dict[str, Any]:
+def _assemble(call: _Call, verdict: Any) -> dict[str, float | None]:
     """verl's result dict for the sample's verdict (see the module docstring's keys)."""
     rubric = call.rubrics[call.name]
     if not call.run:
         if call.applicability:
             return {"score": verdict.total, **trainer_values(verdict, rubric.names, applicability=True)}
         return {"score": verdict.total, **part_values(verdict, rubric.names, TRAINER_NOT_APPLICABLE)}
-    out: dict[str, Any] = {"score": verdict.total}
+    out: dict[str, float | None] = {"score": verdict.total}
     for r in call.run:
         mine = r == call.name
         out[f"{r}/{APPLIES}"] = 1.0 if mine else 0.0
@@ -335,7 +337,7 @@ def compute_score(
     judge: Any = None,
     applicability: Any = None,
     **kwargs: Any,
-) -> dict[str, Any]:
+) -> dict[str, float | None]:
     """Dispatching ``compute_score``: the recipe comes from ``extra_info["recipe"]``, a
     ``data_source`` of the form ``groundrl/<recipe>``, the ``recipe`` reward kwarg or
     ``$GROUNDRL_RECIPE``, in that order. Options and judge come from the reward kwargs,
@@ -371,11 +373,11 @@ class _Batcher:
 
     def __init__(self, rubric: Rubric, window: float, max_batch: int) -> None:
         self.rubric, self.window, self.max_batch = rubric, window, max_batch
-        self.pending: list[tuple[Any, dict[str, Any], asyncio.Future]] = []
+        self.pending: list[tuple[Any, Mapping[str, object], asyncio.Future]] = []
         self.timer: asyncio.TimerHandle | None = None
         self.batches: list[int] = []  # sizes of the batches scored (bench/tests read it)
 
-    async def score(self, completion: Any, sample: dict[str, Any]) -> Any:
+    async def score(self, completion: Any, sample: Mapping[str, object]) -> Any:
         loop = asyncio.get_running_loop()
         fut = loop.create_future()
         self.pending.append((completion, sample, fut))
@@ -394,7 +396,7 @@ class _Batcher:
             self.batches.append(len(batch))
             asyncio.get_running_loop().create_task(self._run(batch))
 
-    async def _run(self, batch: list[tuple[Any, dict[str, Any], asyncio.Future]]) -> None:
+    async def _run(self, batch: list[tuple[Any, Mapping[str, object], asyncio.Future]]) -> None:
         try:
             verdicts = await asyncio.to_thread(
                 self.rubric.score_batch, [b[0] for b in batch], [b[1] for b in batch]
@@ -437,7 +439,7 @@ async def compute_score_async(
     batch_window_s: float = BATCH_WINDOW_S,
     max_batch: int = MAX_BATCH,
     **kwargs: Any,
-) -> dict[str, Any]:
+) -> dict[str, float | None]:
     """:func:`compute_score` as a coroutine, the same keys and values: verl awaits an
     ``async def`` reward function on its reward loop (``reward.custom_reward_function.name:
     compute_score_async``) and runs a batch's samples concurrently. A judge-backed recipe's
