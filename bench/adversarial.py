@@ -134,12 +134,13 @@ def _argos():
             detection_reward(s, [[0, 0, 1, 1]])
             extract_temporal_mentions(s)
 
-    # Budget 1 s for 20 calls over 3.9 MB (~0.05 s/MB a call, a quarter of PER_MB_BUDGET).
-    # Over it on the loaded 2-core box of issue 41 (1.0-1.4 s CPU after the normalize_answer
-    # and outcome fixes, 1.3-1.9 s before, alternated): every call is linear (the growth rows,
-    # k <= 1.0) and under 0.2 s/MB alone; the remainder is outcome's answer extraction and
-    # choice patterns over a megabyte of '<' and the temporal scan of 'frame ' runs (parse/).
-    # Not re-measured on an idle core.
+    # Budget 1 s for 20 calls over 3.9 MB (~0.05 s/MB a call, a quarter of PER_MB_BUDGET [ours]).
+    # Issue 41 (last round): the outcome's answer parsers were most of it (profiled: the
+    # choice's stop-character removal and \b-led cue scan, normalize_answer's punctuation
+    # class scan, a match object per <answer> opener); with those cheaper, 5 interleaved
+    # passes at load 7 on the shared 2-core box gave min 0.68 / median 0.92 s against
+    # 1.28 / 1.35 s before (what is left: the temporal scan of 'frame ' runs, ~0.25 s, and
+    # each parser's one pass over a megabyte of '<').
     return [("argos rewards: 4 texts, 3.9 MB", 1.0, run)]
 
 

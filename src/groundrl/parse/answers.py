@@ -25,7 +25,10 @@ _LEADING_CUE_RE = re.compile(
 # match object per closer (issue 41: listing 60k matches per MB of "<think>1</think>"
 # grew faster than the text).
 _LAST_THINK_CLOSE_RE = re.compile(r"(?s:.*)</\s*think\s*>", re.IGNORECASE)
-_ANSWER_OPEN_RE = re.compile(r"<\s*answer(?:\s[^<>]*)?>", re.IGNORECASE)
+# The last "<answer…>" opener, the same way: openers hold one '<' each, so they cannot
+# overlap and the last start that matches is finditer's last match (issue 41: one match
+# object per opener, 60 ms per MB of "<answer>").
+_LAST_ANSWER_OPEN_RE = re.compile(r"(?s:.*)<\s*answer(?:\s[^<>]*)?>", re.IGNORECASE)
 _EDGE_MARKUP = " \t\r\n*_`"
 # The cue rule reads the text after the last cue; answers sit at the end of a completion.
 _CUE_WINDOW = 4000
@@ -114,9 +117,7 @@ def extract_answer(text: Any) -> Parsed:
         return fail(f"completion is {type(text).__name__}, not text")
     inner = find_tag(text, "answer", which="last")
     if inner is None:
-        opened = None
-        for m in _ANSWER_OPEN_RE.finditer(text):
-            opened = m
+        opened = _LAST_ANSWER_OPEN_RE.match(text)
         if opened is not None:
             inner = text[opened.end() :]
     if inner is not None:
@@ -172,13 +173,17 @@ def drop_tag_blocks(text: Any, tag: str) -> str:
 
 # --- normalisation ----------------------------------------------------------
 
-_APOSTROPHES_RE = re.compile(r"['’‘`]")
+_APOSTROPHES = "'’‘`"
 # a separator between digits; the lookbehind after the separator lets the engine scan for
 # the separator itself (a leading lookbehind was tried at every position, issue 41)
 _DECIMAL_POINT_RE = re.compile(r"\.(?<=\d\.)(?=\d)")
 _THOUSANDS_RE = re.compile(r",(?<=\d,)(?=\d)")
 # runs, each a single class (a repeated alternation group cost 6x on a megabyte of '<')
 _PUNCT_RE = re.compile(r"[^\w\s\x00]+|_+")
+# The same on ASCII text (no whitespace but ' ' is left when it runs): every character
+# that is not a letter, digit, blank or NUL becomes a blank, one C pass (the class scan
+# above costs 60-90 ns a character, issue 41); the runs it leaves collapse in the split.
+_ASCII_PUNCT = str.maketrans({c: " " for c in map(chr, range(128)) if not (c.isalnum() or c in " \x00")})
 _ARTICLES = frozenset(("a", "an", "the"))
 _DIGIT_RE = re.compile(r"\d")
 
@@ -202,13 +207,16 @@ def normalize_answer(s: Any) -> str:
             return "\x00int:" + hex(s)
     # Whitespace runs collapsed first: no step below depends on their length, and a
     # megabyte of blanks was scanned by every pattern (issue 41: 0.13 s/MB -> 0.002).
-    s = _APOSTROPHES_RE.sub("", " ".join(s.casefold().split()))
+    s = " ".join(s.casefold().split())
+    for q in _APOSTROPHES:  # str.replace per mark: a C search, not a class scan per character
+        if q in s:
+            s = s.replace(q, "")
     # Protect decimal points with a NUL marker, drop thousands commas, then strip the rest
     # (a separator's neighbours are never separators: the two passes see what one saw).
     s = s.replace("\x00", " ")
     if "." in s or "," in s:
         s = _THOUSANDS_RE.sub("", _DECIMAL_POINT_RE.sub("\x00", s))
-    s = _PUNCT_RE.sub(" ", s).replace("\x00", ".")
+    s = (s.translate(_ASCII_PUNCT) if s.isascii() else _PUNCT_RE.sub(" ", s)).replace("\x00", ".")
     # what is left is words and digit groups between blanks: an article is a whole word
     words = s.split()
     if _ARTICLES.isdisjoint(words):  # one C-level pass; most long texts end here
@@ -271,7 +279,10 @@ def parse_answer_number(text: Any) -> Parsed:
 _ALPHABET = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 # Letters that are also English words; see extract_choice.
 _WORD_LETTERS = frozenset("AI")
-_BARE_STRIP_RE = re.compile(r"[\s*_`()\[\]{}.:,;!]+")
+_BARE_STRIP = r"\s*_`()\[\]{}.:,;!"  # brackets, markdown, blanks and stops around a bare letter
+# The answer is one character once those are removed: anchored, so a megabyte that is
+# not one letter fails at its first other character (issue 41: removing them copied it all).
+_BARE_ONE_RE = re.compile(rf"[{_BARE_STRIP}]*+([^{_BARE_STRIP}])[{_BARE_STRIP}]*+")
 
 
 def _check_choices(choices: Any) -> str:
@@ -293,8 +304,11 @@ def _choice_patterns(choices: str) -> tuple[re.Pattern[str], re.Pattern[str], re
     # ( ) / [ ], followed by . ) ] : or **, or ending its line.
     marked_end = r"(?:[.)\]:]|\*\*|[ \t]*(?:\r?\n|$))"
     leading = re.compile(r"^[\s*_`]*[(\[]?(" + cls + r")(?:" + marked_end + r"|(?=[ \t,]))")
+    # \b(?i:answer|option|choice)\b led by its first letter (only a/A, o/O, c/C match those
+    # case-insensitively), so the engine skips to the next candidate in C (issue 41: a
+    # leading \b was tried at every position, 30-45 ms per MB of answer)
     cue = re.compile(
-        r"\b(?i:answer|option|choice)\b[\s*_]*(?i:is\b|:)?[\s*_]*[(\[]?("
+        r"[aAoOcC](?<!\w[aAoOcC])(?i:(?<=a)nswer|(?<=o)ption|(?<=c)hoice)\b[\s*_]*(?i:is\b|:)?[\s*_]*[(\[]?("
         + cls
         + r")(?![\w])("
         + marked_end
@@ -341,9 +355,9 @@ def choice_in_answer(a: str, choices: str = "ABCDEFGHIJ") -> Parsed:
     'C'
     """
     letters = _check_choices(choices)
-    bare = _BARE_STRIP_RE.sub("", a)
-    if len(bare) == 1 and bare in letters:
-        return Parsed(bare)
+    bare = _BARE_ONE_RE.fullmatch(a)
+    if bare and bare.group(1) in letters:
+        return Parsed(bare.group(1))
     leading, cue, wrapped = _choice_patterns(letters)
     m = leading.match(a)
     if m:
