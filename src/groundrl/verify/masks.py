@@ -12,13 +12,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 from groundrl.judges.images import to_pil
 
 
+class SampleMaskProvider(Protocol):
+    """``provider(label, sample) -> mask | boxes | None``: the sample is only read."""
+
+    def __call__(self, label: str, sample: Mapping[str, Any]) -> Any: ...
+
+
 class BoxMaskProvider:
-    def __call__(self, label: str, sample: dict[str, Any]) -> Any:
+    def __call__(self, label: str, sample: Mapping[str, Any]) -> Any:
         key = " ".join(str(label).casefold().split())
         for field in ("masks", "points_masks", "boxes"):
             table = sample.get(field)
@@ -47,7 +54,7 @@ class DetectorSegmenterMasks:
             )
         return self._models
 
-    def __call__(self, label: str, sample: dict[str, Any]) -> Any:
+    def __call__(self, label: str, sample: Mapping[str, Any]) -> Any:
         # lazy: torch loads only when a mask is computed
         import torch
 
@@ -76,7 +83,7 @@ class DetectorSegmenterMasks:
 MASK_PROVIDERS = {"boxes": BoxMaskProvider, "detector_segmenter": DetectorSegmenterMasks}
 
 
-def mask_provider_from_spec(spec: Any) -> Any:
+def mask_provider_from_spec(spec: Any) -> SampleMaskProvider:
     """A mask provider from a config's ``verifier.masks``: ``boxes`` (ground truth in the
     sample, the default) or ``{provider: detector_segmenter, detector: PATH, segmenter:
     PATH, threshold: 0.2}`` — the paper's open-vocabulary detector g_θ then segmenter h_φ

@@ -23,9 +23,9 @@ free-form answers when a judge is given), ``spatial`` (points in masks from a
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from groundrl.judges import prompts
 from groundrl.parse.answers import drop_tag_blocks, extract_answer
@@ -34,7 +34,7 @@ from groundrl.rewards.grounding import GROUNDING_CATEGORIES, grounding_term, spa
 from groundrl.rewards.outcome import answer_type, outcome
 from groundrl.rubric import Part, Rubric
 from groundrl.types import Score
-from groundrl.verify.masks import BoxMaskProvider
+from groundrl.verify.masks import BoxMaskProvider, SampleMaskProvider
 
 
 @dataclass
@@ -56,8 +56,9 @@ class ParsedResponse:
 
 TERMS = ("outcome", "grounding", "reasoning")  # the weighted terms of Argos Eq. 9
 
-Applies = Callable[[ParsedResponse, dict[str, Any]], "tuple[bool, str]"]
-Run = Callable[[list[str], list[dict[str, Any]], list[ParsedResponse]], list[Score]]
+# a tool reads the samples (recipe-dependent fields), never changes them
+Applies = Callable[[ParsedResponse, Mapping[str, Any]], "tuple[bool, str]"]
+Run = Callable[[list[str], list[Mapping[str, Any]], list[ParsedResponse]], list[Score]]
 
 
 @dataclass
@@ -69,6 +70,17 @@ class Tool:
     weight: float = 1.0
 
 
+class VerifierReport(TypedDict):
+    """:meth:`VerifierResult.to_dict`: the gated score, each part's value, the reasons
+    given, and each tool with why it was chosen or skipped."""
+
+    score: float
+    parts: dict[str, float | None]
+    reasons: dict[str, str]
+    tools: dict[str, str]
+    skipped: dict[str, str]
+
+
 @dataclass
 class VerifierResult:
     total: float
@@ -76,7 +88,7 @@ class VerifierResult:
     chosen: dict[str, str]  # tool → why it applied
     skipped: dict[str, str] = field(default_factory=dict)  # tool → why not
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> VerifierReport:
         return {
             "score": self.total,
             "parts": {k: s.value for k, s in self.parts.items()},
@@ -87,12 +99,12 @@ class VerifierResult:
 
 
 def _outcome_tool(judge: Any) -> Tool:
-    def applies(p: ParsedResponse, s: dict[str, Any]) -> tuple[bool, str]:
+    def applies(p: ParsedResponse, s: Mapping[str, Any]) -> tuple[bool, str]:
         if s.get("answer") is None:
             return False, "no gold answer"
         return True, f"answer type {answer_type(s['answer'])}"
 
-    def run(texts: list[str], samples: list[dict[str, Any]], parsed: list[ParsedResponse]) -> list[Score]:
+    def run(texts: list[str], samples: list[Mapping[str, Any]], parsed: list[ParsedResponse]) -> list[Score]:
         first = [outcome(t, s["answer"]) for t, s in zip(texts, samples, strict=True)]
         if judge is None:
             return first
@@ -124,13 +136,13 @@ def _outcome_tool(judge: Any) -> Tool:
     return Tool("outcome", applies, run, cost=0.0 if judge is None else 1.0)
 
 
-def _spatial_tool(provider: Callable[[str, dict[str, Any]], Any]) -> Tool:
-    def applies(p: ParsedResponse, s: dict[str, Any]) -> tuple[bool, str]:
+def _spatial_tool(provider: SampleMaskProvider) -> Tool:
+    def applies(p: ParsedResponse, s: Mapping[str, Any]) -> tuple[bool, str]:
         if not p.points:
             return False, "no points cited"
         return True, f"{len(p.points)} point(s) cited"
 
-    def one(t: str, s: dict[str, Any]) -> Score:
+    def one(t: str, s: Mapping[str, Any]) -> Score:
         video = _video_masks(provider, s)
         if video is not None:  # each point on its own frame [Argos §3.1 "Temporal rewards"]
             frames = s.get("frames")
@@ -138,13 +150,13 @@ def _spatial_tool(provider: Callable[[str, dict[str, Any]], Any]) -> Tool:
             return spatial_video(t, video, n, s.get("fps"), s.get("timestamps"))
         return spatial(t, lambda label: provider(label, s))
 
-    def run(texts: list[str], samples: list[dict[str, Any]], parsed: list[ParsedResponse]) -> list[Score]:
+    def run(texts: list[str], samples: list[Mapping[str, Any]], parsed: list[ParsedResponse]) -> list[Score]:
         return [one(t, s) for t, s in zip(texts, samples, strict=True)]
 
     return Tool("spatial", applies, run, cost=0.1)
 
 
-def _video_masks(provider: Any, s: dict[str, Any]) -> Any:
+def _video_masks(provider: SampleMaskProvider, s: Mapping[str, Any]) -> Any:
     """Per-frame masks of a video sample: its ``frame_masks`` (ground truth per frame), or
     — with a model provider (detector + segmenter) and ``frames`` — the provider run on the
     cited frame; ``None`` for an image sample."""
@@ -157,7 +169,7 @@ def _video_masks(provider: Any, s: dict[str, Any]) -> Any:
 
 
 def _teacher_tool(name: str, teachers: Any) -> Tool:
-    def applies(p: ParsedResponse, s: dict[str, Any]) -> tuple[bool, str]:
+    def applies(p: ParsedResponse, s: Mapping[str, Any]) -> tuple[bool, str]:
         if name == "reasoning":
             return (
                 bool(p.reasoning and p.answer),
@@ -172,7 +184,7 @@ def _teacher_tool(name: str, teachers: Any) -> Tool:
 
     fn = getattr(teachers, name)
 
-    def run(texts: list[str], samples: list[dict[str, Any]], parsed: list[ParsedResponse]) -> list[Score]:
+    def run(texts: list[str], samples: list[Mapping[str, Any]], parsed: list[ParsedResponse]) -> list[Score]:
         return fn(texts, samples)
 
     return Tool(name, applies, run, cost=2.0)
@@ -187,7 +199,7 @@ class AgenticVerifier:
     def __init__(
         self,
         judge_backend: Any = None,
-        mask_provider: Callable[[str, dict[str, Any]], Any] | None = None,
+        mask_provider: SampleMaskProvider | None = None,
         weights: dict[str, float] | None = None,
         tau: float = 0.5,
         tools: Sequence[str] | None = None,
@@ -240,7 +252,9 @@ class AgenticVerifier:
             name="argos_verifier",
         )
 
-    def verify(self, completions: Sequence[Any], samples: Sequence[dict[str, Any]]) -> list[VerifierResult]:
+    def verify(
+        self, completions: Sequence[Any], samples: Sequence[Mapping[str, Any]]
+    ) -> list[VerifierResult]:
         texts = [c if isinstance(c, str) else "" for c in completions]
         parsed = [ParsedResponse.of(t) for t in texts]
         chosen: list[dict[str, str]] = [{} for _ in texts]
@@ -272,7 +286,7 @@ class AgenticVerifier:
             out.append(VerifierResult(self._gate(parts[i]), parts[i], chosen[i], skipped[i]))
         return out
 
-    def calls_for_grounding(self, sample: dict[str, Any]) -> str | None:
+    def calls_for_grounding(self, sample: Mapping[str, Any]) -> str | None:
         """Why the sample selects a grounding tool, from the sample alone [Argos §3.1:
         tools are chosen "depending on the training sample"]: ground-truth masks or
         boxes, an image or frames a model mask provider can ground, or frames for the
@@ -289,7 +303,7 @@ class AgenticVerifier:
             return "the sample has frames for the temporal teachers"
         return None
 
-    def _forfeit_grounding(self, parts: dict[str, Score], sample: dict[str, Any]) -> None:
+    def _forfeit_grounding(self, parts: dict[str, Score], sample: Mapping[str, Any]) -> None:
         """Eq. 9's denominator is fixed: a sample that calls for grounding keeps w_G, and
         a response with no scorable evidence scores the term 0 (it forfeits the share)."""
         g = parts.get("grounding")
@@ -311,7 +325,7 @@ class AgenticVerifier:
     def as_part(self, name: str = "verifier", weight: float = 1.0) -> Part:
         """The verifier's gated score as one batched rubric part (for RL rewards)."""
 
-        def run(completions: list[Any], samples: list[dict[str, Any]]) -> list[Score]:
+        def run(completions: list[Any], samples: Sequence[Mapping[str, Any]]) -> list[Score]:
             return [
                 Score(name, r.total, ", ".join(f"{k}={v.value}" for k, v in r.parts.items()))
                 for r in self.verify(completions, samples)
