@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from groundrl.integrations.openrlhf import make_reward_func
 from groundrl.integrations.probes import ProbeResult, run_probes
@@ -113,7 +113,7 @@ def _score(chk: RecipeCheck, rubric: Any, completion: Any, sample: Mapping[str, 
         return None
 
 
-def _fields(rec: Recipe, chk: RecipeCheck, examples: list[dict[str, Any]], rubric: Any) -> None:
+def _fields(rec: Recipe, chk: RecipeCheck, examples: Sequence[Mapping[str, Any]], rubric: Any) -> None:
     if not examples:
         chk.fail("no examples: give Recipe(examples=[{'completion': ..., <fields>}, ...])")
     declared = {*rec.required, *rec.optional}
@@ -130,7 +130,7 @@ def _fields(rec: Recipe, chk: RecipeCheck, examples: list[dict[str, Any]], rubri
     chk.count("parts", len(names))
 
 
-def _totality(chk: RecipeCheck, rubric: Any, examples: list[dict[str, Any]], vr: Any) -> None:
+def _totality(chk: RecipeCheck, rubric: Any, examples: Sequence[Mapping[str, Any]], vr: Any) -> None:
     for ex in examples:
         sample = {k: v for k, v in ex.items() if k not in ("completion", "id")}
         for text in (ex.get("completion"), *HOSTILE_TEXT):
@@ -149,7 +149,7 @@ def _totality(chk: RecipeCheck, rubric: Any, examples: list[dict[str, Any]], vr:
                 _check_verdict(chk, v, vr, where)
 
 
-def _gold(chk: RecipeCheck, rec: Recipe, rubric: Any, examples: list[dict[str, Any]], vr: Any) -> None:
+def _gold(chk: RecipeCheck, rec: Recipe, rubric: Any, examples: Sequence[Mapping[str, Any]], vr: Any) -> None:
     if rec.gold_example is None:
         return
     for ex in examples:
@@ -160,8 +160,14 @@ def _gold(chk: RecipeCheck, rec: Recipe, rubric: Any, examples: list[dict[str, A
                 chk.fail(f"gold example {rec.gold_example} scores {v.total}, not the maximum {vr[1]}")
 
 
+class _AdapterOptions(TypedDict, total=False):
+    """What the adapters' factories get besides the target (a named recipe: its options)."""
+
+    recipe_options: Mapping[str, Any]
+
+
 def _adapters(
-    chk: RecipeCheck, rec: Recipe, options: Mapping[str, Any], examples: list[dict[str, Any]]
+    chk: RecipeCheck, rec: Recipe, options: Mapping[str, Any], examples: Sequence[Mapping[str, Any]]
 ) -> None:
     if not examples:
         return
@@ -171,7 +177,7 @@ def _adapters(
     # unregistered one (a plugin under development) as its rubric
     named = rec.name in recipe_names() and get_recipe(rec.name) is rec
     target: Any = rec.name if named else rubric
-    kw: dict[str, Any] = {"recipe_options": options} if named else {}
+    kw: _AdapterOptions = {"recipe_options": options} if named else {}
     label = None if named else rec.label_field
     samples = [{k: v for k, v in ex.items() if k not in ("completion", "id")} for ex in examples]
     comps = [ex["completion"] for ex in examples]
@@ -199,7 +205,7 @@ def _adapters(
     rubric.close()
 
 
-def _probes(chk: RecipeCheck, rec: Recipe, rubric: Any, examples: list[dict[str, Any]]) -> None:
+def _probes(chk: RecipeCheck, rec: Recipe, rubric: Any, examples: Sequence[Mapping[str, Any]]) -> None:
     try:
         chk.probes = run_probes(rubric, examples, rec.gold_example, getattr(rec, "probe_exempt", None))
     except Exception as e:  # the check's point: any exception is a finding

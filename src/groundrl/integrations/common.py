@@ -45,7 +45,7 @@ def completion_text(completion: Any) -> str:
     return ""
 
 
-def env_config(environ: Mapping[str, str] | None = None) -> tuple[str | None, dict[str, Any], Any]:
+def env_config(environ: Mapping[str, str] | None = None) -> tuple[str | None, dict[str, object], Any]:
     """``(recipe, options, judge)`` from environment variables (how Ray workers that
     load a reward file by path are configured):
 
@@ -58,7 +58,7 @@ def env_config(environ: Mapping[str, str] | None = None) -> tuple[str | None, di
       (:meth:`~groundrl.judges.config.JudgeConfig.from_env`).
     """
     env = os.environ if environ is None else environ
-    options: dict[str, Any] = {}
+    options: dict[str, object] = {}  # option values checked by the recipe's declared types
     raw = env.get(ENV_OPTIONS)
     if raw:
         try:
@@ -105,12 +105,12 @@ def env_snapshot(environ: Mapping[str, str] | None = None) -> tuple[tuple[Any, A
 
 
 _env_scan: tuple[set[Any], tuple[Any, ...]] = (set(), ())
-_env_configs: dict[tuple[tuple[Any, Any], ...], tuple[str | None, dict[str, Any], Any]] = {}
+_env_configs: dict[tuple[tuple[Any, Any], ...], tuple[str | None, dict[str, object], Any]] = {}
 _ENV_CONFIGS_MAX = 8
 _env_lock = threading.Lock()
 
 
-def cached_env_config() -> tuple[str | None, dict[str, Any], Any]:
+def cached_env_config() -> tuple[str | None, dict[str, object], Any]:
     """:func:`env_config` of ``os.environ``, read again only when a ``GROUNDRL_*``
     variable changed (:func:`env_snapshot`): the adapters' per-call path. The options
     dict is a fresh copy on every call; a bad setting raises on every call."""

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -128,12 +128,15 @@ PROBES: dict[str, tuple[Build, str]] = {
 JUDGE_PROBES = frozenset({"verdict_in_rubric"})  # only a model judge reads the rubric
 
 
-def _sample(ex: Mapping[str, Any]) -> dict[str, Any]:
+def _sample(ex: Mapping[str, Any]) -> dict[str, object]:
     return {k: v for k, v in ex.items() if k not in ("completion", "id")}
 
 
 def run_probes(
-    rubric: Any, examples: list[dict[str, Any]], gold_id: str | None, exempt: Mapping[str, str] | None = None
+    rubric: Any,
+    examples: Sequence[Mapping[str, Any]],
+    gold_id: str | None,
+    exempt: Mapping[str, str] | None = None,
 ) -> list[ProbeResult]:
     """Every probe on ``rubric``: its total must be strictly below the gold example's.
     The gold is ``gold_id``'s example, else the best-scoring one; honest sources are the
@@ -162,7 +165,12 @@ def run_probes(
 
 
 def _one(
-    rubric: Any, name: str, build: Build, why_not: str, honest: list[tuple[dict[str, Any], float]], bar: float
+    rubric: Any,
+    name: str,
+    build: Build,
+    why_not: str,
+    honest: Sequence[tuple[Mapping[str, Any], float]],
+    bar: float,
 ) -> ProbeResult:
     for ex, _ in honest:
         sample = _sample(ex)

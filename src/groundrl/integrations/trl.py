@@ -41,8 +41,9 @@ from groundrl.types import Verdict
 _TRL_KEYS = frozenset({"trainer_state", "log_extra", "log_metric", "environments", "completion_ids"})
 
 
-def _samples(prompts: list[Any] | None, n: int, columns: dict[str, Any]) -> list[dict[str, Any]]:
-    samples: list[dict[str, Any]] = [{} for _ in range(n)]
+def _samples(prompts: list[Any] | None, n: int, columns: Mapping[str, object]) -> list[dict[str, object]]:
+    """One sample per completion from TRL's columns (one list per dataset field)."""
+    samples: list[dict[str, object]] = [{} for _ in range(n)]
     for key, values in columns.items():
         if key in _TRL_KEYS:
             continue
@@ -71,11 +72,11 @@ class _BatchInputs:
     def __init__(self) -> None:
         self._objs: tuple[Any, ...] = ()
         self._texts: list[str] = []
-        self._samples: list[dict[str, Any]] = []
+        self._samples: list[dict[str, object]] = []
 
     def get(
-        self, prompts: Any, completions: list[Any], kwargs: dict[str, Any]
-    ) -> tuple[list[str], list[dict[str, Any]]]:
+        self, prompts: Any, completions: list[Any], kwargs: Mapping[str, object]
+    ) -> tuple[list[str], list[dict[str, object]]]:
         objs = (completions, prompts, *(v for k, v in kwargs.items() if k not in _TRL_KEYS))
         old = self._objs
         if len(old) != len(objs) or any(a is not b for a, b in zip(old, objs, strict=True)):
