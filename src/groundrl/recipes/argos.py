@@ -20,6 +20,7 @@ outcome any τ in (0, 1] behaves the same. Weight keys: ``outcome``, ``grounding
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from groundrl.examples import bundled
@@ -82,7 +83,7 @@ def build(
 WEIGHT_KEYS = ("outcome", "grounding", "reasoning")
 
 
-def _spatial(completion: Any, s: dict[str, Any]) -> Score:
+def _spatial(completion: Any, s: Mapping[str, Any]) -> Score:
     """Points in masks: per frame for a video sample with ``frame_masks`` (each point on
     the frame its sentence cites), else on the image's ``points_masks``."""
     if s.get("frame_masks") is not None:
@@ -96,7 +97,7 @@ def grounding_batch(judge: Any = None) -> Any:
     """``fn(completions, samples)``: per sample the one grounding term of points
     (``points_masks``) and, with teacher judges, frame and segment mentions (batched)."""
 
-    def run(completions: list[Any], samples: list[dict[str, Any]]) -> list[Score]:
+    def run(completions: list[Any], samples: Sequence[Mapping[str, Any]]) -> list[Score]:
         cats: list[dict[str, Score | None]] = [
             {"spatial": _spatial(c, s)} for c, s in zip(completions, samples, strict=True)
         ]
@@ -111,7 +112,7 @@ def grounding_batch(judge: Any = None) -> Any:
     return run
 
 
-def calls_for_grounding(sample: dict[str, Any], temporal: bool = False) -> bool:
+def calls_for_grounding(sample: Mapping[str, object], temporal: bool = False) -> bool:
     """Whether the sample selects a grounding tool [Argos §3.1: tools are chosen
     "depending on the training sample"]: it carries masks (``points_masks``,
     ``frame_masks``, ``masks``, ``boxes``), or — with temporal teachers — video frames.
@@ -123,7 +124,7 @@ def calls_for_grounding(sample: dict[str, Any], temporal: bool = False) -> bool:
     return temporal and isinstance(frames, (list, tuple)) and len(frames) > 0
 
 
-def _forfeit_if_called_for(term: Score, sample: dict[str, Any], judge: Any) -> Score:
+def _forfeit_if_called_for(term: Score, sample: Mapping[str, object], judge: Any) -> Score:
     """An unscorable grounding term on a sample that calls for grounding is 0: Eq. 9's
     fixed denominator keeps w_G, so the ungrounded answer forfeits that share."""
     if term.value is not None or not calls_for_grounding(sample, hasattr(judge, "frame_grounding")):

@@ -22,7 +22,7 @@ field, is an error when the data is loaded (:meth:`RouterRubric.check_samples`, 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from groundrl.rewards.outcome import outcome
@@ -46,7 +46,7 @@ TASK_FIELDS: dict[str, str] = {
 class RouterRubric(Rubric):
     """A rubric whose parts each serve one ``task_type``; checks a data set up front."""
 
-    def check_samples(self, samples: Sequence[dict[str, Any]]) -> None:
+    def check_samples(self, samples: Sequence[Mapping[str, Any]]) -> None:
         bad: list[str] = []
         for i, s in enumerate(samples, start=1):
             t = s.get("task_type")
@@ -117,7 +117,7 @@ def build(atomic_actions: Any = None, judge: Any = None) -> RouterRubric:
         if atomic_actions is not None:
             grm.atomic_actions = tuple(verbs)
 
-        def grm_batch(completions: Sequence[Any], samples: Sequence[dict[str, Any]]) -> list[Score]:
+        def grm_batch(completions: Sequence[Any], samples: Sequence[Mapping[str, Any]]) -> list[Score]:
             idx = [i for i, s in enumerate(samples) if s.get("task_type") == "planning"]
             out: list[Score] = [Score("grm", None, "not a planning sample")] * len(samples)
             if idx:

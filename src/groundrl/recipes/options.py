@@ -26,7 +26,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from groundrl.judges.config import JudgeConfig
 
@@ -40,6 +40,17 @@ _FALSE = frozenset({"false", "no", "off", "0"})
 class OptionError(ValueError, TypeError):
     """A recipe option that is unknown or has a bad value (a configuration error).
     A ValueError, and a TypeError too, as unknown keyword arguments are."""
+
+
+class OptionDescription(TypedDict):
+    """:meth:`Option.describe`, as ``groundrl recipes --json`` prints it: ``default`` is
+    the JSON value (its ``repr`` when it has none; ``None`` when unset)."""
+
+    name: str
+    type: str
+    default: object
+    help: str
+    choices: NotRequired[list[object]]
 
 
 @dataclass(frozen=True)
@@ -79,8 +90,8 @@ class Option:
             raise OptionError(f"recipe {recipe!r}, option {self.name!r}: {out!r} is not one of {allowed}")
         return out
 
-    def describe(self) -> dict[str, Any]:
-        return {
+    def describe(self) -> OptionDescription:
+        out: OptionDescription = {
             "name": self.name,
             "type": self.type,
             "default": None
@@ -89,8 +100,10 @@ class Option:
             if _jsonable(self.default)
             else repr(self.default),
             "help": self.help,
-            **({"choices": list(self.choices)} if self.choices else {}),
         }
+        if self.choices:
+            out["choices"] = list(self.choices)
+        return out
 
 
 def _jsonable(x: Any) -> bool:
