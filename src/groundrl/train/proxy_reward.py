@@ -34,8 +34,8 @@ from __future__ import annotations
 import functools
 import inspect
 import logging
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, TypedDict
 
 from groundrl.integrations.common import completion_text
 from groundrl.judges.config import JudgeConfig
@@ -51,6 +51,23 @@ POLICY_PENALTY = NO_RUBRIC_PROXY  # Eq. 7's "otherwise"
 DEFAULT_RETRIES = 1  # [ours] one more try of the rows whose call failed, after the backend's own
 
 
+class _LastBatch(TypedDict):
+    """The latest batch the proxy scored: TRL hands every reward function of a step the
+    same ``completions`` object, so it is scored once and read back by the others."""
+
+    completions: object
+    out: list[float | None]
+    unscored: set[int]
+
+
+class ProxyOptions(TypedDict):
+    """A ``proxy:`` block checked by :func:`proxy_options`."""
+
+    unparseable: str
+    weight: float
+    retries: int
+
+
 def proxy_reward(agent: Any, unparseable: str = "penalty", retries: int = DEFAULT_RETRIES) -> Any:
     """A TRL reward function named ``proxy`` calling ``agent.verdicts`` once per batch
     (plus at most ``retries`` calls for rows whose call failed on the infrastructure)."""
@@ -60,9 +77,9 @@ def proxy_reward(agent: Any, unparseable: str = "penalty", retries: int = DEFAUL
         raise ValueError(f"proxy.retries must be an integer ≥ 0, got {retries!r}")
     bad_value = UNPARSEABLE[unparseable]
     totals = {"failures": 0, "unparseable": 0, "calls": 0, "unscored": 0, "policy_failures": 0}
-    last: dict[str, Any] = {"completions": None, "out": [], "unscored": set()}
+    last: _LastBatch = {"completions": None, "out": [], "unscored": set()}
 
-    def score(completions: Any, log_metric: Any, cols: dict[str, Any]) -> list[float | None]:
+    def score(completions: Any, log_metric: Any, cols: Mapping[str, Sequence[Any]]) -> list[float | None]:
         n = len(completions)
         out: list[float | None] = [None] * n
         prefs = cols.get("preferred") or [None] * n
@@ -115,10 +132,12 @@ def proxy_reward(agent: Any, unparseable: str = "penalty", retries: int = DEFAUL
             log_metric("proxy/unscored", float(len(unscored)))
             log_metric("proxy/unparseable", float(bad))
             log_metric("proxy/policy_failures", float(policy))
-        last.update(completions=completions, out=out, unscored=unscored)
+        last.update({"completions": completions, "out": out, "unscored": unscored})
         return out
 
-    def batch(completions: Any, log_metric: Any, cols: dict[str, Any]) -> tuple[list[float | None], set[int]]:
+    def batch(
+        completions: Any, log_metric: Any, cols: Mapping[str, Sequence[Any]]
+    ) -> tuple[list[float | None], set[int]]:
         """Once per batch: TRL passes every reward function the same ``completions``."""
         if last["completions"] is not completions:
             score(completions, log_metric, cols)
@@ -145,7 +164,7 @@ def gate_unscored(trainer: Any, proxy: Any) -> None:
 
 
 def _gated(f: Any, proxy: Any) -> Any:
-    def blank(vals: list[Any], kwargs: dict[str, Any]) -> list[Any]:
+    def blank(vals: list[Any], kwargs: Mapping[str, Any]) -> list[Any]:
         cols = {k: v for k, v in kwargs.items() if k not in ("prompts", "completions", "log_metric")}
         drop = proxy.unscored_rows(kwargs.get("completions"), kwargs.get("log_metric"), **cols)
         return [None if i in drop else v for i, v in enumerate(vals)]
@@ -174,7 +193,7 @@ def make_agent(judge: Any) -> Any:
     return ProxyAgent(cfg.make_backend(), cfg.sampling())
 
 
-def proxy_options(raw: Mapping[str, Any] | None) -> dict[str, Any]:
+def proxy_options(raw: Mapping[str, Any] | None) -> ProxyOptions:
     raw = dict(raw or {})
     unknown = set(raw) - {"unparseable", "weight", "retries"}
     if unknown:
