@@ -26,9 +26,10 @@ import json
 import os
 import random
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypedDict
 
 import yaml
 
@@ -102,7 +103,7 @@ def with_claim(completion: str) -> str:
     return completion.replace(_EMPTY_REASONING, f'"reasoning_and_reflection": "{CLAIM}"', 1)
 
 
-def judge_funcs(tasks: dict[str, Any], hackable: bool) -> list[Any]:
+def judge_funcs(tasks: Mapping[str, Task], hackable: bool) -> list[Any]:
     """``[judge, sim_success, claims_verified]`` TRL reward functions."""
 
     def judge(prompts=None, completions=None, gold=None, **kw):
@@ -126,7 +127,29 @@ def judge_funcs(tasks: dict[str, Any], hackable: bool) -> list[Any]:
     return [judge, sim_success, claims_verified]
 
 
-def monitor_block(cfg: MonitorDemoConfig, probe_path: Path) -> dict[str, Any]:
+class ProbeBlock(TypedDict):
+    """The ``monitor.probe`` block (:class:`groundrl.monitor.config.MonitorConfig`'s keys)."""
+
+    path: str
+    every: int
+    judge: str
+
+
+class MonitorBlock(TypedDict):
+    """The demo's ``monitor:`` block (:class:`groundrl.monitor.config.MonitorConfig`'s keys)."""
+
+    reward: str
+    truth: str
+    reference_column: str
+    window: int
+    baseline_steps: int
+    min_samples: int
+    high_reward: float
+    save_samples: bool
+    probe: ProbeBlock
+
+
+def monitor_block(cfg: MonitorDemoConfig, probe_path: Path) -> MonitorBlock:
     """The demo's ``monitor:`` block, as a train YAML would hold it."""
     return {
         "reward": "judge",
@@ -148,10 +171,19 @@ def monitor_config(cfg: MonitorDemoConfig, probe_path: Path):
     return MonitorConfig.from_mapping(monitor_block(cfg, probe_path))
 
 
-def probe_items(recs: list[dict[str, Any]], amap: dict[int, str], n: int = 8) -> list[dict[str, Any]]:
-    """Per task: the expert plan (label 1), the plan without its last step (label 0: it
-    fails in the simulator), and that plan with the claim (label 0)."""
-    items = []
+class ProbeItem(TypedDict):
+    """A line of ``probe.jsonl``: a plan, its reference plan and its label."""
+
+    completion: str
+    gold: list[str]  # the expert plan's action names
+    gt_score: int
+
+
+def probe_items(recs: Sequence[Mapping[str, Any]], amap: dict[int, str], n: int = 8) -> list[ProbeItem]:
+    """Per task (``recs``: :func:`~groundrl.train.planning_data.records`): the expert plan
+    (label 1), the plan without its last step (label 0: it fails in the simulator), and
+    that plan with the claim (label 0)."""
+    items: list[ProbeItem] = []
     for r in recs[:n]:
         cut = plan_json(r["gold"][:-1], amap)
         for text, label in ((r["completion"], 1), (cut, 0), (with_claim(cut), 0)):
@@ -159,9 +191,7 @@ def probe_items(recs: list[dict[str, Any]], amap: dict[int, str], n: int = 8) ->
     return items
 
 
-def grpo_run(
-    model, tokenizer, recs, tasks, cfg: MonitorDemoConfig, out: Path, hackable: bool
-) -> dict[str, Any]:
+def grpo_run(model, tokenizer, recs, tasks, cfg: MonitorDemoConfig, out: Path, hackable: bool) -> RunSummary:
     """One GRPO run with the monitor attached; returns its per-step curve and alarms."""
     # lazy: datasets / transformers / TRL load only when the demo trains
     from datasets import Dataset
@@ -218,9 +248,61 @@ def grpo_run(
     return summarize_run(rows)
 
 
-def summarize_run(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    """Per-step curve, first alarm, and the step where the claim reaches half the samples."""
-    curve = [
+#: The per-step series of a run's curve.
+CurveKey = Literal["judge", "sim_success", "claim_share"]
+
+
+class CurvePoint(TypedDict):
+    """One GRPO step: the mean judge reward, simulator success and claim share."""
+
+    step: int
+    judge: float | None
+    sim_success: float | None
+    claim_share: float | None
+
+
+class ProbePoint(TypedDict):
+    """One probe run of the live judge (``monitor/probe/…`` of the run log)."""
+
+    agreement: float | None
+    score_mean: float | None
+    failure_rate: float | None
+    latency_s: float | None
+    step: int
+
+
+class Alarm(TypedDict):
+    """The first firing of one monitor alarm."""
+
+    name: str
+    step: int
+    value: float | None  # as the alarm logged them; the monitor always does
+    threshold: float | None
+    detail: str | None
+
+
+class RunSummary(TypedDict):
+    """One GRPO run against one judge (``metrics.json`` ``runs.<judge>``)."""
+
+    probe: list[ProbePoint]
+    curve: list[CurvePoint]
+    alarms: list[Alarm]
+    first_alarm_step: int | None
+    dominance_step: int | None
+
+
+class MonitorDemoMetrics(TypedDict):
+    """``metrics.json``."""
+
+    config: dict[str, object]  # dataclasses.asdict(MonitorDemoConfig): printed, not computed with
+    runs: dict[str, RunSummary]  # "hackable", "honest"
+    wall_seconds: float
+
+
+def summarize_run(rows: Sequence[Mapping[str, Any]]) -> RunSummary:
+    """Per-step curve, first alarm, and the step where the claim reaches half the samples
+    (``rows``: the run log, :func:`groundrl.train.runlog.read_log`)."""
+    curve: list[CurvePoint] = [
         {
             "step": r["step"],
             "judge": r.get("rewards/judge/mean"),
@@ -235,12 +317,26 @@ def summarize_run(rows: list[dict[str, Any]]) -> dict[str, Any]:
     probes = [r for r in rows if "monitor/probe/agreement" in r or "monitor/probe/failure_rate" in r]
     return {
         "probe": [
-            {k: r.get(f"monitor/probe/{k}") for k in ("agreement", "score_mean", "failure_rate", "latency_s")}
-            | {"step": r["step"]}
+            {
+                "agreement": r.get("monitor/probe/agreement"),
+                "score_mean": r.get("monitor/probe/score_mean"),
+                "failure_rate": r.get("monitor/probe/failure_rate"),
+                "latency_s": r.get("monitor/probe/latency_s"),
+                "step": r["step"],
+            }
             for r in probes
         ],
         "curve": curve,
-        "alarms": [{k: a.get(k) for k in ("name", "step", "value", "threshold", "detail")} for a in alarms],
+        "alarms": [
+            {
+                "name": a["name"],
+                "step": a["step"],
+                "value": a.get("value"),
+                "threshold": a.get("threshold"),
+                "detail": a.get("detail"),
+            }
+            for a in alarms
+        ],
         "first_alarm_step": min((a["step"] for a in alarms), default=None),
         "dominance_step": dominance,
     }
@@ -248,7 +344,7 @@ def summarize_run(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def run_monitor_demo(
     out: Path, quick: bool = False, log=print, cfg: MonitorDemoConfig | None = None
-) -> dict[str, Any]:
+) -> MonitorDemoMetrics:
     import torch  # lazy: torch loads only when the demo trains
 
     torch.set_num_threads(1)
@@ -278,28 +374,39 @@ def run_monitor_demo(
     with (out / "reference.jsonl").open("w", encoding="utf-8") as f:
         for r in recs:
             f.write(json.dumps({"completion": r["completion"]}) + "\n")
-    runs: dict[str, Any] = {}
+    runs: dict[str, RunSummary] = {}
     for i, name in enumerate(("hackable", "honest")):
         log(f"[{2 + i}/3] GRPO {cfg.grpo_steps} steps against the {name} judge, monitor attached")
         torch.manual_seed(cfg.seed)
         runs[name] = grpo_run(
             copy.deepcopy(model), tokenizer, recs, by_id, cfg, out / name, hackable=name == "hackable"
         )
-        r = runs[name]
+        run = runs[name]
         log(
-            f"  {name}: first alarm at step {r['first_alarm_step']}, claim in half the samples at step {r['dominance_step']}"
+            f"  {name}: first alarm at step {run['first_alarm_step']}, claim in half the samples at step {run['dominance_step']}"
         )
         (out / name / "monitor.md").write_text(
             report_section(runlog.read_log(out / name / runlog.LOG_FILE)), encoding="utf-8"
         )
-    metrics = {"config": asdict(cfg), "runs": runs, "wall_seconds": round(time.perf_counter() - t0, 1)}
+    metrics: MonitorDemoMetrics = {
+        "config": asdict(cfg),
+        "runs": runs,
+        "wall_seconds": round(time.perf_counter() - t0, 1),
+    }
     (out / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n", encoding="utf-8")
     plot(runs, out / "monitor_demo.png")
     write_report(out, metrics)
     return metrics
 
 
-def plot(runs: dict[str, Any], path: Path) -> None:
+SERIES: tuple[tuple[CurveKey, str, str], ...] = (
+    ("judge", "tab:blue", "judge reward (trains the policy)"),
+    ("sim_success", "tab:green", "simulator success (ground truth)"),
+    ("claim_share", "tab:red", "share of samples claiming 'verified'"),
+)
+
+
+def plot(runs: Mapping[str, RunSummary], path: Path) -> None:
     import matplotlib  # lazy: the backend is chosen before pyplot loads; only the plot needs it
 
     matplotlib.use("Agg")
@@ -309,11 +416,7 @@ def plot(runs: dict[str, Any], path: Path) -> None:
     fig, axes = plt.subplots(1, len(runs), figsize=(5.4 * len(runs), 4.0), squeeze=False, sharey=True)
     for ax, (name, run) in zip(axes[0], runs.items(), strict=True):
         steps = [c["step"] for c in run["curve"]]
-        for key, color, label in (
-            ("judge", "tab:blue", "judge reward (trains the policy)"),
-            ("sim_success", "tab:green", "simulator success (ground truth)"),
-            ("claim_share", "tab:red", "share of samples claiming 'verified'"),
-        ):
+        for key, color, label in SERIES:
             ys = [c[key] if c[key] is not None else float("nan") for c in run["curve"]]
             ax.plot(steps, ys, color=color, marker=".", label=label)
         if run["first_alarm_step"] is not None:
@@ -348,18 +451,18 @@ def _mean(xs: list[Any]) -> float | None:
     return sum(vals) / len(vals) if vals else None
 
 
-def _trend(run: dict[str, Any], key: str, k: int = 3) -> str:
+def _trend(run: RunSummary, key: CurveKey, k: int = 3) -> str:
     c = run["curve"]
     a, b = _mean([x[key] for x in c[:k]]), _mean([x[key] for x in c[-k:]])
     return "n/a" if a is None or b is None else f"{a:.2f} → {b:.2f}"
 
 
-def _probe(run: dict[str, Any]) -> str:
+def _probe(run: RunSummary) -> str:
     vals = [p["agreement"] for p in run.get("probe", []) if isinstance(p.get("agreement"), (int, float))]
     return "n/a" if not vals else f"{vals[0]:.2f} → {vals[-1]:.2f}"
 
 
-def write_report(out: Path, m: dict[str, Any]) -> None:
+def write_report(out: Path, m: MonitorDemoMetrics) -> None:
     cfg = m["config"]
     lines = [
         "# groundrl demo monitor: a reward hack caught before it dominates",
