@@ -24,9 +24,8 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
-from typing import Any
 
-from groundrl.judges.base import Generation, JudgeBackend, SamplingParams
+from groundrl.judges.base import Generation, JudgeBackend, Request, SamplingParams
 
 Action = tuple[str, ...]
 
@@ -42,7 +41,7 @@ MATCHER_SYSTEM = (
 _JSON = re.compile(r"\{.*\}", re.DOTALL)
 
 
-def matcher_request(pred: Action, gold: Sequence[Action]) -> list[dict[str, Any]]:
+def matcher_request(pred: Action, gold: Sequence[Action]) -> Request:
     listing = "\n".join(f"{j}: {json.dumps(list(g))}" for j, g in enumerate(gold))
     text = f"Predicted action: {json.dumps(list(pred))}\n\nReference actions:\n{listing}"
     return [{"role": "system", "content": MATCHER_SYSTEM}, {"role": "user", "content": text}]

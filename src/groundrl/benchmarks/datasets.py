@@ -45,9 +45,11 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
+from groundrl.benchmarks.records import BadLine, BadRow
 from groundrl.benchmarks.runner import read_items
 from groundrl.io import iter_lines
 
@@ -56,7 +58,36 @@ IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".bmp")
 MMRLHF_KEYWORDS = ("mcq", "long", "short", "safety", "video")
 VIDEO_FRAMES = 32
 
-Loaded = tuple[list[dict[str, Any]], list[dict[str, Any]]]
+
+class PairwiseItem(TypedDict):
+    """A pair as the native loaders return it (``preferred``: 1 or 2; ``image``: bytes,
+    an absolute path or a list of frame paths)."""
+
+    id: object
+    query: str
+    response_1: str
+    response_2: str
+    preferred: int
+    image: object
+    category: str
+    source: NotRequired[object]
+    group: NotRequired[str]
+
+
+class OpenEQAQuestion(TypedDict):
+    """An OpenEQA question with its episode's keyframes (absolute paths)."""
+
+    question_id: object
+    question: str
+    answer: str
+    extra_answers: list[str]
+    category: object
+    episode: str
+    source: str
+    frames: list[str]
+
+
+Loaded = tuple[list[PairwiseItem], list[BadRow]]
 
 
 # ---------------------------------------------------------------------------
@@ -64,20 +95,20 @@ Loaded = tuple[list[dict[str, Any]], list[dict[str, Any]]]
 # ---------------------------------------------------------------------------
 
 
-def _parquet_rows(path: Path) -> list[dict[str, Any]]:
+def _parquet_rows(path: Path) -> list[Mapping[str, object]]:
     # lazy: pyarrow comes with the cluster stack (datasets, verl), not with groundrl
     import pyarrow.parquet as pq
 
     files = sorted(path.glob("*.parquet")) if path.is_dir() else [path]
     if not files:
         raise ValueError(f"no .parquet file in {path}")
-    rows: list[dict[str, Any]] = []
+    rows: list[Mapping[str, object]] = []
     for f in files:
         rows.extend(pq.read_table(f).to_pylist())
     return rows
 
 
-def read_rows(path: str | Path) -> tuple[list[Any], list[dict[str, Any]]]:
+def read_rows(path: str | Path) -> tuple[list[Any], list[BadRow]]:
     """Rows of a parquet file/folder, a JSON list or a JSONL file; JSONL lines that are
     not JSON objects come back as bad rows."""
     path = Path(path)
@@ -88,7 +119,8 @@ def read_rows(path: str | Path) -> tuple[list[Any], list[dict[str, Any]]]:
         if isinstance(data, dict):  # {id: record} layouts
             data = [{"id": k, **v} if isinstance(v, dict) else v for k, v in data.items()]
         return list(data), []
-    rows, bad = [], []
+    rows: list[Any] = []
+    bad: list[BadRow] = []
     for line in iter_lines(path):
         if line.problem:
             bad.append({"row": line.number, "error": line.problem})
@@ -185,7 +217,7 @@ def _roots(path: Path, image_root: str | Path | None) -> list[Path]:
     return [Path(image_root)] if image_root is not None else [base]
 
 
-def _text(row: dict[str, Any], *keys: str) -> str | None:
+def _text(row: Mapping[str, object], *keys: str) -> str | None:
     for k in keys:
         v = row.get(k)
         if isinstance(v, str):
@@ -232,7 +264,7 @@ def load_vl_rewardbench(path: str | Path, image_root: str | Path | None = None) 
     path = Path(path)
     rows, bad = read_rows(path)
     roots = _roots(path, image_root)
-    items = []
+    items: list[PairwiseItem] = []
     for k, row in enumerate(rows, start=1):
         rid = row.get("id") if row.get("id") is not None else f"row{k}"
         resp = row.get("response")
@@ -297,7 +329,7 @@ def load_multimodal_rewardbench(path: str | Path, image_root: str | Path | None 
     path = Path(path)
     rows, bad = read_rows(path)
     roots = _roots(path, image_root)
-    items = []
+    items: list[PairwiseItem] = []
     for k, row in enumerate(rows, start=1):
         if not isinstance(row, dict):
             bad.append({"row": k, "error": "not an object"})
@@ -365,7 +397,7 @@ def load_mm_rlhf_rewardbench(
     path = Path(path)
     rows, bad = read_rows(path)
     roots = _roots(path, image_root)
-    items = []
+    items: list[PairwiseItem] = []
     seen: dict[str, int] = defaultdict(int)
     for k, row in enumerate(rows, start=1):
         rid = str(row.get("id")) if row.get("id") is not None else f"row{k}"
@@ -373,7 +405,7 @@ def load_mm_rlhf_rewardbench(
         missing = [f for f in ("chosen", "rejected") if not isinstance(row.get(f), str)]
         if query is None:
             missing.insert(0, "prompt")
-        if missing:
+        if query is None or missing:  # (query is None only with missing; said for mypy)
             bad.append({"row": k, "id": rid, "error": f"missing field {missing[0]!r}"})
             continue
         media = row.get("image") or row.get("video")
@@ -432,11 +464,14 @@ def episode_frames(frames_root: str | Path, episode: str) -> list[Path]:
     return rgb or files
 
 
-def load_openeqa(questions: str | Path, frames_root: str | Path, keyframes: int = 5) -> Loaded:
+def load_openeqa(
+    questions: str | Path, frames_root: str | Path, keyframes: int = 5
+) -> tuple[list[OpenEQAQuestion], list[BadRow]]:
     """OpenEQA questions with ``keyframes`` uniform frames of their episode (absolute
     paths). Questions whose episode has no frames under ``frames_root`` are bad."""
     rows = json.loads(Path(questions).read_text(encoding="utf-8"))
-    items, bad = [], []
+    items: list[OpenEQAQuestion] = []
+    bad: list[BadRow] = []
     cache: dict[str, list[Path]] = {}
     for k, q in enumerate(rows, start=1):
         qid = q.get("question_id") if isinstance(q, dict) else None
@@ -484,5 +519,13 @@ def load_pairwise(
         from groundrl.benchmarks.pairwise_rm import REQUIRED
 
         items, bad = read_items(path, REQUIRED)
-        return fmt, items, [{"row": b.pop("line"), **b} for b in bad]
+        return fmt, items, [_bad_row(b) for b in bad]
     raise ValueError(f"not a pairwise layout: {fmt!r} (pairwise formats: {', '.join(PAIRWISE_FORMATS)})")
+
+
+def _bad_row(b: BadLine) -> BadRow:
+    """A :func:`~groundrl.benchmarks.runner.read_items` report keyed by ``row`` like the
+    native loaders' (the same key order: row, id, error)."""
+    if "id" in b:
+        return {"row": b["line"], "id": b["id"], "error": b["error"]}
+    return {"row": b["line"], "error": b["error"]}

@@ -42,12 +42,14 @@ import json
 import random
 import zlib
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
+from groundrl.benchmarks.datasets import OpenEQAQuestion
+from groundrl.benchmarks.records import BadRow
 from groundrl.io import iter_lines, json_line, write_jsonl
-from groundrl.judges.base import JudgeBackend, SamplingParams
+from groundrl.judges.base import ImagePart, JudgeBackend, Request, SamplingParams
 from groundrl.judges.prompts import EQA_RM_REFERENCE_SYSTEM
 from groundrl.parse.scores import parse_score
 from groundrl.parse.tags import find_tag
@@ -85,11 +87,45 @@ def episode_split(episode: str, seed: int, test_fraction: float) -> str:
     )
 
 
-def _images(frames: Sequence[str]) -> list[dict[str, Any]]:
+class EQAItem(TypedDict):
+    """One labelled response of a question, as journaled in progress.jsonl."""
+
+    question: str
+    frames: list[str]
+    reasoning: str
+    answer: str
+    reference: str
+    gt_score: float
+    gt_critique: str
+    leaks_reference: bool
+    category: object
+    source: str
+    episode: str
+    response_kind: str
+
+
+class BenchItem(EQAItem):
+    """A score-rm item of the built set (items.jsonl and the split files)."""
+
+    id: str
+    question_id: object
+    split: str
+
+
+class JournalRow(TypedDict):
+    """One finished question in progress.jsonl."""
+
+    question_id: object
+    items: list[EQAItem]
+    unparsed_responses: int
+    unscored_responses: int
+
+
+def _images(frames: Sequence[str]) -> list[ImagePart]:
     return [{"type": "image", "image": f} for f in frames]
 
 
-def policy_request(q: dict[str, Any], incorrect: bool = False) -> list[dict[str, Any]]:
+def policy_request(q: OpenEQAQuestion, incorrect: bool = False) -> Request:
     return [
         {"role": "system", "content": INCORRECT_SYSTEM if incorrect else POLICY_SYSTEM},
         {
@@ -99,7 +135,7 @@ def policy_request(q: dict[str, Any], incorrect: bool = False) -> list[dict[str,
     ]
 
 
-def label_request(q: dict[str, Any], reasoning: str, answer: str) -> list[dict[str, Any]]:
+def label_request(q: OpenEQAQuestion, reasoning: str, answer: str) -> Request:
     refs = q["answer"] + "".join(f" / {a}" for a in q.get("extra_answers") or [])
     text = (
         f"Question: {q['question']}\n\nReference answer (do not reveal): {refs}\n\n"
@@ -139,8 +175,8 @@ def leaks(critique: str, reference: str, answer: str) -> bool:
     return len(r) >= 2 and r in critique.casefold() and r not in answer.casefold()
 
 
-def _journal(path: Path) -> dict[str, dict[str, Any]]:
-    done: dict[str, dict[str, Any]] = {}
+def _journal(path: Path) -> dict[str, JournalRow]:
+    done: dict[str, JournalRow] = {}
     if path.exists():
         for line in iter_lines(path):
             if line.problem:  # a line cut by an interrupted run: that question is redone
@@ -153,7 +189,11 @@ Calls = dict[str, int]
 
 
 def _sample(
-    policy: JudgeBackend, batch: list[dict[str, Any]], params: SamplingParams, counts: Calls, calls: Calls
+    policy: JudgeBackend,
+    batch: Sequence[OpenEQAQuestion],
+    params: SamplingParams,
+    counts: Calls,
+    calls: Calls,
 ) -> list[list[tuple[str, str | None]]]:
     """``(kind, text)`` per question of the batch: ``counts["sampled"]`` sampled and
     ``counts["prompted_incorrect"]`` prompted-incorrect responses."""
@@ -170,9 +210,7 @@ def _sample(
     return gens
 
 
-def _item(
-    q: dict[str, Any], kind: str, reasoning: str, answer: str, label: str, score: float
-) -> dict[str, Any]:
+def _item(q: OpenEQAQuestion, kind: str, reasoning: str, answer: str, label: str, score: float) -> EQAItem:
     critique = find_tag(label, "critique") or ""
     return {
         "question": q["question"],
@@ -192,11 +230,11 @@ def _item(
 
 def _label_batch(
     judge: JudgeBackend,
-    batch: list[dict[str, Any]],
+    batch: Sequence[OpenEQAQuestion],
     gens: list[list[tuple[str, str | None]]],
     jparams: SamplingParams,
     calls: Calls,
-) -> list[dict[str, Any]]:
+) -> list[JournalRow]:
     """The judge scores every readable response; one journal row per question."""
     to_label: list[tuple[int, str, str, str]] = []
     unparsed = [0] * len(batch)
@@ -213,7 +251,7 @@ def _label_batch(
         else []
     )
     calls["judge"] += len(to_label)
-    per_q: list[list[dict[str, Any]]] = [[] for _ in batch]
+    per_q: list[list[EQAItem]] = [[] for _ in batch]
     unscored = [0] * len(batch)
     for (i, kind, reasoning, answer), g in zip(to_label, labels, strict=True):
         calls["judge_failures"] += not g.ok
@@ -230,7 +268,7 @@ def _label_batch(
 
 
 def build(
-    questions: list[dict[str, Any]],
+    questions: Sequence[OpenEQAQuestion],
     policy: JudgeBackend,
     judge: JudgeBackend,
     out: Path,
@@ -243,8 +281,8 @@ def build(
     test_fraction: float = 0.2,
     seed: int = 0,
     batch_size: int = 16,
-    bad_questions: list | None = None,
-    settings: dict[str, Any] | None = None,
+    bad_questions: list[BadRow] | None = None,
+    settings: Mapping[str, object] | None = None,
     progress: Any = None,
 ) -> dict[str, Any]:
     """Build the set from OpenEQA ``questions`` (records of
@@ -281,16 +319,16 @@ def build(
 
 def _finish(
     out: Path,
-    questions: list[dict[str, Any]],
-    done: dict[str, dict[str, Any]],
+    questions: Sequence[OpenEQAQuestion],
+    done: Mapping[str, JournalRow],
     seed: int,
     test_fraction: float,
     calls: dict[str, int],
     resumed: int,
-    bad_questions: list,
-    settings: dict[str, Any],
+    bad_questions: list[BadRow],
+    settings: Mapping[str, object],
 ) -> dict[str, Any]:
-    items: list[dict[str, Any]] = []
+    items: list[BenchItem] = []
     for q in questions:
         row = done.get(str(q["question_id"]))
         if row is None:
@@ -300,7 +338,7 @@ def _finish(
                 {"id": f"{q['question_id']}#{j}", "question_id": q["question_id"], **it,
                  "split": episode_split(it["episode"], seed, test_fraction)}
             )  # fmt: skip
-    files: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    files: dict[str, list[BenchItem]] = defaultdict(list)
     for it in items:
         files["items.jsonl"].append(it)
         files[f"{it['split']}.jsonl"].append(it)
@@ -327,7 +365,7 @@ def _finish(
         "calls_this_run": calls,
         "seed": seed,
         "test_fraction": test_fraction,
-        "settings": settings,
+        "settings": dict(settings),
         "files": sorted(files) + ["manifest.json", "progress.jsonl"],
     }  # fmt: skip
     (out / "manifest.json").write_text(

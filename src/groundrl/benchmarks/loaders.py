@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import NotRequired, TypedDict
 
 
 def llm_match_to_10(score: float) -> float:
@@ -13,9 +13,34 @@ def llm_match_to_10(score: float) -> float:
     return 10.0 * (float(score) - 1.0) / 4.0
 
 
+class OpenEQAScoreItem(TypedDict):
+    """A score-rm item made from an OpenEQA prediction (``frames``: set by
+    ``bench openeqa-format --frames-root``)."""
+
+    id: object
+    question: str
+    reasoning: str
+    answer: object
+    reference: object
+    gt_score: float
+    category: object
+    source: str
+    frames: NotRequired[list[str] | None]
+
+
+class PlanningItem(TypedDict):
+    """An EmbodiedBrain planning item (``prediction``: filled from --predictions)."""
+
+    id: str
+    task: object
+    gold: object
+    images: object
+    prediction: NotRequired[object]
+
+
 def openeqa_items(
     questions: str | Path, predictions: str | Path, gold_scores: str | Path
-) -> list[dict[str, Any]]:
+) -> list[OpenEQAScoreItem]:
     """OpenEQA questions + a predictions file (``[{question_id, answer}]``) + an LLM-match
     metrics file (``{question_id: 1..5}``) → score-rm items. The prediction has no
     reasoning trace, so ``reasoning`` says so; ``source`` is the episode's dataset
@@ -23,7 +48,7 @@ def openeqa_items(
     qs = {q["question_id"]: q for q in json.loads(Path(questions).read_text())}
     preds = json.loads(Path(predictions).read_text())
     scores = json.loads(Path(gold_scores).read_text())
-    items = []
+    items: list[OpenEQAScoreItem] = []
     for p in preds:
         qid = p["question_id"]
         if qid not in scores or qid not in qs:
@@ -44,11 +69,11 @@ def openeqa_items(
     return items
 
 
-def embodiedbrain_planning_items(path: str | Path) -> list[dict[str, Any]]:
+def embodiedbrain_planning_items(path: str | Path) -> list[PlanningItem]:
     """The EmbodiedBrain planning set (conversations: user task + assistant gold answer)
     → ``{id, task, gold, images}`` items (``prediction`` to be filled)."""
     rows = json.loads(Path(path).read_text())
-    out = []
+    out: list[PlanningItem] = []
     for k, r in enumerate(rows):
         conv = r.get("conversations") or []
         user = next((c["content"] for c in conv if c.get("role") == "user"), "")

@@ -8,15 +8,16 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from groundrl.benchmarks.records import BadLine
 from groundrl.intervals import wilson_ci
 from groundrl.io import iter_lines, write_jsonl
 
 
-def read_items(
-    path: str | Path, required: Sequence[str]
-) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """``(good items, bad items with reasons)``."""
-    good, bad = [], []
+def read_items(path: str | Path, required: Sequence[str]) -> tuple[list[dict[str, Any]], list[BadLine]]:
+    """``(good items, bad items with reasons)``. An item is a JSON object of the caller's
+    layout (``required`` fields present); image paths in it are made absolute."""
+    good = []
+    bad: list[BadLine] = []
     for line in iter_lines(path):
         k, item = line.number, line.value
         if line.problem:
@@ -67,7 +68,7 @@ def _unreadable_image(item: dict[str, Any], base: Path) -> str | None:
 
 def write_outputs(
     out: Path,
-    results: list[dict[str, Any]],
+    results: Sequence[Mapping[str, object]],
     metrics: dict[str, Any],
     report: str,
     plots: Mapping[str, Callable[[Path], None]] | None = None,
