@@ -11,7 +11,7 @@ import tempfile
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -20,6 +20,14 @@ from groundrl.cli.fields import field_option, parse_fields, renamed_copy
 from groundrl.cli.recipe_options import judge_command, need_judge, open_judge
 from groundrl.io import SameFileError, check_output, write_jsonl
 from groundrl.judges.config import JudgeConfig
+
+if TYPE_CHECKING:
+    from collections.abc import Mapping
+
+    from groundrl.curate.cold_start import SplitRecord
+    from groundrl.curate.pipelines import RecordFn
+    from groundrl.curate.proxy import ProxyRecord
+    from groundrl.judges.base import ContentPart
 
 app = typer.Typer(
     help=(
@@ -113,7 +121,7 @@ RESTART = typer.Option(
 )
 
 
-def _guard(output: Path, command: str, params: dict[str, Any], restart: bool) -> None:
+def _guard(output: Path, command: str, params: Mapping[str, object], restart: bool) -> None:
     """Refuse to resume over an output made with other parameters (see run_params)."""
     # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.run_params import ParamsChanged, guard
@@ -128,7 +136,7 @@ def _guard(output: Path, command: str, params: dict[str, Any], restart: bool) ->
         typer.echo(note, err=True)
 
 
-def _judge_params(judge: JudgeConfig | None) -> dict[str, Any]:
+def _judge_params(judge: JudgeConfig | None) -> dict[str, str | None]:
     return {
         "--judge-backend": judge.backend if judge else None,
         "--judge-model": judge.model if judge else None,
@@ -148,7 +156,7 @@ class _Frame:
     quiet: bool = _param(QUIET)
     restart: bool = _param(RESTART)
 
-    def run(self, record_fn: Callable[[dict[str, Any]], Any], outcome_key: str | None) -> Counter:
+    def run(self, record_fn: RecordFn, outcome_key: str | None) -> Counter:
         """``record_fn`` over the input records not done yet (see curate.pipelines.run)."""
         # lazy: loads when the command runs; groundrl --help imports every command module
         from groundrl.curate.pipelines import run
@@ -165,9 +173,9 @@ FRAME: Any = None  # a command's `frame: _Frame = FRAME`: the decorator fills it
 def _judged_run(
     frame: _Frame,
     command: str,
-    params: dict[str, Any],
+    params: Mapping[str, object],
     judge: JudgeConfig | None,
-    record_fn: Callable[[Any], Callable[[dict[str, Any]], Any]],
+    record_fn: Callable[[Any], RecordFn],
     outcome_key: str,
     required: bool = False,
 ) -> tuple[Counter, Any]:
@@ -247,7 +255,7 @@ def verifier_filter_cmd(
     from groundrl.curate.verifier_filter import verifier_filter
     from groundrl.verify import AgenticVerifier
 
-    def record_fn(backend: Any) -> Callable[[dict[str, Any]], Any]:
+    def record_fn(backend: Any) -> RecordFn:
         v = AgenticVerifier(backend, tau=tau)  # without a judge: rule tools only
         return lambda r: verifier_filter(r, v, threshold)
 
@@ -336,8 +344,8 @@ def mask_difficulty_cmd(
     from groundrl.judges import SamplingParams
     from groundrl.rewards.outcome import outcome
 
-    def record_fn(backend: Any) -> Callable[[dict[str, Any]], Any]:
-        def answer_fn(img: Any, sample: dict[str, Any]) -> bool:
+    def record_fn(backend: Any) -> RecordFn:
+        def answer_fn(img: Any, sample: Mapping[str, Any]) -> bool:
             content = [{"type": "image", "image": img}, {"type": "text", "text": str(sample["question"])}]
             g = backend.generate([[{"role": "user", "content": content}]], SamplingParams(max_tokens=64))[0]
             if not g.ok:  # a failed call is not a wrong answer: the record errors and is retried
@@ -420,8 +428,8 @@ def proxy_distill_cmd(
     from groundrl.curate.proxy import distill_record, proxy_request
     from groundrl.judges.base import SamplingParams
 
-    def record_fn(backend: Any) -> Callable[[dict[str, Any]], Any]:
-        def fn(r: dict[str, Any]) -> Any:
+    def record_fn(backend: Any) -> RecordFn:
+        def fn(r: dict[str, object]) -> ProxyRecord:
             if backend is not None and r.get("teacher_output") is None and r.get("teacher_outputs") is None:
                 params = need_judge(judge).sampling() or SamplingParams(  # a backend comes from a judge
                     temperature=0.0 if samples == 1 else 1.0, max_tokens=512
@@ -488,7 +496,7 @@ def reject_pass_rate_cmd(
         raise typer.BadParameter("--min-rate must be < --max-rate", param_hint="--min-rate")
     _not_an_input(kept, frame.input, frame.output, flag="--kept")
 
-    def record_fn(backend: Any) -> Callable[[dict[str, Any]], Any]:
+    def record_fn(backend: Any) -> RecordFn:
         check = exact_judge if backend is None else semantic_judge(backend)
         return lambda r: pass_rate_filter(r, min_rate, max_rate, judge=check)
 
@@ -524,11 +532,11 @@ def reject_label_cmd(
 
     _not_an_input(kept, frame.input, frame.output, flag="--kept")
 
-    def record_fn(backend: Any) -> Callable[[dict[str, Any]], Any]:
-        def ask(rec: dict[str, Any]) -> Any:
+    def record_fn(backend: Any) -> RecordFn:
+        def ask(rec: Mapping[str, object]) -> object:
             if backend is None:
                 return None
-            content: list[dict[str, Any]] = []
+            content: list[ContentPart] = []
             if rec.get("image"):
                 content.append({"type": "image", "image": rec["image"]})
             content.append({"type": "text", "text": str(rec.get("question", rec.get("prompt", "")))})
@@ -638,7 +646,7 @@ def proxy_cold_start_cmd(
     _not_an_input(sft, frame.input, frame.output, flag="--sft")
     _not_an_input(rl, frame.input, frame.output, sft, flag="--rl")
 
-    def record_fn(backend: Any) -> Callable[[dict[str, Any]], Any]:
+    def record_fn(backend: Any) -> RecordFn:
         if backend is None:
             return lambda r: split_record(r, seed=seed)
         # a backend comes from a judge
@@ -647,7 +655,7 @@ def proxy_cold_start_cmd(
         )
         params = dataclasses.replace(base, n=samples)
 
-        def fn(r: dict[str, Any]) -> dict[str, Any]:
+        def fn(r: dict[str, object]) -> SplitRecord:
             if r.get("teacher_output") is None and r.get("teacher_outputs") is None:
                 r = {**r, "teacher_outputs": teacher_outputs(backend, [r], params)[0]}
             return split_record(r, seed=seed)

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, NotRequired, Required, TypedDict
 
 from groundrl.judges.prompts import PROXY_POLICY_SYSTEM, proxy_policy_request
 from groundrl.parse.scores import parse_preferred
@@ -53,8 +53,37 @@ def check_shares(shares: Mapping[str, float]) -> dict[str, float]:
 def policy_prompt(query: str, response_1: str, response_2: str) -> str:
     """The policy GRM's request (:func:`groundrl.judges.prompts.proxy_policy_request`) as
     one prompt text: its instruction, then the question and both responses."""
-    user = proxy_policy_request(query, response_1, response_2)[-1]["content"][-1]["text"]
+    content = proxy_policy_request(query, response_1, response_2)[-1]["content"]
+    last = content[-1] if isinstance(content, list) else None
+    user = last["text"] if last is not None and last["type"] == "text" else str(content)
     return f"{PROXY_POLICY_SYSTEM}\n\n{user}"
+
+
+class SplitRecord(TypedDict, total=False):
+    """:func:`split_record`'s row: the pair and its ``prompt`` (absent when the pair is
+    not there), ``status`` (``correct`` / ``hard`` / ``missing_fields``), and ``split``
+    and ``target`` for a correct record or ``why`` for the others."""
+
+    id: Required[object]
+    query: str
+    response_1: str
+    response_2: str
+    preferred: int
+    prompt: str
+    image: object
+    status: str
+    why: str
+    split: str
+    target: str
+
+
+class SFTRow(TypedDict):
+    """:func:`sft_record`: a row of a ``kind: sft`` stage."""
+
+    id: object
+    prompt: str
+    target: str
+    images: NotRequired[list[object]]
 
 
 def _split_of(rec_id: Any, seed: int, shares: Mapping[str, float]) -> str:
@@ -70,7 +99,7 @@ def _split_of(rec_id: Any, seed: int, shares: Mapping[str, float]) -> str:
 
 def split_record(
     rec: Mapping[str, Any], seed: int = 0, shares: Mapping[str, float] = TABLE5_SHARES
-) -> dict[str, Any]:
+) -> SplitRecord:
     """One preference record with teacher outputs → a ``correct`` or ``hard`` record (see
     the module doc); ``missing_fields`` when the pair or the teacher output is absent.
 
@@ -92,9 +121,11 @@ def split_record(
         return {"id": rec.get("id"), "status": "missing_fields", "why": pref.error}
     outs = rec.get("teacher_outputs", rec.get("teacher_output"))
     outs = [outs] if isinstance(outs, str) else list(outs or [])
-    base = {
+    base: SplitRecord = {
         "id": rec.get("id"),
-        **{f: rec[f] for f in PAIR_FIELDS},
+        "query": rec["query"],
+        "response_1": rec["response_1"],
+        "response_2": rec["response_2"],
         "preferred": pref.value,
         "prompt": policy_prompt(rec["query"], rec["response_1"], rec["response_2"]),
     }
@@ -112,15 +143,15 @@ def split_record(
     return {**base, "status": "hard", "why": why}
 
 
-def sft_record(rec: Mapping[str, Any]) -> dict[str, Any]:
+def sft_record(rec: Mapping[str, Any]) -> SFTRow:
     """A ``correct`` record → ``{id, prompt, target, images?}`` for a ``kind: sft`` stage."""
-    out = {"id": rec.get("id"), "prompt": rec["prompt"], "target": rec["target"]}
+    out: SFTRow = {"id": rec.get("id"), "prompt": rec["prompt"], "target": rec["target"]}
     if rec.get("image") is not None:
         out["images"] = [rec["image"]]
     return out
 
 
-def rl_record(rec: Mapping[str, Any]) -> dict[str, Any]:
+def rl_record(rec: Mapping[str, Any]) -> dict[str, object]:
     """A ``hard`` record → a ``proxy_grpo`` data row (prompt, pair, preferred, and with an
     image both ``image`` for the proxy and ``images`` for the policy)."""
     keys = ("id", "prompt", *PAIR_FIELDS, "preferred", "image")

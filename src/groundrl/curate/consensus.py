@@ -21,7 +21,7 @@ normalised exact match, which never matches an empty gold.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from groundrl.parse.answers import normalize_answer
@@ -52,7 +52,7 @@ def _answers(value: Any) -> list[Any]:
     return [value]  # a single answer given without a list
 
 
-def categorize(record: dict[str, Any], judge: Judge = exact_judge) -> dict[str, Any]:
+def categorize(record: Mapping[str, object], judge: Judge = exact_judge) -> dict[str, object]:
     """``{id, gold, answers: [k answers], strong_answer?}`` → the record plus
     ``category`` (A/B/C/D), ``n_correct`` and ``suspect_label``; no keep decision."""
     _check(0.0, judge)
@@ -80,8 +80,8 @@ def categorize(record: dict[str, Any], judge: Judge = exact_judge) -> dict[str, 
 
 
 def consensus(
-    record: dict[str, Any], keep_a: float = 0.2, seed: int = 0, judge: Judge = exact_judge
-) -> dict[str, Any]:
+    record: Mapping[str, object], keep_a: float = 0.2, seed: int = 0, judge: Judge = exact_judge
+) -> dict[str, object]:
     """One record, streaming: the input record plus ``category``, ``kept``, ``n_correct``
     and ``suspect_label``.
 
@@ -101,8 +101,8 @@ def consensus(
 
 
 def consensus_batch(
-    records: Iterable[dict[str, Any]], keep_a: float = 0.2, seed: int = 0, judge: Judge = exact_judge
-) -> list[dict[str, Any]]:
+    records: Iterable[Mapping[str, object]], keep_a: float = 0.2, seed: int = 0, judge: Judge = exact_judge
+) -> list[dict[str, object]]:
     """All records at once, in input order, annotated like :func:`consensus`; of the
     ``n_A`` category-A records exactly ``floor(keep_a · n_A + 0.5)`` are kept, chosen by
     ``random.Random(seed).sample``."""

@@ -8,10 +8,21 @@ remaining actions: ``history = actions[:t]``, ``target = actions[t:]``. Training
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, TypedDict
 
 
-def decompose(record: dict[str, Any]) -> list[dict[str, Any]]:
+class StepSample(TypedDict):
+    """One step of a decomposed trajectory (see :func:`decompose`)."""
+
+    id: str
+    instruction: object  # passed through as given ("" when absent)
+    history: list[object]
+    observation: object  # an image reference or text, passed through
+    target: list[object]
+
+
+def decompose(record: Mapping[str, Any]) -> list[StepSample]:
     """``{id, instruction, actions: [...], observations?: [...]}`` → T records
     ``{id: f"{id}/step{t}", instruction, history: actions[:t], observation, target: actions[t:]}``.
 

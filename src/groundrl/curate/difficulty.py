@@ -22,8 +22,8 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NotRequired, TypedDict
 
 import numpy as np
 
@@ -50,14 +50,28 @@ def _image(value: Any) -> Any:
     return to_pil(value)  # a path, data URL or base64 text
 
 
+class CurvePoint(TypedDict):
+    ratio: float
+    accuracy: float  # share of the k masked images answered right
+
+
+class DifficultyResult(TypedDict):
+    """:func:`mask_difficulty`'s row (``error`` when the image cannot be read)."""
+
+    id: object
+    curve: list[CurvePoint]
+    lambda_star: float | None
+    error: NotRequired[str]
+
+
 def mask_difficulty(
-    sample: dict[str, Any],
-    answer_fn: Callable[[Any, dict[str, Any]], bool],
+    sample: Mapping[str, Any],
+    answer_fn: Callable[[Any, Mapping[str, Any]], bool],
     ratios: Sequence[float] = RATIOS,
     k: int = 10,
     seed: int = 0,
     threshold: float = 0.1,
-) -> dict[str, Any]:
+) -> DifficultyResult:
     """``{id, image, …}`` → ``{id, curve: [{ratio, accuracy}, …], lambda_star}``.
 
     ``answer_fn(masked_image, sample) -> bool`` says whether the model's answer on the
@@ -81,7 +95,7 @@ def mask_difficulty(
         image = _image(sample["image"])
     except (KeyError, TypeError, ValueError, OSError) as e:
         return {"id": sid, "curve": [], "lambda_star": None, "error": f"image not readable: {e}"}
-    curve = []
+    curve: list[CurvePoint] = []
     for lam in ratios:
         rng = random.Random(f"{seed}|{sid}|{lam}")
         correct = sum(1 for _ in range(k) if answer_fn(mask_pixels(image, rng, lam), sample))
@@ -90,7 +104,7 @@ def mask_difficulty(
     return {"id": sid, "curve": curve, "lambda_star": min(failing) if failing else None}
 
 
-def keep_by_difficulty(result: dict[str, Any], lo: float = 0.1, hi: float = 0.9) -> bool:
+def keep_by_difficulty(result: Mapping[str, object], lo: float = 0.1, hi: float = 0.9) -> bool:
     """Keep a sample when its ``lambda_star`` lies in ``[lo, hi]`` (inclusive). ``None``
     (never fails) and results with an ``error`` are not kept."""
     lo, hi = _number_in(lo, 0.0, 1.0, "lo"), _number_in(hi, 0.0, 1.0, "hi")

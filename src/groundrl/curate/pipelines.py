@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -31,8 +31,12 @@ from groundrl.io import iter_lines, json_line, parse_line
 ERROR = "error"
 ROWS = "rows"  # on each row of a record that gave several: how many it gave
 
+#: An input record: a JSON object whose values only the pipeline's function looks into.
+#: The function answers one output row or a list of rows (each a JSON object).
+RecordFn = Callable[[dict[str, object]], Mapping[str, object] | Sequence[Mapping[str, object]]]
 
-def _output_rows(out: Path) -> Iterator[tuple[str, dict[str, Any] | None]]:
+
+def _output_rows(out: Path) -> Iterator[tuple[str, Mapping[str, object] | None]]:
     """Each non-blank line of ``out`` with its parsed record (``None`` for an unreadable
     line), read as it goes (issue 26: 53 MB in took 532 MB)."""
     if out.exists():
@@ -56,8 +60,9 @@ def done_lines(out: Path) -> tuple[set[int], set[str]]:
     for _, rec in _output_rows(out):
         if rec is None:
             continue
-        if isinstance(rec.get("line"), int) and not isinstance(rec.get("line"), bool):
-            lines.add(rec["line"])
+        ln = rec.get("line")
+        if isinstance(ln, int) and not isinstance(ln, bool):
+            lines.add(ln)
         else:
             legacy.add(str(rec["id"]))
     return lines, legacy
@@ -80,7 +85,9 @@ def _repair(out: Path) -> None:
         f.seek(max(0, size - 1))
         partial = bool(size) and f.read(1) != b"\n"
         end = _last_newline(f, size) + 1 if partial else size
-        cut, last, want, have = end, None, None, 0
+        cut, have = end, 0
+        last: object = None  # the last record's `line`
+        want: object = None  # its `rows`
         while cut > 0:  # the whole rows of the last record, read backwards
             start = _last_newline(f, cut - 1) + 1
             f.seek(start)
@@ -109,7 +116,7 @@ def _last_newline(f: Any, before: int) -> int:
     return -1
 
 
-def _parse_row(raw: bytes) -> dict[str, Any] | None:
+def _parse_row(raw: bytes) -> Mapping[str, object] | None:
     return parse_line(raw)[0]
 
 
@@ -134,7 +141,10 @@ def drop_errors(out: Path) -> int:
 
 
 def write_selected(
-    src: Path, dest: Path, keep: Callable[[dict[str, Any]], bool], convert: Callable[[dict[str, Any]], Any]
+    src: Path,
+    dest: Path,
+    keep: Callable[[dict[str, object]], bool],
+    convert: Callable[[dict[str, object]], Mapping[str, object]],
 ) -> int:
     """Write ``convert(rec)`` for the records of a curate output ``src`` that ``keep``
     accepts (error records and unreadable lines left out) to ``dest``, its folder created;
@@ -149,7 +159,7 @@ def write_selected(
     return n
 
 
-def iter_records(path: Path) -> Iterator[tuple[int, dict[str, Any] | None, str]]:
+def iter_records(path: Path) -> Iterator[tuple[int, dict[str, object] | None, str]]:
     """``(line_number, record, "")`` per non-blank line (a record without an ``id`` gets
     ``line<N>``), or ``(line_number, None, message)`` for a line that is not a JSON object
     (:attr:`groundrl.io.Line.message`). The file is read as it goes."""
@@ -164,7 +174,7 @@ def iter_records(path: Path) -> Iterator[tuple[int, dict[str, Any] | None, str]]
 RESERVED = ("line", ROWS, ERROR)  # curate's bookkeeping fields in every output row
 
 
-def _upstream(rec: dict[str, Any]) -> dict[str, Any]:
+def _upstream(rec: dict[str, object]) -> dict[str, object]:
     """A record written by an earlier curate step (``proxy-records`` → ``proxy-distill``)
     carries that step's integer ``line`` / ``rows``: kept as ``upstream_line`` /
     ``upstream_rows`` so this step's bookkeeping never overwrites them. Any other value
@@ -178,7 +188,7 @@ def _upstream(rec: dict[str, Any]) -> dict[str, Any]:
     return {**rest, **{f"upstream_{k}": v for k, v in moved.items()}}
 
 
-def _apply(fn: Callable[[dict[str, Any]], Any], rec: dict[str, Any], line: int) -> list[dict[str, Any]]:
+def _apply(fn: RecordFn, rec: dict[str, object], line: int) -> list[Mapping[str, object]]:
     rec = _upstream(rec)
     taken = [k for k in RESERVED if k in rec]
     if taken:  # issue 26: a user's `line` was overwritten, then dropped from --kept records
@@ -194,14 +204,14 @@ def _apply(fn: Callable[[dict[str, Any]], Any], rec: dict[str, Any], line: int) 
         res = fn(rec)
     except Exception as e:  # one bad record is an error record, not the end of the run
         return [{"id": rec["id"], "line": line, ERROR: f"{type(e).__name__}: {e}"}]
-    out = res if isinstance(res, list) else [res]
+    out = [res] if isinstance(res, Mapping) else list(res)  # one row, or a list of rows
     return [{**r, "line": line} if ERROR in r and "line" not in r else r for r in out]
 
 
 def run(
     inp: Path,
     out: Path,
-    fn: Callable[[dict[str, Any]], list[dict[str, Any]] | dict[str, Any]],
+    fn: RecordFn,
     outcome_key: str | None,
     progress: bool = True,
     retry_errors: bool = True,

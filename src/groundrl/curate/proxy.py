@@ -21,8 +21,9 @@ reads only ``status: kept`` (or records without a status).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NotRequired, Required, TypedDict
 
+from groundrl.judges.base import Request
 from groundrl.judges.prompts import proxy_agent_request
 from groundrl.parse.scores import parse_pairwise_verdict, parse_preferred
 from groundrl.parse.tags import tags_in_order
@@ -31,19 +32,51 @@ from groundrl.rewards.preference import rubric_text
 PAIR_FIELDS = ("query", "response_1", "response_2")
 
 
-def _pair(rec: Mapping[str, Any]) -> dict[str, Any] | None:
+class ProxyPair(TypedDict):
+    """The pair a proxy record is made of."""
+
+    id: object
+    query: str
+    response_1: str
+    response_2: str
+    preferred: int  # 1 or 2
+    image: NotRequired[object]
+
+
+class ProxyRecord(TypedDict, total=False):
+    """:func:`proxy_record` / :func:`distill_record`'s row: the pair (absent with
+    ``status: missing_fields``), the ``rubric``, the teacher's ``target`` when kept."""
+
+    id: Required[object]
+    query: str
+    response_1: str
+    response_2: str
+    preferred: int
+    image: object
+    rubric: str
+    target: str
+    status: str
+
+
+def _pair(rec: Mapping[str, Any]) -> ProxyPair | None:
     if not all(isinstance(rec.get(f), str) for f in PAIR_FIELDS):
         return None
     pref = parse_preferred(rec.get("preferred")).value
     if pref not in (1, 2):
         return None
-    out = {"id": rec.get("id"), **{f: rec[f] for f in PAIR_FIELDS}, "preferred": pref}
+    out: ProxyPair = {
+        "id": rec.get("id"),
+        "query": rec["query"],
+        "response_1": rec["response_1"],
+        "response_2": rec["response_2"],
+        "preferred": pref,
+    }
     if rec.get("image") is not None:
         out["image"] = rec["image"]
     return out
 
 
-def proxy_record(rec: Mapping[str, Any]) -> dict[str, Any]:
+def proxy_record(rec: Mapping[str, Any]) -> ProxyRecord:
     """GRM output → proxy record (see the module doc).
 
     >>> proxy_record({"id": "a", "query": "q", "response_1": "x", "response_2": "y", "preferred": 2,
@@ -68,7 +101,7 @@ def proxy_format_ok(text: Any) -> bool:
     return isinstance(text, str) and tags_in_order(text, ["think", "answer"])
 
 
-def distill_record(rec: Mapping[str, Any]) -> dict[str, Any]:
+def distill_record(rec: Mapping[str, Any]) -> ProxyRecord:
     """Proxy record + teacher outputs → the first right, well-formed output as ``target``.
 
     >>> r = {"id": "a", "query": "q", "response_1": "x", "response_2": "y", "preferred": 1, "rubric": "r",
@@ -85,7 +118,7 @@ def distill_record(rec: Mapping[str, Any]) -> dict[str, Any]:
         outs = [rec.get("teacher_output")]
     if isinstance(outs, str):
         outs = [outs]
-    base = {**pair, "rubric": rec["rubric"]}
+    base: ProxyRecord = {**pair, "rubric": rec["rubric"]}
     formatted = [t for t in outs if proxy_format_ok(t)]
     if not formatted:
         return {**base, "status": "bad_format"}
@@ -95,7 +128,7 @@ def distill_record(rec: Mapping[str, Any]) -> dict[str, Any]:
     return {**base, "status": "wrong_verdict"}
 
 
-def proxy_request(rec: Mapping[str, Any]) -> list[dict[str, Any]]:
+def proxy_request(rec: Mapping[str, Any]) -> Request:
     """The proxy agent's request for a proxy record (the inference prompt)."""
     for f in (*PAIR_FIELDS, "rubric"):
         if not isinstance(rec.get(f), str):

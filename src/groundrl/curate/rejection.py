@@ -26,7 +26,7 @@ Both write every record annotated with ``kept`` and ``reason`` (so a run resumes
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,7 @@ from groundrl.judges.prompts import consistency_request
 Judge = Callable[[Any, Any], bool]
 
 
-def _gold(record: dict[str, Any]) -> Any:
+def _gold(record: Mapping[str, object]) -> object:
     return record.get("gold", record.get("answer"))
 
 
@@ -49,11 +49,11 @@ def _rate_bound(name: str, v: Any) -> float:
 
 
 def pass_rate_filter(
-    record: dict[str, Any],
+    record: Mapping[str, object],
     min_rate: float = 0.0,
     max_rate: float | None = None,
     judge: Judge = exact_judge,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Stage 1 for one record ``{id, answers: [K], gold | answer, passes?: [K]}`` → the
     record plus ``n_samples``, ``n_pass``, ``pass_rate``, ``kept`` and ``reason``
     (``kept`` | ``too_hard`` | ``too_easy`` | ``no_samples``). By default only an
@@ -108,10 +108,10 @@ def pass_rate_filter(
 
 
 def label_check(
-    record: dict[str, Any],
-    strong_answer: Callable[[dict[str, Any]], Any] | None = None,
+    record: Mapping[str, object],
+    strong_answer: Callable[[Mapping[str, object]], object] | None = None,
     judge: Judge = exact_judge,
-) -> dict[str, Any]:
+) -> dict[str, object]:
     """Stage 2 for one record ``{id, gold | answer, strong_answer? , question?}`` → the
     record plus ``strong_answer``, ``kept`` and ``reason`` (``kept`` |
     ``label_contradicted`` | ``no_strong_answer``). ``strong_answer(record)`` asks a
@@ -169,11 +169,11 @@ def parse_consistent(text: Any) -> bool | None:
     return None if m is None else m.group(1).lower() == "true"
 
 
-def _question(record: dict[str, Any]) -> Any:
+def _question(record: Mapping[str, object]) -> object:
     return record.get("question", record.get("prompt"))
 
 
-def _ask(judge: Judge, answer: Any, gold: Any, record: dict[str, Any]) -> bool:
+def _ask(judge: Judge, answer: Any, gold: Any, record: Mapping[str, object]) -> bool:
     """Call ``judge``, with the record's question when it takes one (§9.2.1)."""
     if getattr(judge, "takes_question", False):
         return bool(judge(answer, gold, question=_question(record)))  # type: ignore[call-arg]

@@ -11,7 +11,8 @@ to teach anything and contributes nothing.
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, NotRequired, TypedDict
 
 from groundrl.parse.numbers import parse_exact_number
 from groundrl.parse.tags import find_tag
@@ -42,7 +43,16 @@ def _eval_score(ev: Any) -> float | None:
     return read_score(crit) if isinstance(crit, str) and "<score" in crit.lower() else None
 
 
-def rejective_filter(record: dict[str, Any], tau: float = 2.0) -> dict[str, Any]:
+class RejectiveResult(TypedDict):
+    """:func:`rejective_filter`'s row (``error`` with ``reason: "error"``)."""
+
+    id: object
+    kept: list[int]
+    reason: str
+    error: NotRequired[str]
+
+
+def rejective_filter(record: Mapping[str, object], tau: float = 2.0) -> RejectiveResult:
     """``{id, gt_score, evaluations: [{critique, score}, …]}`` → ``{id, kept, reason}``.
 
     ``kept`` lists the indices (ascending) of the evaluations to train on. ``reason``:
@@ -93,5 +103,5 @@ def rejective_filter(record: dict[str, Any], tau: float = 2.0) -> dict[str, Any]
     return {"id": rid, "kept": correct, "reason": "kept"}
 
 
-def _error(rid: Any, message: str) -> dict[str, Any]:
+def _error(rid: object, message: str) -> RejectiveResult:
     return {"id": rid, "kept": [], "reason": "error", "error": message}

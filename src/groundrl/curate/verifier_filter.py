@@ -4,14 +4,28 @@ is right (outcome part = 1); write the best rollout with its breakdown."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, NotRequired, TypedDict
 
 from groundrl.verify import AgenticVerifier
 
 
+class VerifierFilterResult(TypedDict):
+    """:func:`verifier_filter`'s row (``best_rollout`` and ``tools`` when there were rollouts)."""
+
+    id: object
+    kept: bool
+    best_index: int | None
+    best_score: float | None
+    best_rollout: NotRequired[str]
+    parts: dict[str, float | None]
+    tools: NotRequired[dict[str, str]]  # tool → why it applied
+    reason: str
+
+
 def verifier_filter(
-    record: dict[str, Any], verifier: AgenticVerifier, threshold: float = 0.7
-) -> dict[str, Any]:
+    record: Mapping[str, Any], verifier: AgenticVerifier, threshold: float = 0.7
+) -> VerifierFilterResult:
     rollouts = [r if isinstance(r, str) else "" for r in (record.get("rollouts") or [])]
     if not rollouts:
         return {
