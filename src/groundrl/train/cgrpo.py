@@ -24,7 +24,7 @@ from __future__ import annotations
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 from groundrl.augment import mask_patches, shuffle_frames, shuffle_reasoning
 from groundrl.integrations.common import completion_text
@@ -35,8 +35,18 @@ from groundrl.train.rm_data import eqa_rm_messages
 PERTURBATIONS = ("temporal", "spatial", "reasoning")
 
 
+class ContrastiveState(TypedDict, total=False):
+    """The latest call of :func:`contrastive_reward` (``.last``; empty before the first)."""
+
+    boosts: dict[str, list[float]]  # per perturbation type, per original row [Eq. 4]
+    metrics: dict[str, float]  # what it logged
+    accuracies: list[float]  # per row
+    kinds: list[str]  # per row: none or the perturbation type
+    out: list[float | None]  # the rewards returned
+
+
 def expand(
-    record: dict[str, Any], rng: random.Random, types: Sequence[str] = PERTURBATIONS
+    record: Mapping[str, Any], rng: random.Random, types: Sequence[str] = PERTURBATIONS
 ) -> list[dict[str, Any]]:
     """One instance (``frames``: list of images, ``reasoning``: text, …) → the original row
     plus one row per perturbation type, each tagged with ``perturbation``."""
@@ -153,7 +163,7 @@ def contrastive_reward(delta: float = 0.95, mu: float = 0.3, min_acc: float = 0.
     (the fraction of original rows that type boosts). A type with no rows in the batch
     (switched off) logs nothing. ``last`` holds the latest call's per-type boosts."""
     contrastive_boost([1.0], [1.0], delta, mu, min_acc)  # validate the constants now
-    state: dict[str, Any] = {}
+    state: ContrastiveState = {}
 
     def contrastive(
         prompts=None, completions=None, perturbation=None, gt_score=None, log_metric=None, **kwargs
@@ -178,7 +188,9 @@ def contrastive_reward(delta: float = 0.95, mu: float = 0.3, min_acc: float = 0.
         out: list[float | None] = [None] * n
         for j, i in enumerate(orig):
             out[i] = combined[j]
-        state.update(boosts=boosts, metrics=metrics, accuracies=accs, kinds=list(kinds), out=out)
+        state.update(
+            {"boosts": boosts, "metrics": metrics, "accuracies": accs, "kinds": list(kinds), "out": out}
+        )
         if callable(log_metric):
             for k, v in metrics.items():
                 log_metric(k, v)

@@ -36,7 +36,7 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -135,7 +135,7 @@ def _sampler(cfg: RFTConfig, model: str) -> Any:
 
 
 def sample_evaluations(
-    instances: list[dict[str, Any]], keyframes: list[list[Any]], cfg: RFTConfig, model: str
+    instances: Sequence[Mapping[str, Any]], keyframes: list[list[Any]], cfg: RFTConfig, model: str
 ) -> list[list[str]]:
     """``k`` sampled evaluation texts per instance (an empty list when the call failed)."""
     # lazy: judges.papers brings orjson; loaded only when this runs
@@ -160,7 +160,7 @@ def sample_evaluations(
 
 
 def sft_rows(
-    instances: list[dict[str, Any]], keyframes: list[list[Any]], kept: list[tuple[int, int]]
+    instances: Sequence[Mapping[str, Any]], keyframes: list[list[Any]], kept: list[tuple[int, int]]
 ) -> list[dict[str, Any]]:
     """TRL conversational prompt/completion rows: the EQA-RM prompt + keyframes → the
     kept evaluation text."""
@@ -179,7 +179,9 @@ def sft_rows(
     return rows
 
 
-def build_sft_on_rows(model: str, rows: list[dict[str, Any]], out: Path, hw: Hardware, **config: Any) -> Any:
+def build_sft_on_rows(
+    model: str, rows: Sequence[Mapping[str, Any]], out: Path, hw: Hardware, **config: Any
+) -> Any:
     """An ``SFTTrainer`` (loss on the completion only) on ready conversational rows
     (:func:`groundrl.train.builders.sft_trainer`)."""
     return sft_trainer(model, rows, out, hw, **config)
@@ -236,7 +238,7 @@ def run_rft(recipe: str, st: RFTStageSettings, out: Path, prev_data: str | None,
         r["evaluations"] = t
     kept = [(int(j), int(i)) for j, i in res.kept]
     counts = res.counts
-    notes: dict[str, Any] = {
+    notes: dict[str, object] = {
         "sampled": f"{counts['sampled']} evaluations ({cfg.k} per instance, tau {cfg.tau:g})",
         "kept": f"{counts['kept']} evaluations from {counts['kept_instances']} instances "
         f"(kept rate {counts['kept_rate']:.3f}; too easy {counts['too_easy']}, "

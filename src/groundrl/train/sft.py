@@ -9,9 +9,9 @@ may mix records with images and text-only records.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from groundrl.curate.rejective import rejective_filter
 from groundrl.models.loading import flatten_text_content, is_text_only
@@ -19,14 +19,24 @@ from groundrl.train.builders import sft_trainer
 from groundrl.train.hardware import Hardware
 
 
+class SFTRecord(TypedDict):
+    """One SFT record (the module doc's form): the prompt text, the target text and the
+    image paths (relative to the data file)."""
+
+    prompt: str
+    target: str
+    images: list[str]
+
+
 def rft_records(
     instances: Iterable[dict[str, Any]], tau: float = 2.0
-) -> tuple[list[dict[str, Any]], dict[str, int]]:
+) -> tuple[list[SFTRecord], dict[str, int]]:
     """EQA-RM Eq. 1 → SFT rows: for every instance
     ``{id, prompt, images?, gt_score, evaluations: [{critique, score}]}``, one row per
     kept evaluation with target ``<critique>…</critique><score>s</score>``; plus counts
     per filter reason."""
-    rows, counts = [], {"kept": 0, "too_easy": 0, "none_correct": 0}
+    rows: list[SFTRecord] = []
+    counts = {"kept": 0, "too_easy": 0, "none_correct": 0}
     for inst in instances:
         res = rejective_filter(inst, tau)
         counts[res["reason"]] += 1
@@ -42,7 +52,7 @@ def rft_records(
     return rows, counts
 
 
-def sft_dataset(rows: list[dict[str, Any]], base: Path | None = None, text_only: bool = False) -> Any:
+def sft_dataset(rows: Sequence[Mapping[str, Any]], base: Path | None = None, text_only: bool = False) -> Any:
     """Records → a conversational prompt/completion dataset. ``text_only`` (a text-only
     model's tokenizer; its chat template may take only string content) writes plain
     string content and refuses records with images."""
@@ -80,7 +90,7 @@ def sft_dataset(rows: list[dict[str, Any]], base: Path | None = None, text_only:
 
 def build_sft_trainer(
     model_path: str,
-    rows: list[dict[str, Any]],
+    rows: Sequence[Mapping[str, Any]],
     output_dir: str,
     base: Path | None = None,
     hardware: Hardware | None = None,
