@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from groundrl.integrations.common import (
     ENV_SCORE_RANGE,
@@ -40,7 +40,7 @@ from groundrl.integrations.common import (
     collapse_vision,
     env_config,
     env_stop_tokens,
-    loads_cached,
+    loads_fresh,
     normalise,
     parse_range,
     response_of,
@@ -52,19 +52,39 @@ from groundrl.recipes.resolve import label_field, resolve_rubric
 from groundrl.results import TRAINER_NOT_APPLICABLE
 from groundrl.rubric import Rubric
 
+if TYPE_CHECKING:  # types only: torch loads when OpenRLHF takes tensors back
+    import torch
+
+
+class RewardBatch(TypedDict):
+    """What a reward function returns for one batch: the totals, the scores OpenRLHF
+    trains on (the totals normalised, or the totals) and one column per part."""
+
+    rewards: list[float]
+    scores: list[float]
+    extra_logs: dict[str, list[float | None]]
+
+
+class RewardTensors(TypedDict):
+    """:class:`RewardBatch` as the float32 tensors OpenRLHF takes."""
+
+    rewards: torch.Tensor
+    scores: torch.Tensor
+    extra_logs: dict[str, torch.Tensor]
+
 
 def strip_prompt(query: str, prompt: str, stop_tokens: tuple[str, ...] | None = None) -> str:
     """The response part of an OpenRLHF query (see :func:`response_text`)."""
     return response_text(query, prompt, stop_tokens)
 
 
-def label_to_sample(label: Any, field: str | None) -> dict[str, Any]:
+def label_to_sample(label: Any, field: str | None) -> dict[str, object]:
     if isinstance(label, dict):
         return dict(label)
     if isinstance(label, str) and label.lstrip().startswith("{"):
-        obj = loads_cached(label)  # a group's labels are one text: decoded once
+        obj = loads_fresh(label)  # a group's labels are one text: decoded once, copied per call
         if isinstance(obj, dict):
-            return dict(obj)  # its own dict, as before the cache
+            return obj
     return {field: label} if field is not None and label is not None else {}
 
 
@@ -78,7 +98,7 @@ def score_queries(
     score_range: tuple[float, float] | None | str = "auto",
     stop_tokens: tuple[str, ...] | None = None,
     recipe: Any = None,
-) -> dict[str, Any]:
+) -> RewardBatch:
     """Plain-Python core shared by the reward function and the HTTP server.
 
     ``score_range``: ``"auto"`` (the recipe's range, :func:`reward_range`; ``recipe``
@@ -134,7 +154,7 @@ def _auto_range(recipe: Any, rubric: Rubric) -> tuple[float, float] | None:
     return reward_range(rec, rubric) if rec is not None else None
 
 
-def _as_tensors(out: dict[str, Any]) -> dict[str, Any]:
+def _as_tensors(out: RewardBatch) -> RewardBatch | RewardTensors:
     try:
         # lazy: torch only for the tensors OpenRLHF takes back; scoring does not need it
         import torch
@@ -157,7 +177,7 @@ def make_reward_func(
     score_range: tuple[float, float] | None | str = "auto",
     stop_tokens: Sequence[str] | None = None,
     **options: Any,
-) -> Callable[..., dict[str, Any]]:
+) -> Callable[..., RewardBatch | RewardTensors]:
     """An OpenRLHF ``reward_func`` for one recipe (or rubric): options as
     ``recipe_options={...}`` or keywords, ``judge`` as a mapping, a JudgeConfig or a
     judge object; ``label`` overrides the field the label fills; ``score_range`` and
