@@ -34,15 +34,17 @@ from __future__ import annotations
 import json
 import random
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from groundrl.benchmarks.protocols import PROTOCOLS, verdict
+from groundrl.benchmarks.records import JudgeCalls, ShownPair
 from groundrl.benchmarks.report import fmt, md_table
 from groundrl.benchmarks.runner import plot_rates, write_outputs
 from groundrl.benchmarks.stats import (
+    ProxyAgreement,
     accuracy_block,
     accuracy_by_category,
     accuracy_by_source,
@@ -79,7 +81,7 @@ def swapped(item_id: Any, seed: int) -> bool:
     return random.Random(zlib.crc32(f"{seed}|{item_id}".encode())).random() < 0.5
 
 
-def _presented(it: dict[str, Any], swap: bool) -> dict[str, Any]:
+def _presented(it: Mapping[str, Any], swap: bool) -> ShownPair:
     a, b = (it["response_2"], it["response_1"]) if swap else (it["response_1"], it["response_2"])
     return {"query": it["query"], "response_1": a, "response_2": b, "image": it.get("image")}
 
@@ -91,15 +93,15 @@ def map_back(verdict: int | None, swap: bool) -> int | None:
     return 3 - verdict if swap else verdict
 
 
-def accuracy(rows: list[dict[str, Any]]) -> float:
+def accuracy(rows: Sequence[Mapping[str, object]]) -> float:
     return share(rows, "correct")
 
 
-def macro_accuracy(rows: list[dict[str, Any]]) -> float:
+def macro_accuracy(rows: Sequence[Mapping[str, object]]) -> float:
     return macro_share(rows, "correct", "category")
 
 
-def acc_plus(rows: list[dict[str, Any]]) -> float | None:
+def acc_plus(rows: Sequence[Mapping[str, Any]]) -> float | None:
     """Share of groups whose every pair is right (``None`` without groups).
 
     >>> acc_plus([{"group": "g1", "correct": True}, {"group": "g1", "correct": True},
@@ -127,7 +129,7 @@ class Judged:
     proxy_votes: list[int | None] | None = None
 
 
-def _check_parse(items: list[dict[str, Any]], parse: Sequence[str], transfer: bool) -> list[str]:
+def _check_parse(items: Sequence[Mapping[str, Any]], parse: Sequence[str], transfer: bool) -> list[str]:
     if not items:
         raise ValueError("pairwise-rm needs at least one item")
     parse = list(dict.fromkeys(parse))
@@ -140,7 +142,7 @@ def _check_parse(items: list[dict[str, Any]], parse: Sequence[str], transfer: bo
 
 
 def _transfer_source(
-    items: list[dict[str, Any]], swaps: list[bool], rubrics_from: str | Path
+    items: Sequence[Mapping[str, Any]], swaps: list[bool], rubrics_from: str | Path
 ) -> tuple[list[bool], list[str]]:
     """Each pair's presentation order and rubric from an earlier run's results.jsonl:
     a pair is shown in the order its rubric was written for."""
@@ -152,7 +154,7 @@ def _transfer_source(
     return swaps, rubrics
 
 
-def _judge_transfer(judge: Any, shown: list[dict[str, Any]], rubrics: list[str]) -> Judged:
+def _judge_transfer(judge: Any, shown: list[ShownPair], rubrics: list[str]) -> Judged:
     proxy = judge if isinstance(judge, ProxyAgent) else ProxyAgent(judge.backend)
     verdicts = proxy.verdicts(shown, rubrics)
     return Judged(
@@ -160,7 +162,7 @@ def _judge_transfer(judge: Any, shown: list[dict[str, Any]], rubrics: list[str])
     )
 
 
-def _judge_scalar(judge: Any, shown: list[dict[str, Any]], parse: list[str]) -> Judged:
+def _judge_scalar(judge: Any, shown: list[ShownPair], parse: list[str]) -> Judged:
     rewards = judge.pairwise_rewards(shown)
     raw = [json.dumps(r) if r is not None else None for r in rewards]
     v = [None if r is None or r[0] == r[1] else (1 if r[0] > r[1] else 2) for r in rewards]
@@ -168,7 +170,7 @@ def _judge_scalar(judge: Any, shown: list[dict[str, Any]], parse: list[str]) -> 
 
 
 def _judge_direct(
-    judge: Any, shown: list[dict[str, Any]], parse: list[str], dataset: str, proxy_verify: bool
+    judge: Any, shown: list[ShownPair], parse: list[str], dataset: str, proxy_verify: bool
 ) -> Judged:
     policy = (
         judge
@@ -189,7 +191,7 @@ def _judge_direct(
 
 def judge_pairs(
     judge: Any,
-    shown: list[dict[str, Any]],
+    shown: list[ShownPair],
     parse: list[str],
     dataset: str,
     rubrics: list[str] | None = None,
@@ -204,15 +206,49 @@ def judge_pairs(
     return _judge_direct(judge, shown, parse, dataset, proxy_verify)
 
 
+class PairRow(TypedDict):
+    """One results.jsonl row of pairwise-rm: the headline protocol's verdict in the
+    original order; ``proxy_*`` with proxy-verified inference; ``verdict_<p>`` /
+    ``correct_<p>`` for the protocol ``p`` reported beside the headline."""
+
+    id: object
+    swapped: bool
+    raw: str | None
+    verdict_presented: int | None
+    verdict: int | None
+    preferred: int
+    correct: bool
+    category: object
+    group: object
+    source: NotRequired[object]
+    proxy_verdict: NotRequired[int | None]
+    proxy_agree: NotRequired[bool]
+    verdict_strict: NotRequired[int | None]
+    correct_strict: NotRequired[bool]
+    verdict_released: NotRequired[int | None]
+    correct_released: NotRequired[bool]
+    judge_failed: NotRequired[bool]  # always set, last (the key order of results.jsonl)
+
+
+def _other_protocol(row: PairRow, p: str, v: int | None) -> None:
+    """``verdict_<p>`` and ``correct_<p>`` of the protocol ``p`` beside the headline."""
+    if p == "strict":
+        row["verdict_strict"], row["correct_strict"] = v, v == row["preferred"]
+    elif p == "released":
+        row["verdict_released"], row["correct_released"] = v, v == row["preferred"]
+    else:
+        raise ValueError(f"parse protocol must be one of {', '.join(PROTOCOLS)}, got {p!r}")
+
+
 def result_rows(
-    items: list[dict[str, Any]], swaps: list[bool], judged: Judged, parse: list[str]
-) -> list[dict[str, Any]]:
+    items: Sequence[Mapping[str, Any]], swaps: list[bool], judged: Judged, parse: list[str]
+) -> list[PairRow]:
     """One results.jsonl row per pair, verdicts mapped back to the original order."""
-    results = []
+    results: list[PairRow] = []
     for k, (it, s, raw) in enumerate(zip(items, swaps, judged.raw, strict=True)):
         pref = int(str(it["preferred"]).strip())
         v = map_back(judged.parsed[parse[0]][k], s)
-        row = {
+        row: PairRow = {
             "id": it["id"],
             "swapped": s,
             "raw": raw,
@@ -229,8 +265,7 @@ def result_rows(
             row["proxy_verdict"] = map_back(judged.proxy_votes[k], s)
             row["proxy_agree"] = row["verdict"] is not None and row["proxy_verdict"] == row["verdict"]
         for p in parse[1:]:
-            row[f"verdict_{p}"] = map_back(judged.parsed[p][k], s)
-            row[f"correct_{p}"] = row[f"verdict_{p}"] == pref
+            _other_protocol(row, p, map_back(judged.parsed[p][k], s))
         # a call that got no usable answer (not a wrong verdict): counted apart (issue 26)
         row["judge_failed"] = raw is None or (judged.mode == "rubric_transfer" and "call failed" in str(raw))
         results.append(row)
@@ -240,8 +275,14 @@ def result_rows(
 # -- metrics: pure functions of the result rows ------------------------------------------
 
 
+class ProxyVerify(ProxyAgreement):
+    """``metrics["proxy_verify"]``: :class:`ProxyAgreement` and the proxy's calls."""
+
+    proxy_judge: JudgeCalls
+
+
 def pairwise_metrics(
-    results: list[dict[str, Any]], judged: Judged, parse: list[str], dataset: str, bad: list, seed: int
+    results: Sequence[PairRow], judged: Judged, parse: list[str], dataset: str, bad: list, seed: int
 ) -> dict[str, Any]:
     """metrics.json of a run (raw values)."""
     answered = [r for r in results if not r["judge_failed"]]
@@ -265,10 +306,11 @@ def pairwise_metrics(
     }
     if judged.proxy_votes is not None:
         proxy = judged.proxy
-        metrics["proxy_verify"] = {
+        proxy_verify: ProxyVerify = {
             **proxy_agreement(results),
             "proxy_judge": {"calls": proxy.calls, "failures": proxy.failures},
         }
+        metrics["proxy_verify"] = proxy_verify
     others = [] if scalar else parse[1:]
     for p in others:
         metrics[p] = protocol_block(results, p, seed)
@@ -284,7 +326,7 @@ def pairwise_metrics(
 # -- report ------------------------------------------------------------------------------
 
 
-def _headline(metrics: dict[str, Any], label: str, n_bad: int) -> list[str]:
+def _headline(metrics: Mapping[str, Any], label: str, n_bad: int) -> list[str]:
     m = metrics
     table = [
         ("accuracy", m["accuracy"], m["accuracy_ci95"], f"{m['n']} pairs", 0.5),
@@ -313,7 +355,7 @@ def _headline(metrics: dict[str, Any], label: str, n_bad: int) -> list[str]:
     ]
 
 
-def _protocol_section(metrics: dict[str, Any], head: str, p: str) -> list[str]:
+def _protocol_section(metrics: Mapping[str, Any], head: str, p: str) -> list[str]:
     o, n = metrics[p], metrics["n"]
     rows = [
         ("accuracy", o["accuracy"], o["accuracy_ci95"], f"{n} pairs"),
@@ -337,7 +379,7 @@ def _protocol_section(metrics: dict[str, Any], head: str, p: str) -> list[str]:
     ]
 
 
-def _category_section(metrics: dict[str, Any], others: list[str]) -> list[str]:
+def _category_section(metrics: Mapping[str, Any], others: list[str]) -> list[str]:
     header = ["category", "n", "accuracy", "95% CI (Wilson)", *[f"accuracy ({p})" for p in others]]
     rows = [
         (c, m["n"], m["accuracy"], m["accuracy_ci95"], *[m[f"accuracy_{p}"] for p in others])
@@ -346,7 +388,7 @@ def _category_section(metrics: dict[str, Any], others: list[str]) -> list[str]:
     return ["## by category", "", md_table(header, rows), ""]
 
 
-def _source_section(metrics: dict[str, Any]) -> list[str]:
+def _source_section(metrics: Mapping[str, Any]) -> list[str]:
     src = metrics["by_source"]
     return [
         "## by source (`query_source`)",
@@ -362,7 +404,7 @@ def _source_section(metrics: dict[str, Any]) -> list[str]:
     ]
 
 
-def render_report(metrics: dict[str, Any], parse: list[str], label: str, bad: list) -> str:
+def render_report(metrics: Mapping[str, Any], parse: list[str], label: str, bad: list) -> str:
     """report.md of a run (numbers rounded), from its metrics."""
     others = [p for p in parse[1:] if p in metrics]
     report = _headline(metrics, label, len(bad))
@@ -377,7 +419,7 @@ def render_report(metrics: dict[str, Any], parse: list[str], label: str, bad: li
     return "\n".join(report)
 
 
-def _plot_categories(path: Path, metrics: dict[str, Any], label: str) -> None:
+def _plot_categories(path: Path, metrics: Mapping[str, Any], label: str) -> None:
     cats = metrics["by_category"]
     plot_rates(
         path,
@@ -395,7 +437,7 @@ def _plot_categories(path: Path, metrics: dict[str, Any], label: str) -> None:
 
 
 def run(
-    items: list[dict[str, Any]],
+    items: Sequence[Mapping[str, Any]],
     judge: Any,
     out: Path,
     seed: int = 0,
@@ -429,7 +471,7 @@ def run(
     return metrics
 
 
-def summary(metrics: dict[str, Any]) -> str:
+def summary(metrics: Mapping[str, Any]) -> str:
     """One line for the terminal, rounded."""
     acc_plus_part = (
         f", Acc+ {fmt(metrics['acc_plus'])} {fmt(metrics.get('acc_plus_ci95'))} over {metrics['n_groups']} groups"
@@ -452,7 +494,7 @@ def summary(metrics: dict[str, Any]) -> str:
     )
 
 
-def _proxy_line(pv: dict[str, Any] | None) -> str:
+def _proxy_line(pv: ProxyVerify | None) -> str:
     if not pv:
         return ""
     return (

@@ -7,9 +7,11 @@ and a ``--predictions`` file must use those ids."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from groundrl.benchmarks.records import ValueCI
 from groundrl.benchmarks.report import fmt, md_table
 from groundrl.benchmarks.runner import write_outputs
 from groundrl.benchmarks.stats import (
@@ -36,11 +38,11 @@ def _scores(pred: Any, gold: Any, matcher: Any = None) -> dict[str, float] | Non
     return {f"{k}_{m}": getattr(v, m) for k, v in s.items() for m in ("precision", "recall", "f1")}
 
 
-def _aggregate(rows: list[dict[str, Any]], prefix: str = "") -> dict[str, Any]:
+def _aggregate(rows: Sequence[Mapping[str, object]], prefix: str = "") -> dict[str, ValueCI]:
     return column_means(rows, COLS, prefix)
 
 
-def _prepare_matcher(items: list[dict[str, Any]], llm_matcher: Any) -> list[Any]:
+def _prepare_matcher(items: Sequence[Mapping[str, Any]], llm_matcher: Any) -> list[Any]:
     """Send every distinct (predicted action, gold list) to the LLM matcher at once;
     returns each item's canonical gold list."""
     pairs, golds = [], []
@@ -53,17 +55,19 @@ def _prepare_matcher(items: list[dict[str, Any]], llm_matcher: Any) -> list[Any]
     return golds
 
 
-def result_rows(items: list[dict[str, Any]], llm_matcher: Any = None) -> list[dict[str, Any]]:
-    """One results.jsonl row per item: exact P/R/F1 (and ``llm_*`` with the matcher), or
-    an error when the gold has no action to score against."""
+def result_rows(items: Sequence[Mapping[str, Any]], llm_matcher: Any = None) -> list[dict[str, object]]:
+    """One results.jsonl row per item: ``id`` and exact P/R/F1 (and ``llm_*`` with the
+    matcher), or ``id`` and an ``error`` when the gold has no action to score against.
+    The score columns are :data:`COLS` (prefixed), so a row is keyed by name, not a
+    fixed record."""
     golds = _prepare_matcher(items, llm_matcher) if llm_matcher is not None else []
-    results = []
+    results: list[dict[str, object]] = []
     for k, it in enumerate(items):
         s = _scores(it.get("prediction") or "", it["gold"])
         if s is None:
             results.append({"id": it["id"], "error": "gold has no (non-locomotion) actions"})
             continue
-        row = {"id": it["id"], **s}
+        row: dict[str, object] = {"id": it["id"], **s}
         if llm_matcher is not None:
             soft = _scores(it.get("prediction") or "", it["gold"], llm_matcher.matcher(golds[k]))
             row.update({f"llm_{key}": v for key, v in (soft or {}).items()})
@@ -71,7 +75,7 @@ def result_rows(items: list[dict[str, Any]], llm_matcher: Any = None) -> list[di
     return results
 
 
-def _score_rows(block: dict[str, Any], label: str) -> list[tuple[Any, ...]]:
+def _score_rows(block: Mapping[str, Any], label: str) -> list[tuple[Any, ...]]:
     return [
         (f"{k} ({label})", block[f"{k}_precision"]["value"], block[f"{k}_recall"]["value"],
          block[f"{k}_f1"]["value"], block[f"{k}_f1"]["ci95"])
@@ -79,7 +83,7 @@ def _score_rows(block: dict[str, Any], label: str) -> list[tuple[Any, ...]]:
     ]  # fmt: skip
 
 
-def render_report(metrics: dict[str, Any]) -> str:
+def render_report(metrics: Mapping[str, Any]) -> str:
     """report.md of a run (numbers rounded), from its metrics."""
     rows = _score_rows(metrics, "exact")
     extra = ""
@@ -103,7 +107,7 @@ def render_report(metrics: dict[str, Any]) -> str:
 
 
 def run(
-    items: list[dict[str, Any]], out: Path, bad: list | None = None, llm_matcher: Any = None
+    items: Sequence[Mapping[str, Any]], out: Path, bad: list | None = None, llm_matcher: Any = None
 ) -> dict[str, Any]:
     """Items carry ``gold`` (a completion with ``<actions>``) and ``prediction``. With
     ``llm_matcher`` (:class:`~groundrl.benchmarks.action_matcher.LLMActionMatcher`) the
@@ -139,7 +143,7 @@ DEFINITIONS = [
 ]
 
 
-def summary(metrics: dict[str, Any]) -> str:
+def summary(metrics: Mapping[str, Any]) -> str:
     q, o = metrics["quantity_f1"], metrics["order_f1"]
     line = (
         f"n {metrics['n']}: quantity F1 {fmt(q['value'])} {fmt(q['ci95'])}, "

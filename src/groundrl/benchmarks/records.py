@@ -71,6 +71,16 @@ class SwapRow(TypedDict):
     error: str | None
 
 
+class ShownPair(TypedDict):
+    """A pair as a pairwise judge is shown it: the responses in the presented order
+    (values as the items carry them; the judges turn them into text)."""
+
+    query: object
+    response_1: object
+    response_2: object
+    image: object
+
+
 class BadRow(TypedDict):
     """A row a loader could not use (``row``: 1-based), with why."""
 

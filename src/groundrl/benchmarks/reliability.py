@@ -25,10 +25,12 @@ whose K scores are identical.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from groundrl.benchmarks.protocols import verdict
+from groundrl.benchmarks.records import ScoredRow, ShownPair, SwapRow
 from groundrl.benchmarks.report import fmt, md_table
 from groundrl.benchmarks.runner import plot_rates, write_outputs
 from groundrl.benchmarks.stats import (
@@ -52,9 +54,9 @@ def default_params(k: int, given: SamplingParams | None, seed: int) -> SamplingP
     return SamplingParams(0.8, 0.9, 512, seed, n=k)
 
 
-def _both_orders(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _both_orders(items: Sequence[Mapping[str, Any]]) -> list[ShownPair]:
     """Every pair as shown: original order, then swapped, pair after pair."""
-    shown = []
+    shown: list[ShownPair] = []
     for it in items:
         for swap in (False, True):
             a, b = (it["response_2"], it["response_1"]) if swap else (it["response_1"], it["response_2"])
@@ -62,9 +64,9 @@ def _both_orders(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return shown
 
 
-def pair_rows(items: list[dict[str, Any]], gens: list[Any], parse: str, dataset: str) -> list[dict[str, Any]]:
+def pair_rows(items: Sequence[Mapping[str, Any]], gens: list[Any], parse: str, dataset: str) -> list[SwapRow]:
     """One results.jsonl row per pair from its two presentations' generations."""
-    results = []
+    results: list[SwapRow] = []
     for i, it in enumerate(items):
         g0, g1 = gens[2 * i], gens[2 * i + 1]
         s0 = [verdict(t, parse, dataset) for t in g0.texts] if g0.ok else []
@@ -102,7 +104,7 @@ PAIRWISE_DEFINITIONS = [
 ]
 
 
-def _pairwise_report(metrics: dict[str, Any], k: int, n_bad: int) -> str:
+def _pairwise_report(metrics: Mapping[str, Any], k: int, n_bad: int) -> str:
     m, n = metrics, metrics["n"]
     rows: list[tuple[Any, ...]] = [
         ("first-slot rate", m["first_slot_rate"], m["first_slot_rate_ci95"], f"{m['n_verdicts']} verdicts", 0.5),
@@ -132,7 +134,7 @@ def _pairwise_report(metrics: dict[str, Any], k: int, n_bad: int) -> str:
     )
 
 
-def _plot_reliability(path: Path, results: list[dict[str, Any]], k: int, unanimous: tuple[int, int]) -> None:
+def _plot_reliability(path: Path, results: Sequence[SwapRow], k: int, unanimous: tuple[int, int]) -> None:
     c, n = position_counts(results), len(results)
     bars: list[tuple[str, int, int, float | None]] = [
         ("first-slot rate", c["first"], c["verdicts"], 0.5),
@@ -155,7 +157,7 @@ def _plot_reliability(path: Path, results: list[dict[str, Any]], k: int, unanimo
 
 
 def pairwise(
-    items: list[dict[str, Any]],
+    items: Sequence[Mapping[str, Any]],
     backend: Any,
     out: Path,
     k: int = 1,
@@ -207,7 +209,7 @@ CALIBRATION_HEADER = [
 ]
 
 
-def _scores_report(metrics: dict[str, Any], k: int, n_bad: int) -> str:
+def _scores_report(metrics: Mapping[str, Any], k: int, n_bad: int) -> str:
     m = metrics
     table = [
         (
@@ -249,7 +251,7 @@ def _scores_report(metrics: dict[str, Any], k: int, n_bad: int) -> str:
 
 
 def scores(
-    items: list[dict[str, Any]],
+    items: Sequence[Mapping[str, Any]],
     backend: Any,
     out: Path,
     k: int = 1,
@@ -266,7 +268,7 @@ def scores(
         raise ValueError("judge-reliability needs at least one item")
     ev = EQARMEvaluator(backend)
     gens = ev.raw(items, default_params(k, params, seed))
-    results = []
+    results: list[ScoredRow] = []
     for it, g in zip(items, gens, strict=True):
         samples = [parse_score(t, 0, 10).value for t in g.texts]
         pred = samples[0] if samples else None
@@ -298,7 +300,7 @@ def scores(
     return metrics
 
 
-def plot_calibration(calib: list[dict[str, Any]], path: Path, n: int) -> None:
+def plot_calibration(calib: Sequence[Mapping[str, Any]], path: Path, n: int) -> None:
     """Mean gold against mean predicted score per bin (bootstrap 95% CI, n per point),
     with the identity line."""
     # lazy: matplotlib loads only when a figure is drawn
@@ -342,7 +344,7 @@ def plot_calibration(calib: list[dict[str, Any]], path: Path, n: int) -> None:
     plt.close(fig)
 
 
-def summary(metrics: dict[str, Any]) -> str:
+def summary(metrics: Mapping[str, Any]) -> str:
     if metrics["kind"] == "pairwise":
         line = (
             f"n {metrics['n']} pairs: first-slot rate {fmt(metrics['first_slot_rate'])} "

@@ -17,8 +17,7 @@ label, else the log-probability of its last label (``log_softmax(logits)[-1]``).
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
 
 from groundrl.benchmarks.stats import spearman as spearman  # re-exported: it lived here
 
@@ -86,7 +85,7 @@ class ScalarRM:
                 out.extend([None] * len(chunk))
         return out
 
-    def pairwise_rewards(self, items: Sequence[dict[str, Any]]) -> list[tuple[float, float] | None]:
+    def pairwise_rewards(self, items: Sequence[Mapping[str, object]]) -> list[tuple[float, float] | None]:
         """``(reward of response_1, reward of response_2)`` per item, in the shown order."""
         flat = [(str(it["query"]), str(it[k])) for it in items for k in ("response_1", "response_2")]
         r = self.rewards(flat)
@@ -95,7 +94,7 @@ class ScalarRM:
             for i in range(len(items))
         ]
 
-    def scores(self, items: Sequence[dict[str, Any]]) -> list[float | None]:
+    def scores(self, items: Sequence[Mapping[str, object]]) -> list[float | None]:
         """score-rm items → ``10 · sigmoid(reward)`` (``None`` on failure)."""
         flat = [
             (str(it.get("question", "")), f"{it.get('reasoning', '')}\n\nAnswer: {it.get('answer', '')}")

@@ -14,10 +14,11 @@ g = 7); a group's chance level is that probability averaged over its items."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired
 
+from groundrl.benchmarks.records import Prediction, RateCell, ScoredRow
 from groundrl.benchmarks.report import fmt, md_table
 from groundrl.benchmarks.runner import plot_rates, write_outputs
 from groundrl.benchmarks.stats import (
@@ -55,11 +56,31 @@ DEFINITIONS = [
 ]
 
 
-def _hit(r: dict[str, Any]) -> bool:
+class ScoreRow(ScoredRow):
+    """One results.jsonl row of score-rm: ``pred`` is the aggregate of ``samples``."""
+
+    raw: list[str]
+    source: object
+    category: object
+    scalar_rm: NotRequired[float | None]
+
+
+class ScalarBaseline(RateCell):
+    """The scalar reward model's numbers on the same items (``metrics["scalar_rm"]``)."""
+
+    model: str | None
+    rmse: float | None
+    spearman: float | None
+    n_missing: int
+    calls: int
+    failures: int
+
+
+def _hit(r: Prediction) -> bool:
     return within(r["pred"], r["gt_score"])
 
 
-def _check(items: list[dict[str, Any]], aggregate: Sequence[str]) -> list[str]:
+def _check(items: Sequence[Mapping[str, Any]], aggregate: Sequence[str]) -> list[str]:
     if not items:
         raise ValueError("score-rm needs at least one item")
     aggregate = list(dict.fromkeys(aggregate))
@@ -77,9 +98,9 @@ def sampling_params(k: int, seed: int | None) -> SamplingParams:
     return SamplingParams(params.temperature, params.top_p, params.max_tokens, sample_seed, n=k)
 
 
-def result_rows(items: list[dict[str, Any]], gens: list[Any], k: int, how: str) -> list[dict[str, Any]]:
+def result_rows(items: Sequence[Mapping[str, Any]], gens: list[Any], k: int, how: str) -> list[ScoreRow]:
     """One results.jsonl row per item: its K parsed samples and their ``how`` aggregate."""
-    results = []
+    results: list[ScoreRow] = []
     for it, g in zip(items, gens, strict=True):
         scores = [parse_score(t, 0, 10).value for t in g.texts]
         pred = aggregate_scores(scores[:1] if k == 1 else scores, how)  # type: ignore[arg-type]
@@ -98,7 +119,7 @@ def result_rows(items: list[dict[str, Any]], gens: list[Any], k: int, how: str) 
     return results
 
 
-def score_metrics(results: list[dict[str, Any]], boot: int, bad: list, judge: Any) -> dict[str, Any]:
+def score_metrics(results: Sequence[ScoreRow], boot: int, bad: list, judge: Any) -> dict[str, Any]:
     """metrics.json of a run before its optional parts (raw values)."""
     failed = sum(r["error"] is not None for r in results)
     answered = [r for r in results if r["error"] is None]
@@ -121,20 +142,22 @@ def score_metrics(results: list[dict[str, Any]], boot: int, bad: list, judge: An
     }
     for key in ("source", "category"):
         metrics[f"by_{key}"] = {g: score_group(rs) for g, rs in split_by(results, key).items()}
-    have = [r for r in results if r["pred"] is not None]
-    metrics["spearman"] = spearman([r["pred"] for r in have], [r["gt_score"] for r in have])
+    have = [(r["pred"], r["gt_score"]) for r in results if r["pred"] is not None]
+    metrics["spearman"] = spearman([pred for pred, _ in have], [gold for _, gold in have])
     return metrics
 
 
-def scalar_baseline(results: list[dict[str, Any]], sc: list[float | None], scalar_rm: Any) -> dict[str, Any]:
+def scalar_baseline(results: Sequence[ScoreRow], sc: list[float | None], scalar_rm: Any) -> ScalarBaseline:
     """The scalar reward model's accuracy, RMSE and Spearman on the same items."""
-    srows = [{"pred": v, "gt_score": r["gt_score"]} for v, r in zip(sc, results, strict=True)]
-    have = [x for x in srows if x["pred"] is not None]
+    srows: list[Prediction] = [
+        {"pred": v, "gt_score": r["gt_score"]} for v, r in zip(sc, results, strict=True)
+    ]
+    have = [(x["pred"], x["gt_score"]) for x in srows if x["pred"] is not None]
     return {
         "model": getattr(scalar_rm, "path", None),
         **rate_cell(sum(_hit(x) for x in srows), len(srows)),
         "rmse": rmse(srows),
-        "spearman": spearman([x["pred"] for x in have], [x["gt_score"] for x in have]),
+        "spearman": spearman([pred for pred, _ in have], [gold for _, gold in have]),
         "n_missing": len(srows) - len(have),
         "calls": scalar_rm.calls,
         "failures": scalar_rm.failures,
@@ -142,21 +165,28 @@ def scalar_baseline(results: list[dict[str, Any]], sc: list[float | None], scala
 
 
 def tts_curves(
-    results: list[dict[str, Any]], k: int, aggregate: list[str]
-) -> dict[str, list[dict[str, Any]]]:
-    """Per aggregation, accuracy (Wilson CI) and RMSE against the first K samples."""
+    results: Sequence[ScoredRow], k: int, aggregate: list[str]
+) -> dict[str, list[dict[str, object]]]:
+    """Per aggregation, accuracy (Wilson CI) and RMSE against the first K samples: the
+    rows of :func:`~groundrl.judges.tts.tts_curve` (its keys) with ``accuracy_ci95``."""
     ks = [x for x in DEFAULT_KS if x <= k]
-    curves = {}
+    n = len(results)
+    curves: dict[str, list[dict[str, object]]] = {}
     for a in aggregate:
         curve = tts_curve([r["samples"] for r in results], [r["gt_score"] for r in results], ks, a)  # type: ignore[arg-type]
-        for c in curve:
-            hits = round(c["accuracy"] * len(results)) if c["accuracy"] is not None else 0
-            c["accuracy_ci95"] = list(wilson_ci(hits, len(results)))
-        curves[a] = curve
+        curves[a] = [
+            {
+                **c,
+                "accuracy_ci95": list(
+                    wilson_ci(round(c["accuracy"] * n) if c["accuracy"] is not None else 0, n)
+                ),
+            }
+            for c in curve
+        ]
     return curves
 
 
-def _headline(m: dict[str, Any], n_bad: int) -> list[str]:
+def _headline(m: Mapping[str, Any], n_bad: int) -> list[str]:
     rows = [
         ("accuracy (|Δ| ≤ 2)", m["accuracy"], m["accuracy_ci95"], m["n"]),
         ("RMSE", m["rmse"], m["rmse_ci95"], m["n"] - m["n_missing"]),
@@ -179,7 +209,7 @@ def _headline(m: dict[str, Any], n_bad: int) -> list[str]:
     ]
 
 
-def _group_sections(m: dict[str, Any]) -> list[str]:
+def _group_sections(m: Mapping[str, Any]) -> list[str]:
     lines = []
     for key in ("source", "category"):
         rows = [
@@ -191,7 +221,7 @@ def _group_sections(m: dict[str, Any]) -> list[str]:
     return lines
 
 
-def _baseline_section(m: dict[str, Any], k: int) -> list[str]:
+def _baseline_section(m: Mapping[str, Any], k: int) -> list[str]:
     b = m["scalar_rm"]
     rows = [
         (
@@ -217,7 +247,7 @@ def _baseline_section(m: dict[str, Any], k: int) -> list[str]:
     ]
 
 
-def _tts_sections(m: dict[str, Any]) -> list[str]:
+def _tts_sections(m: Mapping[str, Any]) -> list[str]:
     lines = []
     for a, curve in m["tts_by_aggregate"].items():
         rows = [(c["k"], c["accuracy"], c["accuracy_ci95"], c["rmse"]) for c in curve]
@@ -230,7 +260,7 @@ def _tts_sections(m: dict[str, Any]) -> list[str]:
     return lines
 
 
-def render_report(m: dict[str, Any], k: int, n_bad: int) -> str:
+def render_report(m: Mapping[str, Any], k: int, n_bad: int) -> str:
     """report.md of a run (numbers rounded), from its metrics."""
     report = _headline(m, n_bad) + _group_sections(m)
     if "scalar_rm" in m:
@@ -240,7 +270,7 @@ def render_report(m: dict[str, Any], k: int, n_bad: int) -> str:
     return "\n".join(report) + "\n"
 
 
-def _plot_categories(path: Path, m: dict[str, Any]) -> None:
+def _plot_categories(path: Path, m: Mapping[str, Any]) -> None:
     cats = m["by_category"]
     plot_rates(
         path,
@@ -255,7 +285,7 @@ def _plot_categories(path: Path, m: dict[str, Any]) -> None:
 
 
 def run(
-    items: list[dict[str, Any]],
+    items: Sequence[Mapping[str, Any]],
     evaluator: EQARMEvaluator,
     out: Path,
     k: int = 1,
@@ -296,7 +326,7 @@ def run(
     return metrics
 
 
-def summary(metrics: dict[str, Any]) -> str:
+def summary(metrics: Mapping[str, Any]) -> str:
     """One line for the terminal, rounded."""
     return (
         f"n {metrics['n']}: accuracy {fmt(metrics['accuracy'])} {fmt(metrics['accuracy_ci95'])}, "
@@ -315,11 +345,11 @@ def summary(metrics: dict[str, Any]) -> str:
 
 
 def plot_tts(
-    curves: dict[str, list[dict[str, Any]]] | list[dict[str, Any]],
+    curves: Mapping[str, Sequence[Mapping[str, Any]]] | list[Mapping[str, Any]],
     path: Path,
     n: int,
     chance: float | None,
-    baseline: dict[str, Any] | None = None,
+    baseline: ScalarBaseline | None = None,
 ) -> None:
     """Accuracy (with Wilson 95% CIs, the chance line and a scalar-RM baseline if any)
     and RMSE against K, one line per aggregation, in two panels sharing the K axis."""
@@ -364,9 +394,10 @@ def plot_tts(
             baseline["accuracy"], color="tab:orange", ls=":", lw=1.6,
             label=f"scalar RM ({baseline['accuracy']:.3f}, no K)",
         )  # fmt: skip
-        if baseline.get("rmse") is not None:
-            ax2.axhline(baseline["rmse"], color="tab:orange", ls=":", lw=1.6, label="scalar RM: RMSE")
-            tops.append(baseline["rmse"])
+        rmse_b = baseline["rmse"]
+        if rmse_b is not None:
+            ax2.axhline(rmse_b, color="tab:orange", ls=":", lw=1.6, label="scalar RM: RMSE")
+            tops.append(rmse_b)
     ax.set_ylim(-0.04, 1.08)  # a line at 0 (or 1) stays visible off the frame
     ax.set_ylabel("accuracy (|Δ| ≤ 2)")
     ax.set_title(f"EQA-RM test-time scaling ({' / '.join(curves)}), n={n} items")

@@ -10,16 +10,18 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, NotRequired, TypedDict, TypeVar
 
+from groundrl.benchmarks.records import CI, Prediction, RateCell, ScoredRow, SwapRow, ValueCI
 from groundrl.intervals import bootstrap_ci as bootstrap_ci  # re-exported
 from groundrl.intervals import wilson_ci as wilson_ci
 
+R = TypeVar("R", bound=Mapping[str, Any])
+"""Any result row: the grouping helpers hand back the caller's own row type."""
 
-def with_ci(
-    items: Sequence[Any], metric: Callable[[Sequence[Any]], float | None], seed: int = 0
-) -> dict[str, Any]:
+
+def with_ci(items: Sequence[Any], metric: Callable[[Sequence[Any]], float | None], seed: int = 0) -> ValueCI:
     lo, hi = bootstrap_ci(items, metric, seed=seed)
     return {"value": metric(items), "ci95": [lo, hi]}
 
@@ -27,35 +29,35 @@ def with_ci(
 # -- metrics: pure functions on result rows (dicts), shared by the benchmark drivers -----
 
 
-def split_by(rows: Sequence[dict[str, Any]], field: str) -> dict[str, list[dict[str, Any]]]:
+def split_by(rows: Sequence[R], field: str) -> dict[str, list[R]]:
     """Rows grouped by ``str(row[field])``, groups in sorted order; rows without the
     field (or with ``None``) are left out.
 
     >>> split_by([{"c": "b", "v": 1}, {"c": "a", "v": 2}, {"c": "b", "v": 3}, {"v": 4}], "c")
     {'a': [{'c': 'a', 'v': 2}], 'b': [{'c': 'b', 'v': 1}, {'c': 'b', 'v': 3}]}
     """
-    groups: dict[str, list[dict[str, Any]]] = {}
+    groups: dict[str, list[R]] = {}
     for r in rows:
         if r.get(field) is not None:
             groups.setdefault(str(r[field]), []).append(r)
     return dict(sorted(groups.items()))
 
 
-def share(rows: Sequence[dict[str, Any]], key: str = "correct") -> float:
+def share(rows: Sequence[Mapping[str, object]], key: str = "correct") -> float:
     """The share of rows whose ``key`` is true (rows must not be empty)."""
     return sum(bool(r[key]) for r in rows) / len(rows)
 
 
-def macro_share(rows: Sequence[dict[str, Any]], key: str = "correct", by: str = "category") -> float:
+def macro_share(rows: Sequence[Mapping[str, object]], key: str = "correct", by: str = "category") -> float:
     """The mean over ``by`` groups of each group's :func:`share` (each group weighs the
     same); rows without ``by`` form one group ``"all"``."""
-    groups: dict[str, list[dict[str, Any]]] = {}
+    groups: dict[str, list[Mapping[str, object]]] = {}
     for r in rows:
         groups.setdefault(str(r.get(by, "all")), []).append(r)
     return sum(share(g, key) for g in groups.values()) / len(groups)
 
 
-def group_outcomes(rows: Sequence[dict[str, Any]], key: str = "correct") -> dict[str, list[bool]]:
+def group_outcomes(rows: Sequence[Mapping[str, Any]], key: str = "correct") -> dict[str, list[bool]]:
     """``{group: [row[key], …]}`` over the rows that carry a ``group``."""
     groups: dict[str, list[bool]] = {}
     for r in rows:
@@ -74,7 +76,7 @@ def all_right_chance(groups: dict[str, list[bool]]) -> float:
     return sum(0.5 ** len(v) for v in groups.values()) / len(groups)
 
 
-def rate_cell(hits: int, n: int) -> dict[str, Any]:
+def rate_cell(hits: int, n: int) -> RateCell:
     """``{"n", "hits", "accuracy", "accuracy_ci95"}`` of ``hits`` out of ``n`` (Wilson CI)."""
     return {"n": n, "hits": hits, "accuracy": hits / n, "accuracy_ci95": list(wilson_ci(hits, n))}
 
@@ -85,16 +87,16 @@ def within(pred: float | None, gold: float, tol: float = 2) -> bool:
     return pred is not None and abs(pred - gold) <= tol
 
 
-def score_accuracy(rows: Sequence[dict[str, Any]]) -> float:
+def score_accuracy(rows: Sequence[Prediction]) -> float:
     """Share of rows whose ``pred`` is :func:`within` 2 of ``gt_score``."""
     return sum(1 for r in rows if within(r["pred"], r["gt_score"])) / len(rows)
 
 
-def rmse(rows: Sequence[dict[str, Any]]) -> float | None:
+def rmse(rows: Sequence[Prediction]) -> float | None:
     """Root mean squared error of ``pred`` against ``gt_score`` over the rows that have
     a ``pred`` (``None`` when none has)."""
-    have = [r for r in rows if r["pred"] is not None]
-    return math.sqrt(sum((r["pred"] - r["gt_score"]) ** 2 for r in have) / len(have)) if have else None
+    errors = [r["pred"] - r["gt_score"] for r in rows if r["pred"] is not None]
+    return math.sqrt(sum(e**2 for e in errors) / len(errors)) if errors else None
 
 
 def chance_accuracy(gold: float) -> float:
@@ -106,12 +108,12 @@ def chance_accuracy(gold: float) -> float:
     return sum(1 for s in range(11) if abs(s - gold) <= 2 + 1e-9) / 11
 
 
-def mean_chance_accuracy(rows: Sequence[dict[str, Any]]) -> float:
+def mean_chance_accuracy(rows: Sequence[Prediction]) -> float:
     """:func:`chance_accuracy` averaged over the rows' ``gt_score`` (rows must not be empty)."""
     return sum(chance_accuracy(r["gt_score"]) for r in rows) / len(rows)
 
 
-def error_kinds(bad: Sequence[dict[str, Any]]) -> list[tuple[str, int]]:
+def error_kinds(bad: Sequence[Mapping[str, object]]) -> list[tuple[str, int]]:
     """Bad-item errors counted by kind (the message up to its first quoted value or
     parenthesis), sorted by kind."""
     counts: dict[str, int] = {}
@@ -121,11 +123,13 @@ def error_kinds(bad: Sequence[dict[str, Any]]) -> list[tuple[str, int]]:
     return sorted(counts.items())
 
 
-def column_means(rows: Sequence[dict[str, Any]], cols: Sequence[str], prefix: str = "") -> dict[str, Any]:
+def column_means(
+    rows: Sequence[Mapping[str, Any]], cols: Sequence[str], prefix: str = ""
+) -> dict[str, ValueCI]:
     """``{col: {"value": mean of row[prefix + col], "ci95": bootstrap CI}}``; a mean over
     no rows is ``None``."""
 
-    def mean_of(key: str) -> Callable[[Sequence[dict[str, Any]]], float | None]:
+    def mean_of(key: str) -> Callable[[Sequence[Mapping[str, Any]]], float | None]:
         return lambda rs: sum(r[key] for r in rs) / len(rs) if rs else None
 
     return {col: with_ci(rows, mean_of(prefix + col)) for col in cols}
@@ -134,10 +138,24 @@ def column_means(rows: Sequence[dict[str, Any]], cols: Sequence[str], prefix: st
 # -- pairwise judges (pairwise-rm) ------------------------------------------------------
 
 
-def accuracy_block(results: list[dict[str, Any]], key: str, seed: int) -> dict[str, Any]:
+class AccuracyBlock(TypedDict):
+    """Accuracy and macro accuracy (bootstrap CIs) and Acc+ (Wilson CI and chance level
+    only when the rows carry groups)."""
+
+    accuracy: float
+    accuracy_ci95: CI
+    macro_accuracy: float
+    macro_accuracy_ci95: CI
+    acc_plus: float | None
+    n_groups: int
+    acc_plus_ci95: NotRequired[CI]
+    chance_acc_plus: NotRequired[float]
+
+
+def accuracy_block(results: Sequence[Mapping[str, Any]], key: str, seed: int) -> AccuracyBlock:
     """Accuracy, macro accuracy and Acc+ of ``results`` judged by the ``key`` column."""
     groups = group_outcomes(results, key)
-    block: dict[str, Any] = {
+    block: AccuracyBlock = {
         "accuracy": share(results, key),
         "accuracy_ci95": with_ci(results, lambda rs: share(rs, key), seed)["ci95"],
         "macro_accuracy": macro_share(results, key),
@@ -151,17 +169,39 @@ def accuracy_block(results: list[dict[str, Any]], key: str, seed: int) -> dict[s
     return block
 
 
-def protocol_block(results: list[dict[str, Any]], p: str, seed: int) -> dict[str, Any]:
+class ProtocolBlock(AccuracyBlock):
+    """:class:`AccuracyBlock` under a second parse protocol, with how often it differs."""
+
+    unparseable: int
+    n_differ: int
+    n_correct_differ: int
+
+
+def protocol_block(results: Sequence[Mapping[str, object]], p: str, seed: int) -> ProtocolBlock:
     """The accuracy block under a second parse protocol ``p``, and how often its
     verdicts (and their correctness) differ from the headline protocol's."""
-    block = accuracy_block(results, f"correct_{p}", seed)
-    block["unparseable"] = sum(r[f"verdict_{p}"] is None for r in results)
-    block["n_differ"] = sum(r[f"verdict_{p}"] != r["verdict"] for r in results)
-    block["n_correct_differ"] = sum(r[f"correct_{p}"] != r["correct"] for r in results)
-    return block
+    return {
+        **accuracy_block(results, f"correct_{p}", seed),
+        "unparseable": sum(r[f"verdict_{p}"] is None for r in results),
+        "n_differ": sum(r[f"verdict_{p}"] != r["verdict"] for r in results),
+        "n_correct_differ": sum(r[f"correct_{p}"] != r["correct"] for r in results),
+    }
 
 
-def proxy_agreement(results: list[dict[str, Any]]) -> dict[str, Any]:
+class ProxyAgreement(TypedDict):
+    """Proxy-verified inference: how often the proxy agrees with the policy, accuracy
+    when both agree, the proxy's own accuracy (Wilson CIs)."""
+
+    n: int
+    n_agree: int
+    agree_rate: float
+    agree_rate_ci95: CI
+    accuracy_when_agree: float | None
+    proxy_accuracy: float
+    proxy_accuracy_ci95: CI
+
+
+def proxy_agreement(results: Sequence[Mapping[str, object]]) -> ProxyAgreement:
     """Agreement of the proxy agent with the policy, accuracy when both agree, and the
     proxy's own accuracy."""
     n = len(results)
@@ -178,21 +218,43 @@ def proxy_agreement(results: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def accuracy_by_category(results: list[dict[str, Any]], others: list[str]) -> dict[str, Any]:
+class CategoryCell(RateCell, total=False):
+    """A category's :class:`RateCell` and its accuracy under the parse protocol reported
+    beside the headline one (:data:`~groundrl.benchmarks.protocols.PROTOCOLS`)."""
+
+    accuracy_strict: float
+    accuracy_released: float
+
+
+def _category_cell(rows: Sequence[Mapping[str, Any]], others: Sequence[str]) -> CategoryCell:
+    cell: CategoryCell = {**rate_cell(sum(r["correct"] for r in rows), len(rows))}
+    for p in others:
+        if p == "strict":
+            cell["accuracy_strict"] = share(rows, "correct_strict")
+        elif p == "released":
+            cell["accuracy_released"] = share(rows, "correct_released")
+        else:
+            raise ValueError(f"no per-category column for parse protocol {p!r}")
+    return cell
+
+
+def accuracy_by_category(
+    results: Sequence[Mapping[str, Any]], others: Sequence[str]
+) -> dict[str, CategoryCell]:
     """Per category: n, hits, accuracy (Wilson CI) and the accuracy under each other
-    parse protocol."""
-    return {
-        c: {
-            **rate_cell(sum(r["correct"] for r in rs), len(rs)),
-            **{f"accuracy_{p}": share(rs, f"correct_{p}") for p in others},
-        }
-        for c, rs in split_by(results, "category").items()
-    }
+    parse protocol (``strict`` or ``released``)."""
+    return {c: _category_cell(rs, others) for c, rs in split_by(results, "category").items()}
 
 
-def accuracy_by_source(results: list[dict[str, Any]]) -> dict[str, Any]:
+class SourceCell(TypedDict):
+    n: int
+    accuracy: float
+    accuracy_ci95: CI
+
+
+def accuracy_by_source(results: Sequence[Mapping[str, Any]]) -> dict[str, SourceCell]:
     """Per ``source`` (VL-RewardBench's query_source): n, accuracy (Wilson CI)."""
-    out = {}
+    out: dict[str, SourceCell] = {}
     for c, rs in split_by(results, "source").items():
         cell = rate_cell(sum(r["correct"] for r in rs), len(rs))
         out[c] = {"n": cell["n"], "accuracy": cell["accuracy"], "accuracy_ci95": cell["accuracy_ci95"]}
@@ -216,21 +278,37 @@ def mode_share(vs: list[Any]) -> tuple[float, bool]:
     return top / len(vs), top == len(vs)
 
 
-def position_counts(results: list[dict[str, Any]]) -> dict[str, int]:
+def position_counts(results: Sequence[SwapRow]) -> dict[str, int]:
     """Counts behind the position metrics: parseable verdicts and how many pick the first
     slot, pairs parseable in both orders and how many agree, pairs right in both orders."""
     slots = [v for r in results for v in (r["slot_original"], r["slot_swapped"]) if v is not None]
-    both = [r for r in results if r["agree"] is not None]
+    agreed = [r["agree"] for r in results if r["agree"] is not None]
     return {
         "verdicts": len(slots),
         "first": sum(v == 1 for v in slots),
-        "both_parsed": len(both),
-        "agree": sum(r["agree"] for r in both),
+        "both_parsed": len(agreed),
+        "agree": sum(agreed),
         "right_both": sum(r["right_original"] and r["right_swapped"] for r in results),
     }
 
 
-def position_metrics(results: list[dict[str, Any]]) -> dict[str, Any]:
+class PositionMetrics(TypedDict):
+    """judge-reliability's order effects: first-slot rate, swap agreement, accuracy in
+    both orders and per order (Wilson CIs)."""
+
+    first_slot_rate: float | None
+    first_slot_rate_ci95: CI
+    n_verdicts: int
+    swap_agreement: float | None
+    swap_agreement_ci95: CI
+    n_pairs_both_parsed: int
+    accuracy_both_orders: float
+    accuracy_both_orders_ci95: CI
+    accuracy_original_order: float
+    accuracy_swapped_order: float
+
+
+def position_metrics(results: Sequence[SwapRow]) -> PositionMetrics:
     """First-slot rate, swap agreement and accuracy in both orders (Wilson CIs)."""
     c, n = position_counts(results), len(results)
     return {
@@ -247,7 +325,19 @@ def position_metrics(results: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def self_consistency(results: list[dict[str, Any]], seed: int) -> dict[str, Any]:
+class SelfConsistency(TypedDict):
+    """Agreement of K samples per presentation with their mode, and how often all agree."""
+
+    self_consistency: float | None
+    self_consistency_ci95: CI
+    unanimous_rate: float | None
+    unanimous_rate_ci95: CI
+    n_presentations: int
+    # the plot's count; judge-reliability takes it out before metrics.json
+    n_unanimous: NotRequired[int]
+
+
+def self_consistency(results: Sequence[SwapRow], seed: int) -> SelfConsistency:
     """Per presentation with samples, the share of K samples agreeing with their mode
     (mean, bootstrap CI) and the share of presentations where all K agree (Wilson CI)."""
     pres = [
@@ -280,20 +370,32 @@ def score_bin(score: float) -> tuple[int, int]:
     )
 
 
-def calibration(results: list[dict[str, Any]], seed: int) -> list[dict[str, Any]]:
+class CalibrationBin(TypedDict):
+    """One predicted-score bin of the calibration table."""
+
+    bin: str
+    n: int
+    mean_pred: float | None
+    mean_gold: float | None
+    mean_gold_ci95: CI
+    within_2: float | None
+    within_2_ci95: CI
+
+
+def calibration(results: Sequence[Prediction], seed: int) -> list[CalibrationBin]:
     """Per predicted-score bin: n, mean predicted, mean gold (bootstrap CI) and the share
     within 2 of gold (Wilson CI), over the rows with a ``pred``."""
-    have = [r for r in results if r["pred"] is not None]
-    calib = []
+    have = [(r["pred"], r["gt_score"]) for r in results if r["pred"] is not None]
+    calib: list[CalibrationBin] = []
     for lo, hi in CALIBRATION_BINS:
-        rs = [r for r in have if score_bin(r["pred"]) == (lo, hi)]
-        hits = sum(abs(r["pred"] - r["gt_score"]) <= 2 for r in rs)
-        golds = [r["gt_score"] for r in rs]
+        rs = [(pred, gold) for pred, gold in have if score_bin(pred) == (lo, hi)]
+        hits = sum(abs(pred - gold) <= 2 for pred, gold in rs)
+        golds = [gold for _, gold in rs]
         calib.append(
             {
                 "bin": f"{lo}-{hi}",
                 "n": len(rs),
-                "mean_pred": mean_or_none([r["pred"] for r in rs]),
+                "mean_pred": mean_or_none([pred for pred, _ in rs]),
                 "mean_gold": mean_or_none(golds),
                 "mean_gold_ci95": list(bootstrap_ci(golds, mean_or_none, seed=seed)),
                 "within_2": hits / len(rs) if rs else None,
@@ -303,7 +405,17 @@ def calibration(results: list[dict[str, Any]], seed: int) -> list[dict[str, Any]
     return calib
 
 
-def score_spread(results: list[dict[str, Any]], seed: int) -> dict[str, Any]:
+class ScoreSpread(TypedDict):
+    """Spread of K sampled scores per item: mean SD and how often all K are identical."""
+
+    score_sd: float | None
+    score_sd_ci95: CI
+    identical_rate: float | None
+    identical_rate_ci95: CI
+    n_self_consistency: int
+
+
+def score_spread(results: Sequence[ScoredRow], seed: int) -> ScoreSpread:
     """Over items with at least two parseable samples: the mean per-item sample SD
     (bootstrap CI) and the share of items whose K scores are identical (Wilson CI)."""
     multi = [r["samples"] for r in results if sum(s is not None for s in r["samples"]) >= 2]
@@ -326,7 +438,14 @@ def score_spread(results: list[dict[str, Any]], seed: int) -> dict[str, Any]:
 # -- score judges (score-rm) ------------------------------------------------------------
 
 
-def score_group(rows: list[dict[str, Any]]) -> dict[str, Any]:
+class ScoreGroup(RateCell):
+    """A group's :class:`RateCell` of |Δ| ≤ 2 hits, its RMSE and its chance accuracy."""
+
+    rmse: float | None
+    chance_accuracy: float
+
+
+def score_group(rows: Sequence[Prediction]) -> ScoreGroup:
     """n, hits, accuracy (Wilson CI), RMSE and chance accuracy of one group of rows."""
     hits = sum(within(r["pred"], r["gt_score"]) for r in rows)
     return {**rate_cell(hits, len(rows)), "rmse": rmse(rows), "chance_accuracy": mean_chance_accuracy(rows)}
