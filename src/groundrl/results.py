@@ -20,15 +20,14 @@ part that does not apply is reported the same way everywhere:
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from typing import Any
 
-from groundrl.types import Verdict
+from groundrl.types import Verdict, VerdictDict
 
 TRAINER_NOT_APPLICABLE = 0.0
 APPLIES = "applies"
 
 
-def verdict_row(verdict: Verdict) -> dict[str, Any]:
+def verdict_row(verdict: Verdict) -> VerdictDict:
     """``{"reward", "parts", "reasons"}`` (+ ``info`` when a part left some)."""
     return verdict.to_dict()
 

@@ -5,7 +5,26 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NotRequired, TypedDict
+
+
+class ScoreDict(TypedDict):
+    """:meth:`Score.to_dict`."""
+
+    name: str
+    value: float | None
+    reason: str
+
+
+class VerdictDict(TypedDict):
+    """:meth:`Verdict.to_dict`: the total as ``reward``, each part's value and reason,
+    and ``info`` when a part left some."""
+
+    reward: float
+    parts: dict[str, float | None]
+    reasons: dict[str, str]
+    info: NotRequired[dict[str, Any]]
+
 
 _set = object.__setattr__
 _isfinite = math.isfinite
@@ -51,7 +70,7 @@ class Score:
     def applies(self) -> bool:
         return self.value is not None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ScoreDict:
         return {"name": self.name, "value": self.value, "reason": self.reason}
 
 
@@ -110,8 +129,8 @@ class Verdict:
             for k, s in self.parts.items()
         }
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"reward": self.total, "parts": self.values(), "reasons": self.reasons()}
+    def to_dict(self) -> VerdictDict:
+        out: VerdictDict = {"reward": self.total, "parts": self.values(), "reasons": self.reasons()}
         if self.info:
             out["info"] = self.info
         return out
