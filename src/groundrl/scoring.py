@@ -7,16 +7,34 @@ good ones through the rubric in batches (so judge-backed parts see whole batches
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Sequence
-from typing import Any
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import Any, TypedDict
 
 from groundrl.io import Line, parse_line
 from groundrl.io import json_text as json_text  # moved to io; the server and adapters import it here
 from groundrl.recipes.base import Recipe
 from groundrl.results import verdict_row
 from groundrl.rubric import Rubric
+from groundrl.types import VerdictDict
 
 BATCH_SIZE = 64
+# (line number, the record or None, the error or ""): what score_records reads
+Item = tuple[int, Mapping[str, Any] | None, str]
+
+
+class ScoredRow(VerdictDict):
+    """A scored record: its ``id`` (``None`` when it has none), line, and verdict."""
+
+    id: object
+    line: int
+
+
+class ErrorRow(TypedDict):
+    """A record that could not be scored, with why."""
+
+    id: object
+    line: int
+    error: str
 
 
 def iter_jsonl_lines(
@@ -35,11 +53,11 @@ def parse_jsonl_line(i: int, line: str) -> tuple[int, dict[str, Any] | None, str
     return i, value, problem and Line(i, None, problem, line).message
 
 
-def _error(line: int, record: dict[str, Any] | None, msg: str) -> dict[str, Any]:
+def _error(line: int, record: Mapping[str, Any] | None, msg: str) -> ErrorRow:
     return {"id": record.get("id") if record else None, "line": line, "error": msg}
 
 
-def _flush(rubric: Rubric, batch: list[tuple[int, dict[str, Any]]]) -> list[dict[str, Any]]:
+def _flush(rubric: Rubric, batch: list[tuple[int, Mapping[str, Any]]]) -> list[ScoredRow]:
     completions = [r["completion"] for _, r in batch]
     verdicts = rubric.score_batch(completions, [r for _, r in batch])
     return [
@@ -51,12 +69,12 @@ def _flush(rubric: Rubric, batch: list[tuple[int, dict[str, Any]]]) -> list[dict
 def score_records(
     recipe: Recipe,
     rubric: Rubric,
-    items: Iterable[tuple[int, dict[str, Any] | None, str]],
+    items: Iterable[Item],
     progress: bool = False,
     batch_size: int = BATCH_SIZE,
     unit: str = "line",
     total: int | None = None,
-) -> Iterator[dict[str, Any]]:
+) -> Iterator[ScoredRow | ErrorRow]:
     """Yield one result per item, in input order: ``{id, line, reward, parts, reasons}``
     or ``{id, line, error}``. ``items`` is consumed as it goes (one batch held at a time:
     memory does not grow with the input); ``total`` sizes the progress bar (default: the
@@ -69,10 +87,10 @@ def score_records(
         if total is None and isinstance(items, Sequence):
             total = len(items)
         bar = tqdm(total=total, desc=f"scoring {recipe.name}", unit="sample", leave=False)
-    pending: list[tuple[int, dict[str, Any]]] = []
-    order: list[tuple[int, dict[str, Any] | None, str]] = []
+    pending: list[tuple[int, Mapping[str, Any]]] = []
+    order: list[Item] = []
 
-    def drain() -> Iterator[dict[str, Any]]:
+    def drain() -> Iterator[ScoredRow | ErrorRow]:
         scored = iter(_flush(rubric, pending)) if pending else iter(())
         for line, rec, err in order:
             yield _error(line, rec, err) if err else next(scored)
@@ -96,8 +114,9 @@ def score_records(
         bar.close()
 
 
-def score_samples(recipe: Recipe, rubric: Rubric, samples: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
-    """In-memory variant: a list of sample dicts → a list of result dicts."""
+def score_samples(recipe: Recipe, rubric: Rubric, samples: Sequence[object]) -> list[ScoredRow | ErrorRow]:
+    """In-memory variant: a list of sample dicts → a list of result dicts (an item that
+    is not a dict is an error row)."""
     items = [
         (i, s if isinstance(s, dict) else None, "" if isinstance(s, dict) else f"sample {i} is not an object")
         for i, s in enumerate(samples, start=1)

@@ -22,15 +22,28 @@ import tempfile
 import threading
 from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from groundrl.floats import tidy
-from groundrl.recipes import get_recipe
-from groundrl.rubric import env_part_timeout
+from groundrl.recipes import Recipe, get_recipe
+from groundrl.rubric import Rubric, env_part_timeout
 from groundrl.scoring import iter_jsonl_lines, json_text, score_records
 
 CHUNK_LINES = 512
-_worker: dict[str, Any] = {}
+
+
+class _Worker(TypedDict, total=False):
+    """A worker process's state, set once by :func:`_init`."""
+
+    recipe: Recipe
+    rubric: Rubric
+    rows: bool
+    path: str
+    tmp: str
+    digits: int | None
+
+
+_worker: _Worker = {}
 
 
 def _init(
@@ -42,7 +55,9 @@ def _init(
     rec = get_recipe(recipe)
     rubric = rec.rubric(**options)
     rubric.part_timeout = env_part_timeout()  # `score --part-timeout` passes it down
-    _worker.update(recipe=rec, rubric=rubric, rows=rows, path=path, tmp=tmp, digits=digits)
+    _worker.update(
+        {"recipe": rec, "rubric": rubric, "rows": rows, "path": path, "tmp": tmp, "digits": digits}
+    )
 
 
 def _score_chunk(chunk: tuple[int, int, int]) -> tuple[str, list[dict[str, Any]], int, int]:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from rich.console import Console
@@ -11,7 +11,7 @@ from rich.table import Table
 
 
 def part_means(
-    names: Sequence[str], results: Sequence[dict[str, Any]]
+    names: Sequence[str], results: Sequence[Mapping[str, Any]]
 ) -> dict[str, tuple[float | None, int]]:
     """``{part: (mean over samples where it applies, count)}``, plus ``reward``."""
     out: dict[str, tuple[float | None, int]] = {}
@@ -33,7 +33,7 @@ class RunningMeans:
         self.counts = dict.fromkeys(self.names, 0)
         self.n = self.n_bad = 0
 
-    def add(self, row: dict[str, Any]) -> None:
+    def add(self, row: Mapping[str, Any]) -> None:
         self.n += 1
         if "error" in row:
             self.n_bad += 1
@@ -49,7 +49,7 @@ class RunningMeans:
 
 
 def print_summary(
-    title: str, names: Sequence[str], results: Sequence[dict[str, Any]] | RunningMeans, err: bool = True
+    title: str, names: Sequence[str], results: Sequence[Mapping[str, Any]] | RunningMeans, err: bool = True
 ) -> None:
     console = Console(stderr=err)
     if isinstance(results, RunningMeans):

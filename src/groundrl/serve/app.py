@@ -363,12 +363,12 @@ def _check_token(token: Any) -> None:
 JUDGE_FAILURES_HEADER = "X-Groundrl-Judge-Failures"
 
 
-def _judge_counts(judged: tuple[str, ...], parts: dict | None, reasons: dict | None) -> tuple[int, int]:
+def _judge_counts(judged: tuple[str, ...], parts: object, reasons: object) -> tuple[int, int]:
     """(judge part scores that count as calls, failures among them) for one result: a
     part that did not apply without failing (``None``, e.g. no frame mentions) is no call."""
-    if not judged or parts is None:
+    if not judged or not isinstance(parts, dict):
         return 0, 0
-    failed = count_failures(reasons, judged)
+    failed = count_failures(reasons if isinstance(reasons, dict) else None, judged)
     calls = sum(parts.get(n) is not None for n in judged)
     return max(calls, failed), failed
 
@@ -377,7 +377,10 @@ def _score_fn(rec: Recipe, rub: Rubric, judged: tuple[str, ...] = (), metrics: M
     def score(items: list) -> list:
         # items are (index in its request, sample or None, error); one rubric call
         t0 = time.perf_counter()
-        out = list(score_records(rec, rub, items, batch_size=len(items), unit="sample"))
+        # plain dicts: the route pops ``line`` and this adds the judge failures
+        out: list[dict[str, object]] = [
+            dict(r) for r in score_records(rec, rub, items, batch_size=len(items), unit="sample")
+        ]
         if judged and metrics is not None:
             calls = failed = 0
             for r in out:
