@@ -109,7 +109,7 @@ import math
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, TypedDict
 from uuid import uuid4
 
 from groundrl.io import load_yaml
@@ -255,6 +255,34 @@ def task_of_row(extra_info: Any) -> Task:
     return Task.from_json(dict(raw))
 
 
+class _Turn(TypedDict):
+    role: str
+    content: str
+
+
+class _RewardModel(TypedDict):
+    style: str  # "env": the loop computes the reward
+    ground_truth: str  # the task id, for logs
+
+
+class _ExtraInfo(TypedDict):
+    index: int
+    split: str
+    task_id: str
+    task: str  # the task's JSON text, which the loop reads
+
+
+class HouseholdRow(TypedDict):
+    """One verl ``RLHFDataset`` row of :func:`household_rows`."""
+
+    data_source: str
+    agent_name: str
+    prompt: list[_Turn]
+    ability: str
+    reward_model: _RewardModel
+    extra_info: _ExtraInfo
+
+
 def household_rows(
     tasks: Sequence[Task],
     *,
@@ -263,7 +291,7 @@ def household_rows(
     data_source: str = DATA_SOURCE,
     prompt_fn: Callable[[Task], str] | None = None,
     system_prompt: str | None = None,
-) -> list[dict[str, Any]]:
+) -> list[HouseholdRow]:
     """verl ``RLHFDataset`` rows (Parquet-ready dicts), one per task: ``data_source``,
     ``agent_name`` (the loop that plays the row), a chat ``prompt`` (``prompt_fn(task)``
     as the user message; default :func:`groundrl.sim.episode_prompt.prompt`, the demo
@@ -273,9 +301,9 @@ def household_rows(
     as a string, which the loop reads)."""
     if prompt_fn is None:
         prompt_fn = household_prompt
-    rows = []
+    rows: list[HouseholdRow] = []
     for i, t in enumerate(tasks):
-        messages = [{"role": "system", "content": system_prompt}] if system_prompt else []
+        messages: list[_Turn] = [{"role": "system", "content": system_prompt}] if system_prompt else []
         messages.append({"role": "user", "content": prompt_fn(t)})
         rows.append(
             {
@@ -488,8 +516,8 @@ else:
             mm_kwargs = self._get_mm_processor_kwargs(audios)
             prompt_ids = await self._prompt_ids(messages, images, videos, audios, mm_kwargs)
             request_id = uuid4().hex
-            metrics: dict[str, Any] = {"generate_sequences": 0.0, "num_preempted": -1}
-            extra: dict[str, Any] = {}
+            metrics: dict[str, float] = {"generate_sequences": 0.0, "num_preempted": -1}
+            extra: dict[str, object] = {}  # verl's extra_fields, then the episode's
             last: dict[str, Any] = {}
 
             async def generate(context: list[int], max_tokens: int):
