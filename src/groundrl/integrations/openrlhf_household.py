@@ -285,7 +285,7 @@ def prompt_records(
     *,
     input_key: str = "input",
     label_key: str = "label",
-) -> list[dict[str, Any]]:
+) -> list[dict[str, object]]:
     """One OpenRLHF prompt row per task: ``{input_key: prompt, label_key: task JSON
     text, "id": task id}``. ``prompt_fn(task)`` (default
     :func:`groundrl.sim.episode_prompt.prompt`, the TRL demo's ``Instruction: …
@@ -295,7 +295,7 @@ def prompt_records(
         prompt_fn = household_prompt
     if input_key == label_key:
         raise ValueError(f"input_key and label_key must differ, both are {input_key!r}")
-    rows = []
+    rows: list[dict[str, object]] = []  # keys named by the caller (input_key, label_key)
     for t in tasks:
         task = t if isinstance(t, Task) else Task.from_json(dict(t))
         rows.append({input_key: prompt_fn(task), label_key: task_label(task), "id": task.id})
