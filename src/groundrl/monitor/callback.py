@@ -15,14 +15,14 @@ import asyncio
 import inspect
 import json
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from groundrl.monitor.config import MonitorConfig
 from groundrl.monitor.monitor import Monitor
 from groundrl.monitor.probes import load_probe, run_probe
-from groundrl.monitor.rows import rows_from_trl, trainer_weights
+from groundrl.monitor.rows import MonitorRow, rows_from_trl, trainer_weights
 
 log = logging.getLogger("groundrl.monitor")
 
@@ -31,7 +31,7 @@ SAMPLES_LOG = "monitor_samples.jsonl"
 _PROBE_SKIP = ("completion", "gt_score", "prompt")
 
 
-def reward_score_fn(trainer: Any, name: str) -> Callable[[list[dict[str, Any]]], list[float | None]]:
+def reward_score_fn(trainer: Any, name: str) -> Callable[[Sequence[Mapping[str, Any]]], list[float | None]]:
     """Score probe items with the trainer's reward function ``name`` (``reward``: every
     function, summed with the trainer's weights), called as TRL calls it."""
     funcs = list(getattr(trainer, "reward_funcs", ()))
@@ -44,7 +44,7 @@ def reward_score_fn(trainer: Any, name: str) -> Callable[[list[dict[str, Any]]],
         raise ValueError(f"monitor.probe.judge: no reward function {name!r}; the trainer has {names}")
     chosen = [(f, w) for f, n, w in zip(funcs, names, weights, strict=False) if name in ("reward", n)]
 
-    def call(f: Any, items: list[dict[str, Any]]) -> list[Any]:
+    def call(f: Any, items: Sequence[Mapping[str, Any]]) -> list[Any]:
         columns = {
             k: [it.get(k) for it in items]
             for k in sorted({k for it in items for k in it})
@@ -58,7 +58,7 @@ def reward_score_fn(trainer: Any, name: str) -> Callable[[list[dict[str, Any]]],
         )
         return list(asyncio.run(out) if inspect.iscoroutine(out) else out)  # TRL: async def rewards
 
-    def score(items: list[dict[str, Any]]) -> list[float | None]:
+    def score(items: Sequence[Mapping[str, Any]]) -> list[float | None]:
         total: list[float | None] = [0.0] * len(items)
         for f, w in chosen:
             for i, v in enumerate(call(f, items)):
@@ -69,7 +69,7 @@ def reward_score_fn(trainer: Any, name: str) -> Callable[[list[dict[str, Any]]],
     return score
 
 
-def _save_samples(path: Path, step: int, rows: list[dict[str, Any]], config: MonitorConfig) -> None:
+def _save_samples(path: Path, step: int, rows: Sequence[MonitorRow], config: MonitorConfig) -> None:
     """The step's rows under the config's own names, so ``groundrl monitor`` with the same
     ``monitor:`` block replays exactly these signals."""
     names = {

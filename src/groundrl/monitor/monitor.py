@@ -12,13 +12,36 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from groundrl.monitor import signals as sg
 from groundrl.monitor.config import MonitorConfig
+from groundrl.monitor.probes import ProbeExample
 
 PREFIX = "monitor/"
 VARYING = "/groups_varying"  # rewards/<part>/groups_varying (train.group_variation)
+
+
+class Example(TypedDict, total=False):
+    """A sample shown with an alarm (``step`` / ``reward`` / ``truth`` when the row has
+    them); ``completion`` cut to 400 characters."""
+
+    step: object
+    reward: object
+    truth: object
+    completion: str
+
+
+class AlarmRecord(TypedDict):
+    """:meth:`Alarm.to_dict`: an alarm as the log and the report carry it."""
+
+    name: str
+    step: int
+    value: float
+    threshold: float
+    baseline: float | None
+    detail: str
+    examples: list[Example] | list[ProbeExample]
 
 
 @dataclass
@@ -29,9 +52,9 @@ class Alarm:
     threshold: float
     baseline: float | None = None
     detail: str = ""
-    examples: list[dict[str, Any]] = field(default_factory=list)
+    examples: list[Example] | list[ProbeExample] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> AlarmRecord:
         return {
             "name": self.name,
             "step": self.step,
@@ -43,9 +66,16 @@ class Alarm:
         }
 
 
-def example(row: Mapping[str, Any], chars: int = 400) -> dict[str, Any]:
+def example(row: Mapping[str, object], chars: int = 400) -> Example:
     text = str(row.get("completion") or "")
-    out = {k: row.get(k) for k in ("step", "reward", "truth") if row.get(k) is not None}
+    out: Example = {}
+    step, reward, truth = row.get("step"), row.get("reward"), row.get("truth")
+    if step is not None:
+        out["step"] = step
+    if reward is not None:
+        out["reward"] = reward
+    if truth is not None:
+        out["truth"] = truth
     out["completion"] = text if len(text) <= chars else text[:chars] + "…"
     return out
 
@@ -64,7 +94,7 @@ class Monitor:
         # reward part -> weight in the total: a weight-0 part is a metric, never "constant"
         self.part_weights = dict(part_weights or {})
         self.constant_steps: dict[str, int] = {}  # part -> steps in a row it varied in no group
-        self.window: deque[list[dict[str, Any]]] = deque(maxlen=config.window)
+        self.window: deque[list[dict[str, object]]] = deque(maxlen=config.window)  # rows + step
         self.history: dict[str, list[float]] = {}  # signal -> its values so far (for baselines)
         self.fired: dict[str, Alarm] = {}
         self.statistics: dict[str, list[tuple[int, float]]] = {}  # alarm -> (step, statistic)
@@ -88,7 +118,7 @@ class Monitor:
     ) -> dict[str, Any]:
         """Add one step's samples; returns the ``monitor/*`` values of this step and
         ``alarms``: the alarms that fired for the first time at this step (as dicts)."""
-        rows = [dict(r, step=step) for r in samples]
+        rows: list[dict[str, object]] = [dict(r, step=step) for r in samples]
         for r in rows:  # groups are per step
             if r.get("group") is not None:
                 r["group"] = (step, r["group"])
@@ -120,10 +150,12 @@ class Monitor:
                 continue
             self.constant_steps[part] = self.constant_steps.get(part, 0) + 1 if share == 0 else 0
 
-    def _signals(self, win: list[dict[str, Any]], metrics: Mapping[str, Any]) -> dict[str, Any]:
+    def _signals(
+        self, win: list[dict[str, object]], metrics: Mapping[str, Any]
+    ) -> dict[str, float | str | None]:
         c = self.config
         enough = len(win) >= c.min_samples
-        v: dict[str, Any] = {
+        v: dict[str, float | str | None] = {
             "reward_mean": sg.mean(sg.num(r.get("reward")) for r in win),
             "truth_mean": sg.mean(sg.num(r.get("truth")) for r in win),
             "length_mean": sg.mean(float(sg.length(r.get("completion"))) for r in win),
@@ -153,7 +185,7 @@ class Monitor:
             self.kl_history.append(kl)
         return v
 
-    def _truth_spearman(self, win: list[dict[str, Any]]) -> float | None:
+    def _truth_spearman(self, win: list[dict[str, object]]) -> float | None:
         """Spearman(reward, truth), only with at least ``min_truth_each`` passed and failed
         samples in the window (a correlation over 3 successes is noise)."""
         truth = [sg.num(r.get("truth")) for r in win]
@@ -164,7 +196,7 @@ class Monitor:
         return sg.spearman([r.get("reward") for r in win], truth)
 
     # -- alarms ----------------------------------------------------------------
-    def _check(self, step: int, v: Mapping[str, Any], win: list[dict[str, Any]]) -> list[Alarm]:
+    def _check(self, step: int, v: Mapping[str, Any], win: list[dict[str, object]]) -> list[Alarm]:
         c, th = self.config, self.config.thresholds
         if self.steps_seen <= c.baseline_steps:
             return []
@@ -222,7 +254,7 @@ class Monitor:
         )
         return ("constant_reward_part", steps / self.config.window, None, detail)
 
-    def _examples(self, name: str, win: list[dict[str, Any]], tok: Any) -> list[dict[str, Any]]:
+    def _examples(self, name: str, win: list[dict[str, object]], tok: Any) -> list[Example]:
         c = self.config
         rows = [r for r in win if r.get("step") == win[-1].get("step")] or win
         if name == "hack_share_rise" or name == "truth_corr_drop":

@@ -13,11 +13,11 @@ from typing import Any
 from groundrl.io import iter_lines
 from groundrl.monitor.config import MonitorConfig
 from groundrl.monitor.monitor import Monitor
-from groundrl.monitor.rows import row_from_record
+from groundrl.monitor.rows import MonitorRow, row_from_record
 from groundrl.monitor.signals import num
 
 
-def read_jsonl(path: Path) -> list[dict[str, Any]]:
+def read_jsonl(path: Path) -> list[dict[str, object]]:
     """The JSON objects of a file, one per line; lines that are not an object are skipped."""
     return [line.value for line in iter_lines(path) if not line.problem]
 
@@ -32,7 +32,7 @@ def replay(
     """One monitor row per step (``{"stage", "step", "monitor/…", "alarms"}``), in step
     order. Samples without a numeric ``step`` are skipped; ``log_rows`` give each step's
     metrics (the last logged row of a step wins)."""
-    by_step: dict[int, list[dict[str, Any]]] = {}
+    by_step: dict[int, list[MonitorRow]] = {}
     for rec in samples:
         step = num(rec.get("step"))
         if step is None:

@@ -24,17 +24,27 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from groundrl.io import JsonlError, iter_lines
 from groundrl.monitor import signals as sg
 
-ScoreFn = Callable[[list[dict[str, Any]]], Sequence[Any]]
+#: Scores a batch of probe items (one score, or ``None``, per item).
+ScoreFn = Callable[[Sequence[Mapping[str, Any]]], Sequence[Any]]
 
 
-def load_probe(path: str | Path) -> list[dict[str, Any]]:
+class ProbeExample(TypedDict):
+    """A probe item the judge scored no lower after a perturbation."""
+
+    kind: str
+    score: float
+    perturbed_score: float
+    completion: str
+
+
+def load_probe(path: str | Path) -> list[dict[str, object]]:
     """The probe set: one JSON object with a ``completion`` per line."""
     items = []
     p = Path(path)
@@ -51,7 +61,7 @@ def load_probe(path: str | Path) -> list[dict[str, Any]]:
     return items
 
 
-def perturb(item: dict[str, Any], kind: str, rng: random.Random) -> dict[str, Any] | None:
+def perturb(item: Mapping[str, Any], kind: str, rng: random.Random) -> dict[str, object] | None:
     """``item`` under one perturbation, or ``None`` when it does not apply (no frames, a
     single reasoning step …) so an unchanged copy never counts as a drop of 0."""
     # lazy: the perturbations bring numpy; only probes that perturb need them
@@ -80,7 +90,7 @@ def perturb(item: dict[str, Any], kind: str, rng: random.Random) -> dict[str, An
     raise ValueError(f"unknown perturbation {kind!r}")
 
 
-def _score(score_fn: ScoreFn, items: list[dict[str, Any]]) -> tuple[list[float | None], float]:
+def _score(score_fn: ScoreFn, items: Sequence[Mapping[str, object]]) -> tuple[list[float | None], float]:
     t0 = time.perf_counter()
     try:
         out = list(score_fn(items))
@@ -92,15 +102,17 @@ def _score(score_fn: ScoreFn, items: list[dict[str, Any]]) -> tuple[list[float |
 
 
 def run_probe(
-    items: list[dict[str, Any]], score_fn: ScoreFn, perturbations: Sequence[str], seed: int = 0
-) -> dict[str, Any]:
-    """Score the probe set and its perturbations once; see the module docstring."""
+    items: Sequence[Mapping[str, object]], score_fn: ScoreFn, perturbations: Sequence[str], seed: int = 0
+) -> dict[str, object]:
+    """Score the probe set and its perturbations once; see the module docstring. The
+    result's values are numbers or ``None`` (``drop/<kind>`` per perturbation that
+    applied), and ``examples``: :class:`ProbeExample` rows."""
     rng = random.Random(seed)
     base, seconds = _score(score_fn, items)
     scored, failed = len(items), sum(v is None for v in base)
-    out: dict[str, Any] = {"n": len(items), "score_mean": sg.mean(base)}
+    out: dict[str, object] = {"n": len(items), "score_mean": sg.mean(base)}
     drops: list[float] = []
-    examples: list[dict[str, Any]] = []
+    examples: list[ProbeExample] = []
     for kind in perturbations:
         variants = [(i, v) for i, it in enumerate(items) if (v := perturb(it, kind, rng)) is not None]
         if not variants:
@@ -134,7 +146,7 @@ def run_probe(
     return out
 
 
-def swap_consistency(items: Sequence[dict[str, Any]], verdicts: Sequence[float | None]) -> float | None:
+def swap_consistency(items: Sequence[Mapping[str, object]], verdicts: Sequence[float | None]) -> float | None:
     """Share of swapped pairs whose verdicts (1 or 2) agree on the underlying response;
     ``None`` without a complete pair.
 
@@ -143,10 +155,11 @@ def swap_consistency(items: Sequence[dict[str, Any]], verdicts: Sequence[float |
     >>> swap_consistency(items, [1, 2, 1, 1])  # pair 1 agrees, pair 2 picks slot 1 twice
     0.5
     """
-    pairs: dict[Any, dict[bool, float]] = {}
+    pairs: dict[object, dict[bool, float]] = {}
     for it, v in zip(items, verdicts, strict=False):
-        if it.get("pair_id") is not None and v in (1.0, 2.0) and isinstance(it.get("swapped"), bool):
-            pairs.setdefault(it["pair_id"], {})[it["swapped"]] = v
+        pair, swapped = it.get("pair_id"), it.get("swapped")
+        if pair is not None and v in (1.0, 2.0) and isinstance(swapped, bool):
+            pairs.setdefault(pair, {})[swapped] = v
     done = [p for p in pairs.values() if len(p) == 2]
     if not done:
         return None

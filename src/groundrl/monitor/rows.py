@@ -13,26 +13,40 @@ config names which logged value plays each role (``reward: judge``, ``truth: env
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+from typing import Any, NotRequired, TypedDict
 
 from groundrl.integrations.common import completion_text
 from groundrl.monitor.config import MonitorConfig
 from groundrl.monitor.signals import num
 
 
-def _role_values(cfg: MonitorConfig, get: Any) -> dict[str, Any]:
-    out = {"truth": get(cfg.truth) if cfg.truth else None}
+class MonitorRow(TypedDict):
+    """One sample as the monitor reads it (``format`` / ``accuracy`` when the config
+    names those roles); ``group``: the GRPO group (any hashable id), ``None`` without."""
+
+    completion: str
+    reward: float | None
+    group: object
+    truth: float | None
+    format: NotRequired[float | None]
+    accuracy: NotRequired[float | None]
+
+
+def _with_roles(row: MonitorRow, cfg: MonitorConfig, get: Callable[[str], object]) -> MonitorRow:
+    """``row`` with the values the config's ``format`` / ``accuracy`` roles name (numbers
+    or ``None``); ``truth`` is set already."""
     if cfg.format:
-        out["format"] = get(cfg.format)
+        row["format"] = num(get(cfg.format))
     if cfg.accuracy:
-        out["accuracy"] = get(cfg.accuracy)
-    return out
+        row["accuracy"] = num(get(cfg.accuracy))
+    return row
 
 
 def row_from_record(
     record: Mapping[str, Any], cfg: MonitorConfig, reward_key: str | None = None
-) -> dict[str, Any]:
+) -> MonitorRow:
     """One sample record (a verl ``compute_score`` dict with its completion, or a line of
     a samples file) as a monitor row. The reward is ``record[cfg.reward]``, falling back
     to ``score`` (verl's key) and then ``reward``."""
@@ -40,13 +54,13 @@ def row_from_record(
     reward = record.get(key)
     if reward is None:
         reward = record.get("score", record.get("reward"))
-    row = {
+    row: MonitorRow = {
         "completion": str(record.get("completion", record.get("solution_str", "")) or ""),
         "reward": num(reward),
         "group": record.get("group", record.get("uid")),
+        "truth": num(record.get(cfg.truth)) if cfg.truth else None,
     }
-    row.update({k: num(v) for k, v in _role_values(cfg, record.get).items()})
-    return row
+    return _with_roles(row, cfg, record.get)
 
 
 def rows_from_scores(
@@ -54,7 +68,7 @@ def rows_from_scores(
     completions: Sequence[Any],
     cfg: MonitorConfig,
     group_size: int | None = None,
-) -> list[dict[str, Any]]:
+) -> list[MonitorRow]:
     """verl / OpenRLHF: the per-sample dicts ``compute_score`` returned for one step and the
     completions they scored (same order). ``group_size`` (rollouts per prompt, laid out
     consecutively) sets the group of each sample when the dicts carry none."""
@@ -82,7 +96,7 @@ def trainer_weights(trainer: Any, n: int) -> list[float]:
     return [float(w) for w in raw.tolist()] if raw is not None and hasattr(raw, "tolist") else [1.0] * n
 
 
-def rows_from_trl(trainer: Any, cfg: MonitorConfig) -> list[dict[str, Any]]:
+def rows_from_trl(trainer: Any, cfg: MonitorConfig) -> list[MonitorRow]:
     """The latest generation batch of a TRL ``GRPOTrainer`` (its ``_logs``, the data of the
     completions table): one row per completion, consecutive ``num_generations`` rows
     forming a group."""
@@ -102,7 +116,11 @@ def rows_from_trl(trainer: Any, cfg: MonitorConfig) -> list[dict[str, Any]]:
     rows = []
     for i, c in enumerate(completions):
         reward = _weighted_total(rewards, weights, i) if cfg.reward == "reward" else value(cfg.reward, i)
-        row = {"completion": completion_text(c), "reward": reward, "group": i // g if g else None}
-        row.update(_role_values(cfg, lambda n, i=i: value(n, i)))
-        rows.append(row)
+        row: MonitorRow = {
+            "completion": completion_text(c),
+            "reward": reward,
+            "group": i // g if g else None,
+            "truth": value(cfg.truth, i) if cfg.truth else None,
+        }
+        rows.append(_with_roles(row, cfg, partial(value, i=i)))
     return rows
