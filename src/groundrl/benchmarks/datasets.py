@@ -405,7 +405,8 @@ def load_mm_rlhf_rewardbench(
         missing = [f for f in ("chosen", "rejected") if not isinstance(row.get(f), str)]
         if query is None:
             missing.insert(0, "prompt")
-        if query is None or missing:  # (query is None only with missing; said for mypy)
+        # a None query is in missing too; said here as well so query is a str below
+        if query is None or missing:
             bad.append({"row": k, "id": rid, "error": f"missing field {missing[0]!r}"})
             continue
         media = row.get("image") or row.get("video")

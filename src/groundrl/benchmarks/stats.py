@@ -1,5 +1,9 @@
 """Benchmark metrics: pure functions of result rows (dicts), shared by the drivers.
 
+Rows are typed by the records they are (:mod:`groundrl.benchmarks.records`), or read as
+``Mapping`` where a helper takes the column to read; each metric block this module
+returns is a TypedDict declared beside its function.
+
 Each is unit-tested on hand-made rows (tests/benchmarks/test_stats.py). The confidence
 intervals live in :mod:`groundrl.intervals` (layer 0, used by the simulator too) and are
 re-exported here; report formatting is :mod:`groundrl.benchmarks.report`.
