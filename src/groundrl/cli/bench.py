@@ -4,7 +4,7 @@ metrics.json, report.md and PNG plots into one output folder."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -12,6 +12,9 @@ from groundrl.cli.recipe_options import judge_command, need_judge, open_judge
 from groundrl.io import JsonlError, SameFileError, atomic_output, check_output, iter_lines, write_rows
 from groundrl.judges.config import JudgeConfig
 from groundrl.run_params import ParamsChanged, guard
+
+if TYPE_CHECKING:
+    from groundrl.benchmarks.records import BadLine
 
 app = typer.Typer(
     help=(
@@ -384,7 +387,7 @@ def planning_cmd(
     from groundrl.benchmarks import planning
     from groundrl.benchmarks.loaders import embodiedbrain_planning_items
 
-    bad: list[dict[str, Any]] = []  # the EmbodiedBrain set has none
+    bad: list[BadLine] = []  # the EmbodiedBrain set has none
     if input.suffix == ".json":
         if predictions is None:
             raise typer.BadParameter(
@@ -430,8 +433,9 @@ def planning_cmd(
         )
 
 
-def _read_predictions(path: Path) -> dict[str, Any]:
-    preds: dict[str, Any] = {}
+def _read_predictions(path: Path) -> dict[str, object]:
+    """``{id: prediction}`` of a JSONL of ``{id, prediction}`` lines (passed through as given)."""
+    preds: dict[str, object] = {}
     for line in iter_lines(path):
         if line.problem or "id" not in line.value:
             bad = JsonlError(

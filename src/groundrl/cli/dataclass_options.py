@@ -22,7 +22,7 @@ import dataclasses
 import functools
 import inspect
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import typer
@@ -52,7 +52,7 @@ class Flag:
         return given
 
 
-def _flag_type(typ: Any, meta: dict[str, Any]) -> Any:
+def _flag_type(typ: Any, meta: Mapping[str, Any]) -> Any:
     if meta.get("scale") is not None:
         return float
     args = [a for a in typing.get_args(typ) if a is not type(None)]
@@ -61,7 +61,7 @@ def _flag_type(typ: Any, meta: dict[str, Any]) -> Any:
     return typ
 
 
-def _default(f: dataclasses.Field, meta: dict[str, Any]) -> Any:
+def _default(f: dataclasses.Field, meta: Mapping[str, Any]) -> Any:
     if "cli_default" in meta:
         return meta["cli_default"]
     if f.default is dataclasses.MISSING:

@@ -144,7 +144,7 @@ class _Samples:
 EPISODE_FIELDS = ("question", "reasoning", "answer", "frames")
 
 
-def _with_prompt(row: dict[str, Any], base: Path) -> tuple[dict[str, Any], str]:
+def _with_prompt(row: dict[str, object], base: Path) -> tuple[dict[str, object], str]:
     """The row as exported, or a problem. A row with a prompt goes as it is. An EQA-RM
     episode record — groundrl's own format (``{question, reasoning, answer, gt_score,
     frames}``: what ``train`` and ``bench build-eqa`` read) — becomes the EQA-RM evaluator

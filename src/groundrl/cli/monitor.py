@@ -9,21 +9,21 @@ the in-training monitor, and writes ``monitor.jsonl`` (one row per step) and
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
 
 import typer
 
 from groundrl.io import load_yaml, write_jsonl
 
 
-def _config(path: Path | None, overrides: dict[str, Any]):
+def _config(path: Path | None, overrides: Mapping[str, object]):
     # lazy: loads when the command runs; groundrl --help imports every command module
     import yaml
 
     from groundrl.monitor.config import MonitorConfig
 
-    raw: dict[str, Any] = {}
+    raw: dict[str, object] = {}  # the YAML block, then the flags given
     if path is not None:
         try:  # aliases bounded: a small file cannot expand (issue 42)
             data = load_yaml(path.read_text(encoding="utf-8")) or {}

@@ -71,9 +71,9 @@ class RecipeArgs:
 
     assignments: list[str] = field(default_factory=list)
     judge: JudgeConfig | None = None
-    judge_flags: dict[str, Any] = field(default_factory=dict)  # the --judge-* settings given explicitly
+    judge_flags: dict[str, object] = field(default_factory=dict)  # the --judge-* settings given explicitly
 
-    def judge_spec(self) -> dict[str, Any] | None:
+    def judge_spec(self) -> dict[str, object] | None:
         """The judge as JSON for worker processes: its non-default settings plus every
         setting given on the command line (an explicit default must survive, e.g. a
         ``--judge-allow-local-images`` that the server would otherwise turn off)."""

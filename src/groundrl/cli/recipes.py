@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import typer
@@ -15,11 +16,11 @@ def _describe_all() -> list[dict[str, Any]]:
     return [get_recipe(n).describe() for n in recipe_names()]
 
 
-def _default(o: dict[str, Any]) -> str:
+def _default(o: Mapping[str, Any]) -> str:
     return "—" if o["default"] is None else json.dumps(o["default"])
 
 
-def markdown(recipes: list[dict[str, Any]]) -> str:
+def markdown(recipes: Sequence[Mapping[str, Any]]) -> str:
     """The docs table (docs/recipes.md is this output)."""
     lines = [
         "| recipe | paper | required fields | optional fields | option | type | default | help |",

@@ -7,7 +7,7 @@ import itertools
 import os
 import signal
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -223,7 +223,7 @@ def _score_file(
     input: Path,
     output: Path | None,
     quiet: bool,
-    parallel: tuple[int, dict[str, Any], int | None],
+    parallel: tuple[int, Mapping[str, Any], int | None],
     limit: int | None = None,
     fields: dict[str, str] | None = None,
 ) -> None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ipaddress
 import os
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -141,7 +142,7 @@ def command(
     _run(app, config, listen)
 
 
-def _run(app: Any, config: dict[str, Any], listen: Listen) -> None:
+def _run(app: Any, config: Mapping[str, Any], listen: Listen) -> None:
     """Run the built app under uvicorn (one process, or ``--workers`` processes that each
     rebuild it from ``config``)."""
     # lazy: loads when the command runs; groundrl --help imports every command module

@@ -4,6 +4,7 @@ or a staged pipeline; ``--print-config`` / ``--dry-run`` show what would run,
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -193,7 +194,7 @@ def _show(cfg: Any, path: Path, dry_run: bool, num_processes: int | None, launch
         typer.echo(f"# dry run: {len(cfg.stages)} stage(s) would run; nothing was trained", err=True)
 
 
-def _print_provenance(config: Path, effective: dict[str, Any]) -> None:
+def _print_provenance(config: Path, effective: Mapping[str, Any]) -> None:
     """The objective and judge-sampling settings with the file's provenance comments."""
     # lazy: loads when the command runs; groundrl --help imports every command module
     from groundrl.train.provenance import provenance_lines

@@ -39,7 +39,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, Required, TypedDict
+from typing import TYPE_CHECKING, Any, Protocol
 
 from groundrl.io import JsonlError, iter_lines
 from groundrl.sim.planner import expert_plan
@@ -47,27 +47,14 @@ from groundrl.sim.tasks import Task
 from groundrl.sim.vocab import action_space, format_plan, get_vocab, render_plan, vocab_names
 from groundrl.sim.world import Env, Obj, Scene
 
+if TYPE_CHECKING:  # groundrl.judges loads only for --policy model
+    from groundrl.judges.base import ContentPart, Request
+
 POLICIES = ("expert", "gold", "random", "file", "model")
 
 #: A plan as a policy answers it: text, a list of steps, or a JSON object (EB-ALFRED's
 #: ``executable_plan``); only :func:`~groundrl.sim.vocab.split_plan` reads inside it.
 Plan = str | list[Any] | dict[str, object]
-
-
-class ContentPart(TypedDict, total=False):
-    """One part of a multimodal chat message: ``{"type": "text", "text": …}`` or
-    ``{"type": "image", "image": …}``."""
-
-    type: Required[str]
-    text: str
-    image: Any  # whatever the backend takes (a PIL image, a path, a data URL)
-
-
-class ChatMessage(TypedDict):
-    """One chat message of a model policy's request (the OpenAI / chat-template shape)."""
-
-    role: str
-    content: str | list[ContentPart]
 
 
 @dataclass(frozen=True)
@@ -304,7 +291,7 @@ def build_prompt(
     actions: dict[int, str],
     image: Any = None,
     max_history: int = 20,
-) -> list[ChatMessage]:
+) -> Request:
     """The chat request a model policy sends (EB-ALFRED-style: system rules, the
     enumerated action list, the instruction, the action history with feedback, and the
     output format of the Reinforced-Reasoning / EB-ALFRED JSON plans)."""
@@ -351,7 +338,7 @@ class ModelPolicy:
         *,
         image: bool = True,
         sampling: Any = None,
-        prompt: Callable[..., list[ChatMessage]] = build_prompt,
+        prompt: Callable[..., Request] = build_prompt,
     ) -> None:
         if not callable(getattr(backend, "generate", None)):
             raise ValueError("ModelPolicy needs a backend with generate(requests, params)")
