@@ -13,10 +13,11 @@ from groundrl.intervals import wilson_ci
 from groundrl.io import iter_lines, write_jsonl
 
 
-def read_items(path: str | Path, required: Sequence[str]) -> tuple[list[dict[str, Any]], list[BadLine]]:
+def read_items(path: str | Path, required: Sequence[str]) -> tuple[list[dict[str, object]], list[BadLine]]:
     """``(good items, bad items with reasons)``. An item is a JSON object of the caller's
-    layout (``required`` fields present); image paths in it are made absolute."""
-    good = []
+    layout (``required`` fields present), values unchecked; image paths in it are made
+    absolute."""
+    good: list[dict[str, object]] = []
     bad: list[BadLine] = []
     for line in iter_lines(path):
         k, item = line.number, line.value
@@ -36,7 +37,7 @@ def read_items(path: str | Path, required: Sequence[str]) -> tuple[list[dict[str
     return good, bad
 
 
-def _unreadable_image(item: dict[str, Any], base: Path) -> str | None:
+def _unreadable_image(item: dict[str, object], base: Path) -> str | None:
     """The first image reference (``image``, ``images``, ``frames``) that cannot be opened;
     relative paths are resolved against the data file's folder (and rewritten so)."""
     # lazy: groundrl.judges (about 170 modules) loads only when an image is checked
@@ -48,7 +49,7 @@ def _unreadable_image(item: dict[str, Any], base: Path) -> str | None:
             continue
         many = isinstance(refs, list)
         fixed = []
-        for ref in refs if many else [refs]:
+        for ref in refs if isinstance(refs, list) else [refs]:
             if (
                 isinstance(ref, str)
                 and not ref.startswith(("http://", "https://", "data:"))
@@ -69,7 +70,7 @@ def _unreadable_image(item: dict[str, Any], base: Path) -> str | None:
 def write_outputs(
     out: Path,
     results: Sequence[Mapping[str, object]],
-    metrics: dict[str, Any],
+    metrics: dict[str, object],
     report: str,
     plots: Mapping[str, Callable[[Path], None]] | None = None,
 ) -> list[Path]:
