@@ -27,6 +27,7 @@ from typing import Any
 
 from groundrl.integrations.trl import reward_funcs
 from groundrl.io import JsonlError, iter_lines
+from groundrl.judges.base import ImagePart, TextPart
 from groundrl.models.loading import flatten_text_content, is_text_only
 from groundrl.recipes import get_recipe
 from groundrl.recipes.resolve import resolve_rubric
@@ -34,7 +35,7 @@ from groundrl.settings import parse_settings
 from groundrl.train.builders import grpo_trainer
 from groundrl.train.online_filter import recorder_for
 from groundrl.train.stage_settings import StageSettings, VerifierSettings
-from groundrl.train.step_grpo import StepHinter, hint_record
+from groundrl.train.step_grpo import StepGRPOConfig, StepHinter, hint_record
 from groundrl.verify import AgenticVerifier
 from groundrl.verify.masks import mask_provider_from_spec
 
@@ -52,21 +53,25 @@ def apply_step_hints(records: list[dict[str, Any]], p: float = 0.5, seed: int = 
     return [hint_record(rec, rng, p)[0] for rec in records]
 
 
-def load_dataset_records(path: str | Path, step_grpo: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+def load_dataset_records(
+    path: str | Path, step_grpo: StepGRPOConfig | Mapping[str, Any] | None = None
+) -> list[dict[str, Any]]:
     """Training rows from a JSONL file (see :func:`load_rows`); ``step_grpo`` applies
     hints once here (offline); training applies them per sampling instead."""
     return load_rows(path, step_grpo)[0]
 
 
 def load_rows(
-    path: str | Path, step_grpo: dict[str, Any] | None = None, text_only: bool = False
+    path: str | Path, step_grpo: StepGRPOConfig | Mapping[str, Any] | None = None, text_only: bool = False
 ) -> tuple[list[dict[str, Any]], frozenset[str]]:
     """``(rows, json_columns)``: chat prompts with image parts and every other field as a
     column. Arrow needs one type per column, so a column holding mappings or nested
     lists (``points_masks``, ``boxes``, ``timestamps``…) is stored as JSON text and named
     in ``json_columns``; :func:`decode_columns` turns it back into objects before the
     reward functions see it. ``text_only`` (a text-only model, whose chat template may
-    take only string content) makes the prompt a plain string and refuses images."""
+    take only string content) makes the prompt a plain string and refuses images.
+    ``step_grpo`` (a :class:`~groundrl.train.step_grpo.StepGRPOConfig`, or its ``{p, seed}``
+    block, parsed by the same rules) applies Step-GRPO hints once, offline."""
     # lazy: Pillow loads only when images are read
     from PIL import Image
 
@@ -83,8 +88,11 @@ def load_rows(
         raw.append(line.value)
     if not raw:
         raise ValueError(f"{path}: no records")
-    if step_grpo:
-        raw = apply_step_hints(raw, float(step_grpo.get("p", 0.5)), int(step_grpo.get("seed", 0)))
+    hints = (
+        step_grpo if isinstance(step_grpo, StepGRPOConfig) else StepGRPOConfig.from_mapping(step_grpo or None)
+    )
+    if hints is not None:
+        raw = apply_step_hints(raw, hints.p, hints.seed)
     if not any("question" in rec or "task" in rec for rec in raw):
         # judges that read the task (the planning GRM) find the prompt text here
         raw = [{**rec, "question": rec["prompt"]} for rec in raw]
@@ -99,7 +107,7 @@ def load_rows(
         ]
         if text_only and images:
             raise ValueError(f"{path}: a record has images; the model is text-only (no vision part)")
-        content: list[dict[str, Any]] = [{"type": "image"} for _ in images]
+        content: list[TextPart | ImagePart] = [{"type": "image"} for _ in images]
         content.append({"type": "text", "text": rec.pop("prompt")})
         row: dict[str, Any] = {"prompt": [{"role": "user", "content": content}]}
         if text_only:
@@ -149,7 +157,7 @@ def decode_columns(func: Callable[..., Any], columns: frozenset[str]) -> Callabl
     if not columns:
         return func
 
-    def fix(kwargs: dict[str, Any]) -> dict[str, Any]:
+    def fix(kwargs: dict[str, object]) -> dict[str, object]:
         for col in columns & set(kwargs):
             vals = kwargs[col]
             if isinstance(vals, (list, tuple)):
@@ -179,7 +187,7 @@ def count_judge_failures(func: Callable[..., Any]) -> Callable[..., Any]:
     the paper's fallback, so the reward mean alone cannot show them)."""
     name = getattr(func, "__name__", "judge")
 
-    def fix(kwargs: dict[str, Any]) -> dict[str, Any]:
+    def fix(kwargs: dict[str, object]) -> dict[str, object]:
         log_extra, log_metric = kwargs.get("log_extra"), kwargs.get("log_metric")
         if not callable(log_metric):
             return kwargs
