@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import json
+import marshal
 import os
 import re
 import threading
@@ -333,24 +334,69 @@ def response_of(query: Any, prompt: str, stop_tokens: tuple[str, ...] | None = N
     return strip_stop_tokens(resp, stop_tokens)
 
 
-@functools.lru_cache(maxsize=256)
-def loads_cached(text: str) -> Any:
-    """``json.loads(text)``, remembered for the next few hundred texts: the n responses of
-    one prompt carry the same label / ``extra_info`` text, decoded once (issue 41). Text
-    that is not JSON gives :data:`NOT_JSON` (remembered too: a Python-literal label was
-    re-parsed up to its error on every call). The decoded objects are shared: reward
-    parts read sample fields, never change them.
+NOT_JSON: Any = object()  # loads_fresh's answer for text that is not JSON (remembered too)
 
-    >>> loads_cached('{"a": [1]}'), loads_cached("['a']") is NOT_JSON
-    ({'a': [1]}, True)
-    """
+
+_KEEP, _DICT, _LIST, _BLOB, _AGAIN = range(5)  # how loads_fresh hands out a remembered value
+_SCALARS = (str, int, float, bool, type(None))
+_FRESH_MAX = 256  # [ours] texts remembered: a trainer batch's prompts, a few hundred at most
+_fresh: dict[str, tuple[int, Any]] = {}
+_fresh_lock = threading.Lock()
+
+
+def _loads(text: str) -> Any:
     try:
         return json.loads(text)
     except (ValueError, RecursionError):  # not JSON, or nested past the parser's depth
         return NOT_JSON
 
 
-NOT_JSON: Any = object()  # loads_cached's answer for text that is not JSON
+def _copy_plan(value: Any) -> tuple[int, Any]:
+    """How to give out ``value`` so that no caller can change what the next one gets:
+    as it is (a scalar), a shallow copy (a dict / list of scalars), or a fresh object
+    from its marshal bytes (nested containers; C, 5-25x cheaper than json.loads)."""
+    if value is NOT_JSON or isinstance(value, _SCALARS):
+        return _KEEP, value
+    items = value.values() if type(value) is dict else value
+    if all(isinstance(v, _SCALARS) for v in items):
+        return (_DICT if type(value) is dict else _LIST), value
+    try:
+        return _BLOB, marshal.dumps(value)
+    except ValueError:  # nested past marshal's depth: decode the text on every call
+        return _AGAIN, None
+
+
+def loads_fresh(text: str) -> Any:
+    """``json.loads(text)`` (:data:`NOT_JSON` when it is not JSON) as a new object on every
+    call, decoded once per text: the n responses of one prompt carry the same label /
+    ``extra_info`` text (issue 41), and a reward that changes a field it was given (a
+    gold list sorted in place) must not change the next response's sample. The last
+    :data:`_FRESH_MAX` texts are remembered.
+
+    >>> a = loads_fresh('{"gold": [1, 2]}'); a["gold"].append(3)
+    >>> loads_fresh('{"gold": [1, 2]}'), loads_fresh("['a']") is NOT_JSON
+    ({'gold': [1, 2]}, True)
+    """
+    plan = _fresh.get(text)
+    if plan is None:
+        value = _loads(text)
+        plan = _copy_plan(value)
+        with _fresh_lock:  # verl scores from a thread pool
+            if len(_fresh) >= _FRESH_MAX:
+                del _fresh[next(iter(_fresh))]  # the oldest text
+            _fresh[text] = plan
+        if plan[0] in (_KEEP, _AGAIN):
+            return value  # nobody else holds it
+    kind, held = plan
+    if kind == _KEEP:
+        return held
+    if kind == _DICT:
+        return dict(held)
+    if kind == _LIST:
+        return list(held)
+    if kind == _BLOB:
+        return marshal.loads(held)
+    return _loads(text)
 
 
 def env_stop_tokens(environ: Mapping[str, str] | None = None) -> tuple[str, ...] | None:

@@ -73,7 +73,7 @@ from groundrl.integrations.common import (
     cached_env_config,
     completion_text,
     env_snapshot,
-    loads_cached,
+    loads_fresh,
 )
 from groundrl.io import atomic_output
 from groundrl.recipes import get_recipe, recipe_names
@@ -94,34 +94,47 @@ def plain(value: Any) -> Any:
     """
     if isinstance(value, (str, bytes, bool, int, float)) or value is None:
         return value
-    if hasattr(value, "tolist") and hasattr(value, "dtype"):  # ndarray or numpy scalar
-        return plain(value.tolist())
-    if isinstance(value, (list, tuple)):
-        return [plain(v) for v in value]
+    # containers before the numpy test: hasattr on a dict raises and catches inside
     if isinstance(value, dict):
         return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if hasattr(value, "tolist") and hasattr(value, "dtype"):  # ndarray or numpy scalar
+        return plain(value.tolist())
     return value
+
+
+_PLAIN = (str, bytes, bool, int, float, type(None))  # what plain() returns as it is
 
 
 def _decode_label(value: Any) -> Any:
     """A JSON-encoded list/object label (``write_dataset``'s ``{"json": …}`` form or a
     JSON string starting with ``[``/``{``) decoded; anything else unchanged."""
-    if isinstance(value, dict) and set(value) == {"json"} and isinstance(value["json"], str):
-        value = value["json"]
-    else:
-        return value
-    decoded = loads_cached(value)  # the n responses of a prompt share it: decoded once
-    return value if decoded is NOT_JSON else decoded
+    if isinstance(value, dict) and len(value) == 1 and isinstance(value.get("json"), str):
+        decoded = loads_fresh(value["json"])  # the n responses of a prompt share it: decoded once
+        return value["json"] if decoded is NOT_JSON else decoded
+    return value
 
 
 def _extra(extra_info: Any) -> Any:
-    """``extra_info`` as plain Python; ``write_dataset``'s ``{"json": "…"}`` form decoded."""
-    if type(extra_info) is dict and len(extra_info) == 1 and type(extra_info.get("json")) is str:
-        extra = extra_info  # write_dataset's form exactly: already plain (issue 41: no copy)
-    else:
-        extra = plain(extra_info) if isinstance(extra_info, dict) else extra_info
-    if isinstance(extra, dict) and isinstance(extra.get("json"), str):
-        decoded = loads_cached(extra["json"])  # shared by a prompt's n responses
+    """``extra_info`` as plain Python; ``write_dataset``'s ``{"json": "…"}`` form decoded.
+    A dict comes back as a new dict of its string keys, the caller's to fill; its values
+    are never shared with another call (:func:`loads_fresh`)."""
+    if type(extra_info) is dict and type(extra_info.get("json")) is str:
+        # write_dataset's form as verl passes it: {"json": …} plus the keys verl's reward
+        # managers add on every call (num_turns, rollout_reward_scores); the text is
+        # decoded once per prompt, not once per response (issue 41)
+        decoded = loads_fresh(extra_info["json"])
+        if type(decoded) is dict:
+            for k, v in extra_info.items():
+                if k != "json" and type(k) is str:
+                    decoded[k] = v if type(v) in _PLAIN else plain(v)
+            return decoded
+    if not isinstance(extra_info, dict):
+        return extra_info
+    extra = {k: v for k, v in plain(extra_info).items() if isinstance(k, str)}
+    if isinstance(extra.get("json"), str):
+        decoded = loads_fresh(extra["json"])
         if isinstance(decoded, dict):
             rest = {k: v for k, v in extra.items() if k != "json"}  # verl adds num_turns etc.
             extra = {**decoded, **rest}
@@ -133,17 +146,15 @@ def _sample(label: str | None, ground_truth: Any, extra_info: Any) -> dict[str, 
 
 
 def _sample_of(label: str | None, ground_truth: Any, extra: Any) -> dict[str, object]:
-    """:func:`_sample` of an ``extra_info`` already through :func:`_extra` (plain Python
-    already: issue 41, it was decoded and made plain twice per call)."""
-    # string keys only: a sample field is a keyword argument of the reward parts
-    sample: dict[str, object] = (
-        {k: v for k, v in extra.items() if isinstance(k, str)} if isinstance(extra, dict) else {}
-    )
-    gt = _decode_label(plain(ground_truth))
+    """:func:`_sample` of an ``extra_info`` already through :func:`_extra` (issue 41: it
+    was decoded and made plain twice per call); a dict ``extra`` becomes the sample."""
+    # _extra's dict holds string keys only (a sample field is a keyword argument)
+    sample: dict[str, object] = extra if isinstance(extra, dict) else {}
+    gt = ground_truth if type(ground_truth) in _PLAIN else _decode_label(plain(ground_truth))
     if isinstance(gt, str) and gt.lstrip()[:1] in ("[", "{"):
-        decoded = loads_cached(gt)
+        decoded = loads_fresh(gt)
         if isinstance(decoded, dict):
-            sample.update({k: v for k, v in decoded.items() if isinstance(k, str)})
+            sample.update(decoded)  # a JSON object's keys are strings
             return sample
         if isinstance(decoded, list):
             gt = decoded
@@ -211,6 +222,8 @@ class _Call(NamedTuple):
     rubrics: dict[str, Rubric]
     sample: dict[str, object]
     applicability: bool
+    names: list[str]  # the sample's rubric's part names (read once per setting, issue 41)
+    batched: bool  # whether that rubric has a batched (judge) part
 
 
 def _resolve_call(
@@ -244,11 +257,12 @@ def _resolve_call(
             if len(_settings) >= _SETTINGS_MAX:
                 _settings.clear()  # [ours] a run has a few settings; never grow without bound
             _settings[key] = hit
-    name, run, rubrics, label, applies = hit
-    return _Call(name, run, rubrics, _sample_of(label, ground_truth, extra_info), applies)
+    name, run, rubrics, label, applies, names, batched = hit
+    return _Call(name, run, rubrics, _sample_of(label, ground_truth, extra_info), applies, names, batched)
 
 
-_settings: dict[Any, tuple[str, list[str], dict[str, Rubric], str | None, bool]] = {}
+_Setting = tuple[str, list[str], dict[str, Rubric], str | None, bool, list[str], bool]
+_settings: dict[Any, _Setting] = {}
 _SETTINGS_MAX = 64
 
 
@@ -280,9 +294,10 @@ def _setting(
     recipe_options: Any,
     judge: Any,
     applicability: Any,
-) -> tuple[str, list[str], dict[str, Rubric], str | None, bool]:
+) -> _Setting:
     """The sample-independent part of a call: recipe, the run's recipes, their rubrics,
-    the label field and whether to add applicability keys."""
+    the label field, whether to add applicability keys, and the sample's rubric's part
+    names and whether it has a batched part."""
     env_recipe, env_options, env_judge = cached_env_config()
     name = name or recipe or env_recipe
     if name is None:
@@ -303,16 +318,18 @@ def _setting(
         options, judge_ = options_for(get_recipe(r), shared_options, shared_judge)
         rubrics[r] = _rubrics.get(r, options, judge_)
     label = get_recipe(name).label_field
-    return name, run if len(run) >= 2 else [], rubrics, label, _truthy(applicability)
+    mine = rubrics[name]
+    batched = any(p.batched for p in mine.parts)
+    return name, run if len(run) >= 2 else [], rubrics, label, _truthy(applicability), mine.names, batched
 
 
 def _assemble(call: _Call, verdict: Any) -> dict[str, float | None]:
     """verl's result dict for the sample's verdict (see the module docstring's keys)."""
-    rubric = call.rubrics[call.name]
     if not call.run:
         if call.applicability:
-            return {"score": verdict.total, **trainer_values(verdict, rubric.names, applicability=True)}
-        return {"score": verdict.total, **part_values(verdict, rubric.names, TRAINER_NOT_APPLICABLE)}
+            return {"score": verdict.total, **trainer_values(verdict, call.names, applicability=True)}
+        out = part_values(verdict, call.names, TRAINER_NOT_APPLICABLE)
+        return {"score": verdict.total, **out}
     out: dict[str, float | None] = {"score": verdict.total}
     for r in call.run:
         mine = r == call.name
@@ -425,6 +442,13 @@ def _batcher(rubric: Rubric, window: float, max_batch: int) -> _Batcher:
     return b
 
 
+def _check_batching(batch_window_s: Any, max_batch: Any) -> None:
+    if not (batch_window_s >= 0 and math.isfinite(batch_window_s)):
+        raise ValueError(f"reward_kwargs.batch_window_s must be a finite number ≥ 0, got {batch_window_s!r}")
+    if isinstance(max_batch, bool) or not isinstance(max_batch, int) or max_batch < 1:
+        raise ValueError(f"reward_kwargs.max_batch must be an integer ≥ 1, got {max_batch!r}")
+
+
 async def compute_score_async(
     data_source: Any = None,
     solution_str: Any = "",
@@ -447,16 +471,14 @@ async def compute_score_async(
     and scored in one ``Rubric.score_batch``, so the judge sends them with its own
     concurrency and micro-batching instead of one request per call from verl's thread
     pool. Rule-only recipes are scored in place (nothing to wait for)."""
-    if not (batch_window_s >= 0 and math.isfinite(batch_window_s)):
-        raise ValueError(f"reward_kwargs.batch_window_s must be a finite number ≥ 0, got {batch_window_s!r}")
-    if isinstance(max_batch, bool) or not isinstance(max_batch, int) or max_batch < 1:
-        raise ValueError(f"reward_kwargs.max_batch must be an integer ≥ 1, got {max_batch!r}")
+    if batch_window_s is not BATCH_WINDOW_S or max_batch is not MAX_BATCH:  # set: check them
+        _check_batching(batch_window_s, max_batch)
     call = _resolve_call(
         data_source, ground_truth, extra_info, recipe, recipes, recipe_options, judge, applicability
     )
     rubric = call.rubrics[call.name]
     text = completion_text(solution_str)
-    if not any(p.batched for p in rubric.parts):
+    if not call.batched:
         return _assemble(call, rubric.score(text, **call.sample))
     verdict = await _batcher(rubric, float(batch_window_s), max_batch).score(text, call.sample)
     return _assemble(call, verdict)
