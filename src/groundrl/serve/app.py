@@ -46,7 +46,7 @@ import math
 import time
 from collections.abc import Mapping
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, Literal, NotRequired, TypedDict
 from urllib.parse import unquote_to_bytes
 
 from fastapi import FastAPI, Request
@@ -69,7 +69,7 @@ from groundrl.serve.limits import BODY_TIMEOUT_S, MAX_BODY_ELEMENTS, MIN_BODY_RA
 from groundrl.serve.limits import MAX_SAMPLES as MAX_SAMPLES  # re-exported
 from groundrl.serve.limits import MiB as MiB  # re-exported
 from groundrl.serve.metrics import Metrics
-from groundrl.serve.schemas import check, reward_body, score_body
+from groundrl.serve.schemas import JSONSchema, check, reward_body, score_body
 
 log = logging.getLogger("groundrl.serve")
 
@@ -124,13 +124,16 @@ def _default(obj: Any) -> Any:
     return str(obj)
 
 
+def _compact(obj: Any) -> bytes:
+    return json_text(obj, allow_nan=False, separators=(",", ":"), default=_default).encode()
+
+
 def dumps(obj: Any) -> bytes:
     """Compact JSON; non-finite floats become null (strict JSON has no NaN)."""
-    kw: dict[str, Any] = {"allow_nan": False, "separators": (",", ":"), "default": _default}
     try:
-        return json_text(obj, **kw).encode()
+        return _compact(obj)
     except ValueError:
-        return json_text(_finite(json.loads(json.dumps(obj, default=_default))), **kw).encode()
+        return _compact(_finite(json.loads(json.dumps(obj, default=_default))))
 
 
 def _response(obj: Any, status: int = 200, headers: Mapping[str, str] | None = None) -> Response:
@@ -363,6 +366,16 @@ def _check_token(token: Any) -> None:
 JUDGE_FAILURES_HEADER = "X-Groundrl-Judge-Failures"
 
 
+class HealthBody(TypedDict):
+    """``GET /health``: ``degraded`` (still 200) when recent judge calls fail."""
+
+    status: Literal["ok", "degraded"]
+    recipe: str | None
+    recipes: list[str]
+    judge_failure_rate: NotRequired[float]
+    judge_scores_recent: NotRequired[int]
+
+
 def _judge_counts(judged: tuple[str, ...], parts: object, reasons: object) -> tuple[int, int]:
     """(judge part scores that count as calls, failures among them) for one result: a
     part that did not apply without failing (``None``, e.g. no frame mentions) is no call."""
@@ -552,7 +565,7 @@ async def _body_object(
 
 
 def _score_request(
-    body: dict[str, Any], schema: dict[str, Any], default: str | None, fields: Mapping[str, str] | None = None
+    body: dict[str, Any], schema: JSONSchema, default: str | None, fields: Mapping[str, str] | None = None
 ):
     """``(recipe name, items)`` of a ``/score`` body (checked against the schema that
     /openapi.json publishes), or ``_Bad`` naming the field. ``fields``: ``serve --field``
@@ -569,7 +582,7 @@ def _score_request(
     return body.get("recipe", default), items
 
 
-def _renamed(i: int, sample: dict[str, Any], fields: Mapping[str, str] | None) -> tuple[int, Any, str]:
+def _renamed(i: int, sample: Mapping[str, Any], fields: Mapping[str, str] | None) -> tuple[int, Any, str]:
     if not fields:
         return i, sample, ""
     sample, missing = rename_fields(sample, fields)
@@ -579,7 +592,7 @@ def _renamed(i: int, sample: dict[str, Any], fields: Mapping[str, str] | None) -
     return i, sample, f"sample {i}: missing field {missing!r} (read as {ours!r} by --field {ours}={missing})"
 
 
-def _reward_request(body: dict[str, Any], schema: dict[str, Any]) -> list[tuple[str, str, Any]]:
+def _reward_request(body: dict[str, Any], schema: JSONSchema) -> list[tuple[str, str, Any]]:
     """``(query, prompt, label)`` triples of a ``/get_reward`` body (the published schema,
     then the lengths it cannot state), or ``_Bad``."""
     err = check(schema, body)
@@ -640,7 +653,7 @@ class _Routes:
             return _error(500, f"scoring failed: {type(e).__name__}: {e}")
 
     async def health(self) -> Response:
-        out: dict[str, Any] = {"status": "ok", "recipe": self.recipe, "recipes": list(self.names)}
+        out: HealthBody = {"status": "ok", "recipe": self.recipe, "recipes": list(self.names)}
         recent = self.metrics.judge_failure_rate()
         if recent is not None:
             rate, n = recent

@@ -5,9 +5,11 @@ started with ``docs=True`` (``groundrl serve --docs``); off by default."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict
 
-from fastapi.responses import PlainTextResponse
+from fastapi.responses import PlainTextResponse, Response
+
+from groundrl.serve.schemas import JSONSchema
 
 _ERROR = {
     "description": "",
@@ -21,7 +23,7 @@ def _err(description: str) -> dict[str, Any]:
     return {**_ERROR, "description": description}
 
 
-RESULT = {
+RESULT: JSONSchema = {
     "type": "object",
     "properties": {
         "id": {},
@@ -31,7 +33,7 @@ RESULT = {
         "error": {"type": "string", "description": "present instead of reward/parts for a bad sample"},
     },
 }
-COMMON = {
+COMMON: dict[int | str, dict[str, Any]] = {
     "400": _err("the body is not JSON (or nested too deep)"),
     "401": _err("missing or wrong bearer token (when the server has one)"),
     "408": _err("the body arrived too slowly (idle or under the minimum rate)"),
@@ -41,11 +43,19 @@ COMMON = {
 }
 
 
-def _json_body(schema: dict[str, Any]) -> dict[str, Any]:
+class RouteDocs(TypedDict, total=False):
+    """A route's documentation keywords, as FastAPI's ``app.get`` / ``app.post`` take them."""
+
+    openapi_extra: dict[str, Any]
+    responses: dict[int | str, dict[str, Any]]
+    response_class: type[Response]
+
+
+def _json_body(schema: JSONSchema) -> dict[str, Any]:
     return {"requestBody": {"required": True, "content": {"application/json": {"schema": schema}}}}
 
 
-def _ok(schema: dict[str, Any], description: str) -> dict[str, Any]:
+def _ok(schema: JSONSchema, description: str) -> dict[int | str, dict[str, Any]]:
     return {"200": {"description": description, "content": {"application/json": {"schema": schema}}}}
 
 
@@ -57,7 +67,7 @@ JUDGE_HEADER = {
 }
 
 
-def score(body: dict[str, Any]) -> dict[str, Any]:
+def score(body: JSONSchema) -> RouteDocs:
     """The route arguments of ``POST /score`` for its request schema
     (:func:`groundrl.serve.schemas.score_body`, the one the route checks requests with)."""
     ok = _ok(
@@ -68,7 +78,7 @@ def score(body: dict[str, Any]) -> dict[str, Any]:
     return {"openapi_extra": _json_body(body), "responses": {**ok, **COMMON}}
 
 
-def get_reward(body: dict[str, Any]) -> dict[str, Any]:
+def get_reward(body: JSONSchema) -> RouteDocs:
     """The route arguments of ``POST /get_reward`` (schema: :func:`~groundrl.serve.schemas.reward_body`)."""
     ok = _ok(
         {
@@ -86,13 +96,13 @@ def get_reward(body: dict[str, Any]) -> dict[str, Any]:
     return {"openapi_extra": _json_body(body), "responses": {**ok, **COMMON}}
 
 
-HEALTH: dict[str, Any] = {
+HEALTH: RouteDocs = {
     "responses": _ok(
         {"type": "object"},
         "status (ok, or degraded with judge_failure_rate when recent judge calls fail), default recipe, recipes",
     )
 }
-METRICS: dict[str, Any] = {
+METRICS: RouteDocs = {
     "response_class": PlainTextResponse,
     "responses": {
         "200": {

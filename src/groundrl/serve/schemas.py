@@ -16,7 +16,21 @@ The validator covers the subset used here: ``type`` (one or a list), ``enum``,
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, TypedDict
+
+
+class JSONSchema(TypedDict, total=False):
+    """The JSON Schema subset :func:`check` validates, plus ``description``."""
+
+    type: str | list[str]
+    enum: list[str]
+    properties: dict[str, JSONSchema]
+    required: list[str]
+    additionalProperties: bool | JSONSchema  # check() reads only ``false``
+    items: JSONSchema
+    maxItems: int
+    description: str
+
 
 _TYPES = {
     "object": lambda v: isinstance(v, dict),
@@ -37,8 +51,8 @@ def type_name(x: Any) -> str:
     return type(x).__name__
 
 
-def score_body(recipes: Sequence[str], max_samples: int, default: str | None) -> dict[str, Any]:
-    recipe = {"type": "string", "enum": list(recipes)}
+def score_body(recipes: Sequence[str], max_samples: int, default: str | None) -> JSONSchema:
+    recipe: JSONSchema = {"type": "string", "enum": list(recipes)}
     recipe["description"] = (
         f"the recipe (default {default})" if default else "the recipe (required: this server has no default)"
     )
@@ -60,8 +74,8 @@ def score_body(recipes: Sequence[str], max_samples: int, default: str | None) ->
     }
 
 
-def reward_body(max_samples: int) -> dict[str, Any]:
-    strings = {"type": "array", "maxItems": max_samples, "items": {"type": "string"}}
+def reward_body(max_samples: int) -> JSONSchema:
+    strings: JSONSchema = {"type": "array", "maxItems": max_samples, "items": {"type": "string"}}
     return {
         "type": "object",
         "description": "OpenRLHF's reward request; `prompts` and `labels`, when lists, are as long as `query`",
@@ -78,7 +92,7 @@ def reward_body(max_samples: int) -> dict[str, Any]:
     }
 
 
-def check(schema: dict[str, Any], value: Any, path: str = "") -> str | None:
+def check(schema: JSONSchema, value: Any, path: str = "") -> str | None:
     """``None`` when ``value`` fits ``schema``, else a message naming the first field that
     does not (``samples``, ``query[3]``) and what it must be.
 
