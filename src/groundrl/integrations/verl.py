@@ -328,8 +328,7 @@ def _assemble(call: _Call, verdict: Any) -> dict[str, float | None]:
     if not call.run:
         if call.applicability:
             return {"score": verdict.total, **trainer_values(verdict, call.names, applicability=True)}
-        out = part_values(verdict, call.names, TRAINER_NOT_APPLICABLE)
-        return {"score": verdict.total, **out}
+        return {"score": verdict.total, **part_values(verdict, call.names, TRAINER_NOT_APPLICABLE)}
     out: dict[str, float | None] = {"score": verdict.total}
     for r in call.run:
         mine = r == call.name
