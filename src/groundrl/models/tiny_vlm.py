@@ -23,7 +23,7 @@ import json
 import os
 import random
 import shutil
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -316,13 +316,13 @@ def new_tiny_model(tokenizer: Any, hidden: int = 64, layers: int = 2, seed: int 
     return model
 
 
-def save_tiny_model(model: Any, processor: Any, out: Path, mark: dict[str, Any]) -> None:
+def save_tiny_model(model: Any, processor: Any, out: Path, mark: Mapping[str, object]) -> None:
     """Save a tiny model with its processor and the mark ``groundrl.train.config.is_tiny_model``
     reads (CPU smoke defaults apply to this model where a stage sets none); ``mark`` says how
     it was built."""
     model.save_pretrained(out)
     processor.save_pretrained(out)
-    (out / TINY_MARKER).write_text(json.dumps(mark) + "\n")
+    (out / TINY_MARKER).write_text(json.dumps(dict(mark)) + "\n")
 
 
 def build_tiny_vlm(
