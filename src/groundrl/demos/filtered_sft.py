@@ -27,13 +27,14 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from groundrl.train.multiturn import EnvRollout, Episode
 from groundrl.train.planning_data import prompt
 
 if TYPE_CHECKING:
     from groundrl.demos.planner import DemoConfig
+    from groundrl.sim.tasks import Task
 
 # episodes played in lockstep per generate batch: bounds padding and memory [ours]
 PLAY_BATCH = 64
@@ -76,7 +77,32 @@ def round_prompts(tasks: list, n: int, group: int, rng: random.Random) -> list[s
     return out
 
 
-def episode_records(ep: Episode, tokenizer, task_prompt: str, task: Any) -> list[dict[str, Any]]:
+class TurnRecord(TypedDict):
+    """One turn as an SFT record (:func:`groundrl.demos.planner.sft` reads it): the task's
+    prompt, the earlier turns with the environment's feedback as context, the turn's plan
+    as target."""
+
+    prompt: str
+    turns: list[tuple[str, str]]  # (plan, feedback) of each earlier turn
+    completion: str
+    task: Task
+
+
+class FsftRound(TypedDict):
+    """One round's counts: episodes sampled, successful ones, turns fine-tuned on."""
+
+    episodes: int
+    kept: int
+    records: int
+
+
+class FsftBudget(FsftRound):
+    """:func:`filtered_sft`'s result (``metrics.json`` ``fsft_budget``): the totals and each round."""
+
+    rounds: list[FsftRound]
+
+
+def episode_records(ep: Episode, tokenizer, task_prompt: str, task: Task) -> list[TurnRecord]:
     """One SFT record per turn of ``ep`` (the layout of the teacher's records: the
     prompt, the earlier turns with their feedback as context, the turn's plan as
     target). The feedback is read back from the episode's environment-masked ids."""
@@ -88,7 +114,7 @@ def episode_records(ep: Episode, tokenizer, task_prompt: str, task: Any) -> list
         elif seg:
             feedback.append(tokenizer.decode(seg, skip_special_tokens=True))
             seg = []
-    recs = []
+    recs: list[TurnRecord] = []
     for k, text in enumerate(ep.texts):
         turns = [(ep.texts[j], feedback[j]) for j in range(min(k, len(feedback)))]
         recs.append({"prompt": task_prompt, "turns": turns, "completion": text, "task": task})
@@ -103,7 +129,7 @@ def filtered_sft(
     log=print,
     train_fn: Callable[..., Any] | None = None,
     generate_fn: Callable[..., list[list[int]]] | None = None,
-) -> dict[str, Any]:
+) -> FsftBudget:
     """Success-filtered SFT of ``model`` in place (see the module docstring). Returns
     ``episodes`` (simulator-scored episodes played: the budget), ``kept`` (successful
     ones), ``records`` (turns fine-tuned on) and ``rounds`` (those per round with the
@@ -123,7 +149,7 @@ def filtered_sft(
     sampler = SimpleNamespace(args=SimpleNamespace(temperature=cfg.grpo_temperature))
     rng = random.Random(f"{cfg.seed}:filtered-sft")
     budget = cfg.grpo_steps * cfg.grpo_batch
-    rounds = []
+    rounds: list[FsftRound] = []
     for r, n in enumerate(round_sizes(budget, cfg.fsft_rounds, cfg.num_generations)):
         prompts = round_prompts(tasks, n, cfg.num_generations, rng)
         episodes: list[Episode] = []

@@ -31,13 +31,13 @@ import math
 import os
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Literal, NotRequired, Protocol, TypedDict
 
 from groundrl import intervals
-from groundrl.demos.filtered_sft import filtered_sft
+from groundrl.demos.filtered_sft import TurnRecord, filtered_sft
 from groundrl.rewards.planning import reinforced_accuracy, reinforced_format
 from groundrl.sim.execute import execute
 from groundrl.sim.generate import generate_tasks
@@ -180,7 +180,25 @@ def split_tasks(cfg: DemoConfig) -> tuple[list[Task], list[Task], list[Task]]:
     return tasks, train, [t for t in tasks[cfg.n_train :] if prompt(t) not in seen]
 
 
-def teacher_episodes(tasks: list, amap: dict[int, str], cfg: DemoConfig) -> tuple[list[dict], list[dict]]:
+class TeacherTurn(TurnRecord):
+    """A turn the teacher played: an SFT demonstration, mistakes included."""
+
+    id: str  # the task's
+
+
+class TeacherEpisode(TypedDict):
+    """One episode the teacher played."""
+
+    success: int
+    texts: list[str]  # its plan per turn
+    made: list[tuple[str, ...]]  # the mistakes applied to each plan
+    habits: frozenset[str]  # the mistakes drawn for the episode
+    task: Task
+
+
+def teacher_episodes(
+    tasks: list, amap: dict[int, str], cfg: DemoConfig
+) -> tuple[list[TeacherTurn], list[TeacherEpisode]]:
     """The teacher's multi-turn episodes (the loop and budgets of
     :class:`~groundrl.train.multiturn.EnvRollout`). Returns the SFT records (one per turn:
     the prompt, the earlier turns with their feedback as context, the teacher's plan as
@@ -190,8 +208,8 @@ def teacher_episodes(tasks: list, amap: dict[int, str], cfg: DemoConfig) -> tupl
     # lazy: sim.env brings gymnasium (about 100 modules); loaded only when episodes are played
     from groundrl.sim.env import HouseholdEnv
 
-    recs: list[dict] = []
-    results: list[dict] = []
+    recs: list[TeacherTurn] = []
+    results: list[TeacherEpisode] = []
     if not tasks:
         return recs, results
     env = HouseholdEnv(list(tasks), reward="plan")
@@ -199,7 +217,9 @@ def teacher_episodes(tasks: list, amap: dict[int, str], cfg: DemoConfig) -> tupl
         habits = draw_habits(random.Random(f"{cfg.seed}:{t.id}"), cfg.teacher_rates)
         env.reset(options={"task": t})
         turns: list[tuple[str, str]] = []
-        made, texts, success = [], [], False
+        made: list[tuple[str, ...]] = []
+        texts: list[str] = []
+        success = False
         for _ in range(cfg.max_turns):
             assert env.sim is not None
             names, mistakes = teacher_plan(t, env.sim, habits)
@@ -274,9 +294,11 @@ class SftSettings(Protocol):
     def sft_batch(self) -> int: ...
 
 
-def sft(model, tokenizer, recs: list[dict[str, Any]], cfg: SftSettings, log) -> list[float]:
-    """Completion-only cross-entropy on (context, expert completion) pairs; a record's
-    ``turns`` (earlier plans and the environment's feedback) are context."""
+def sft(model, tokenizer, recs: Sequence[Mapping[str, Any]], cfg: SftSettings, log) -> list[float]:
+    """Completion-only cross-entropy on (context, expert completion) pairs: a record's
+    ``prompt`` and ``turns`` (earlier plans and the environment's feedback, optional) are
+    context, its ``completion`` the target. Any record with those keys: the demos' teacher
+    turns, :func:`~groundrl.train.planning_data.records`, filtered-SFT turns."""
     # lazy: torch loads only when a model is built or run; importing the demo stays light
     import torch
 
@@ -364,24 +386,57 @@ def greedy(model, tokenizer, contexts: list[list[int]], max_new_tokens: int, tra
     return out
 
 
+class FirstPlanMetrics(TypedDict):
+    """What a stage's first plans score alone (:func:`first_plan_metrics`)."""
+
+    format_valid: float
+    prefix_accuracy: float
+    first_plan_success_rate: float
+    example: str
+
+
+class OutcomeMetrics(TypedDict):
+    """A stage's episode outcomes (:func:`outcome_metrics`); the ``_rl_types`` /
+    ``_new_types`` values are ``None`` where no held-out task is of those types."""
+
+    n_eval_tasks: int
+    success_rate: float
+    success_ci95: list[float]
+    success_rate_rl_types: float | None
+    success_ci95_rl_types: list[float] | None
+    success_rate_new_types: float | None
+    success_ci95_new_types: list[float] | None
+    mistake_share: dict[str, float]  # teacher mistake -> share of episodes showing it
+
+
+class StageMetrics(FirstPlanMetrics, OutcomeMetrics):
+    """A stage's held-out metrics (``metrics.json`` ``untrained`` / ``teacher`` / ``sft`` / …)."""
+
+    mean_turns: float
+
+
 def evaluate_policy(
-    model, tokenizer, recs: list[dict[str, Any]], amap: dict[int, str], cfg: DemoConfig
-) -> tuple[dict[str, Any], list[int]]:
-    """Greedy EB-ALFRED episodes of up to ``cfg.max_turns`` turns on every record's task.
-    Returns the stage's metrics and the per-task episode success (0/1, for the paired
-    bootstrap). ``format_valid`` / ``prefix_accuracy`` / ``first_plan_success_rate``
-    judge the first plan alone; ``success_rate`` the whole episode with re-planning."""
+    model, tokenizer, recs: Sequence[Mapping[str, Any]], amap: dict[int, str], cfg: DemoConfig
+) -> tuple[StageMetrics, list[int]]:
+    """Greedy EB-ALFRED episodes of up to ``cfg.max_turns`` turns on every record's task
+    (``recs``: :func:`~groundrl.train.planning_data.records`). Returns the stage's metrics
+    and the per-task episode success (0/1, for the paired bootstrap). ``format_valid`` /
+    ``prefix_accuracy`` / ``first_plan_success_rate`` judge the first plan alone;
+    ``success_rate`` the whole episode with re-planning."""
     model.eval()
     rollout = EnvRollout({r["prompt"]: r["task"] for r in recs}, max_turns=cfg.max_turns, generate_fn=greedy)
     episodes = rollout.play(model, tokenizer, [r["prompt"] for r in recs], cfg.max_new_tokens)
     succ = [int(e.success) for e in episodes]
-    m = first_plan_metrics([e.texts[0] if e.texts else "" for e in episodes], recs, amap)
-    m["mean_turns"] = sum(e.turns for e in episodes) / max(1, len(episodes))
-    m.update(outcome_metrics(succ, [e.texts for e in episodes], [r["task"] for r in recs], cfg))
+    first = first_plan_metrics([e.texts[0] if e.texts else "" for e in episodes], recs, amap)
+    turns = sum(e.turns for e in episodes) / max(1, len(episodes))
+    outcome = outcome_metrics(succ, [e.texts for e in episodes], [r["task"] for r in recs], cfg)
+    m: StageMetrics = {**first, "mean_turns": turns, **outcome}
     return m, succ
 
 
-def first_plan_metrics(first: list[str], recs: list[dict[str, Any]], amap: dict[int, str]) -> dict[str, Any]:
+def first_plan_metrics(
+    first: list[str], recs: Sequence[Mapping[str, Any]], amap: dict[int, str]
+) -> FirstPlanMetrics:
     """Format validity (full format reward 0.5), prefix accuracy against the expert plan
     and open-loop success of each episode's first plan."""
     n = max(1, len(first))
@@ -399,22 +454,35 @@ def first_plan_metrics(first: list[str], recs: list[dict[str, Any]], amap: dict[
     }
 
 
-def outcome_metrics(succ: list[int], texts: list[list[str]], tasks: list, cfg: DemoConfig) -> dict[str, Any]:
+def outcome_metrics(succ: list[int], texts: list[list[str]], tasks: list, cfg: DemoConfig) -> OutcomeMetrics:
     """Episode success with its bootstrap CI, overall and on the task types seen / never
     seen in RL, and the share of episodes showing each teacher mistake (read back from
     the replayed trace, :func:`groundrl.sim.teacher.count_mistakes`)."""
     n = len(succ)
-    out: dict[str, Any] = {"n_eval_tasks": n, "success_rate": sum(succ) / max(1, n)}
-    out["success_ci95"] = list(bootstrap_ci(succ, seed=cfg.seed))
-    for key, part in split_by_rl(succ, tasks, cfg.rl_task_types).items():
-        out[f"success_rate_{key}"] = round(sum(part) / len(part), 4) if part else None
-        out[f"success_ci95_{key}"] = list(bootstrap_ci(part, seed=cfg.seed)) if part else None
+    parts = split_by_rl(succ, tasks, cfg.rl_task_types)
+    seen, new = parts["rl_types"], parts["new_types"]
     counts = {k: 0 for k in MISTAKES}
     for t, ts in zip(tasks, texts, strict=True):
         for k in count_mistakes(replay(t, ts)):
             counts[k] += 1
-    out["mistake_share"] = {k: round(v / max(1, n), 4) for k, v in counts.items()}
-    return out
+    return {
+        "n_eval_tasks": n,
+        "success_rate": sum(succ) / max(1, n),
+        "success_ci95": list(bootstrap_ci(succ, seed=cfg.seed)),
+        "success_rate_rl_types": _part_rate(seen),
+        "success_ci95_rl_types": _part_ci(seen, cfg.seed),
+        "success_rate_new_types": _part_rate(new),
+        "success_ci95_new_types": _part_ci(new, cfg.seed),
+        "mistake_share": {k: round(v / max(1, n), 4) for k, v in counts.items()},
+    }
+
+
+def _part_rate(part: list[int]) -> float | None:
+    return round(sum(part) / len(part), 4) if part else None
+
+
+def _part_ci(part: list[int], seed: int) -> list[float] | None:
+    return list(bootstrap_ci(part, seed=seed)) if part else None
 
 
 def split_by_rl(xs: list, tasks: list, rl_types: tuple[str, ...]) -> dict[str, list]:
@@ -481,13 +549,23 @@ def _grpo_args(cfg: DemoConfig, out: Path, weights: Any) -> Any:
     )
 
 
-def _grpo_curve(trainer: Any, rollout: EnvRollout) -> list[dict[str, Any]]:
+class GrpoCurvePoint(TypedDict):
+    """One logged GRPO step (``metrics.json`` ``grpo_curve``; ``None`` where TRL logged nothing)."""
+
+    step: float
+    reward: float | None
+    reward_std: float | None
+    success: float | None  # the environment's success rate of the step's episodes
+    turns: NotRequired[float | None]  # mean turns of the rollout batch (multi-turn demos)
+
+
+def _grpo_curve(trainer: Any, rollout: EnvRollout) -> list[GrpoCurvePoint]:
     """Per logged step: reward, its spread, success and the rollout batch's mean turns."""
     args = trainer.args
     logs = [h for h in trainer.state.log_history if "reward" in h]
     # GRPOConfig fills steps_per_generation (default: gradient_accumulation_steps)
     per_batch = max(1, args.num_iterations * (args.steps_per_generation or args.gradient_accumulation_steps))
-    curve = [
+    curve: list[GrpoCurvePoint] = [
         {
             "step": h["step"],
             "reward": h.get("reward"),
@@ -503,15 +581,22 @@ def _grpo_curve(trainer: Any, rollout: EnvRollout) -> list[dict[str, Any]]:
     return curve
 
 
+class PromptTask(TypedDict):
+    """A GRPO training prompt and the task the environment plays for it."""
+
+    prompt: str
+    task: Task
+
+
 def grpo(
     model,
     tokenizer,
-    recs: list[dict[str, Any]],
+    recs: Sequence[PromptTask],
     cfg: DemoConfig,
     out: Path,
     log,
     stats: dict[str, int] | None = None,
-) -> list[dict[str, Any]]:
+) -> list[GrpoCurvePoint]:
     """GRPO with the environment in the loop: TRL's ``GRPOTrainer`` with
     :class:`~groundrl.train.multiturn.EnvRollout` as ``rollout_func`` (multi-turn
     episodes, re-planning on feedback) and the episode's environment reward.
@@ -557,8 +642,16 @@ def grpo(
     return curve
 
 
+#: The GRPO panel's lines: key, colour, label, style, width, z-order. The reward is drawn
+#: wide underneath, so the success line equal to it stays visible.
+CURVE_LINES: tuple[tuple[Literal["success", "reward"], str, str, str, float, int], ...] = (
+    ("success", "tab:orange", "episode success rate (max 1)", "--", 1.6, 3),
+    ("reward", "tab:blue", "episode reward: progress + success bonus (max 2)", "-", 2.4, 2),
+)
+
+
 def plot_curve(
-    curve: list[dict[str, Any]],
+    curve: Sequence[GrpoCurvePoint],
     sft_losses: list[float],
     path: Path,
     group: int = 0,
@@ -584,11 +677,8 @@ def plot_curve(
     ax = axes[1]
     steps = [c["step"] for c in curve]
     nan = float("nan")
-    for key, color, label, style, width, z in (
-        ("success", "tab:orange", "episode success rate (max 1)", "--", 1.6, 3),
-        ("reward", "tab:blue", "episode reward: progress + success bonus (max 2)", "-", 2.4, 2),
-    ):  # the reward is drawn wide underneath, so the success line equal to it stays visible
-        ys = [c[key] if c.get(key) is not None else nan for c in curve]
+    for key, color, label, style, width, z in CURVE_LINES:
+        ys = [nan if (v := c.get(key)) is None else v for c in curve]
         if len(steps) <= 40:
             ax.plot(steps, ys, label=label, color=color, marker=".", ls=style, lw=width, zorder=z)
             continue
@@ -603,7 +693,7 @@ def plot_curve(
         )
     if group > 1 and len(steps) <= 40 and any(c.get("reward_std") is not None for c in curve):
         half = [1.96 * (c.get("reward_std") or 0.0) / math.sqrt(group) for c in curve]
-        mean = [c["reward"] if c.get("reward") is not None else nan for c in curve]
+        mean = [nan if (r := c.get("reward")) is None else r for c in curve]
         ax.fill_between(
             steps,
             [m - h for m, h in zip(mean, half, strict=True)],
@@ -615,7 +705,7 @@ def plot_curve(
     ax.set_title(grpo_title)
     ax.set_xlabel("GRPO step")
     ax.set_ylabel(f"mean per step{f' (n={group} episodes)' if group else ''}")
-    vals = [c["reward"] for c in curve if c.get("reward") is not None]
+    vals = [r for c in curve if (r := c.get("reward")) is not None]
     ax.set_ylim(min([0.0, *[v - 0.1 for v in vals]]), min(2.2, max([1.1, *[v + 0.3 for v in vals]])))
     if steps:
         ax.set_xticks(steps if len(steps) <= 12 else steps[:: max(1, len(steps) // 6)])
@@ -646,7 +736,7 @@ GROUPS = (
 )
 
 
-def plot_headline(m: dict[str, Any], path: Path) -> None:
+def plot_headline(m: Mapping[str, Any], path: Path) -> None:
     """The result in one picture: held-out episode success per stage with 95 % CIs, on
     all tasks and on task types seen / never seen in RL; the paired GRPO − SFT difference
     with its CI; and how often each teacher mistake shows in held-out episodes."""
@@ -666,7 +756,7 @@ def plot_headline(m: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
-def _plot_success(ax: Any, m: dict[str, Any], stages: list) -> None:
+def _plot_success(ax: Any, m: Mapping[str, Any], stages: list) -> None:
     """Held-out success per stage and task group, with 95 % CIs."""
     width = 0.8 / len(stages)
     for j, (key, label, color) in enumerate(stages):
@@ -689,7 +779,7 @@ def _plot_success(ax: Any, m: dict[str, Any], stages: list) -> None:
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), ncol=3, fontsize=8, frameon=False)
 
 
-def _plot_differences(ax: Any, m: dict[str, Any]) -> None:
+def _plot_differences(ax: Any, m: Mapping[str, Any]) -> None:
     """The paired differences GRPO − SFT (and − filtered SFT) per task group."""
     diffs = [("grpo_minus_sft", "GRPO − SFT", "#e8852a", "o")]
     if "fsft" in m:
@@ -723,7 +813,7 @@ def _plot_differences(ax: Any, m: dict[str, Any]) -> None:
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.14), fontsize=8.5, frameon=False)
 
 
-def _plot_mistakes(ax: Any, m: dict[str, Any], trained: list) -> None:
+def _plot_mistakes(ax: Any, m: Mapping[str, Any], trained: list) -> None:
     """How often each teacher mistake shows in held-out episodes, per trained stage."""
     kinds = list(MISTAKES)
     bw = 0.8 / len(trained)
@@ -826,7 +916,7 @@ def run_demo(out: Path, quick: bool = False, log=print, cfg: DemoConfig | None =
         f"[5/6] GRPO for {cfg.grpo_steps} steps with the environment in the loop on the {len(rl_tasks)} training "
         f"tasks of {len(cfg.rl_task_types)} task types ({cfg.grpo_batch} episodes per step, up to {cfg.max_turns} turns each)"
     )
-    rl_recs = [{"prompt": prompt(x), "task": x} for x in rl_tasks]
+    rl_recs: list[PromptTask] = [{"prompt": prompt(x), "task": x} for x in rl_tasks]
     grpo_stats: dict[str, int] = {}
     curve = grpo(model, tokenizer, rl_recs, cfg, out, log, grpo_stats) if cfg.grpo_steps else []
     metrics["grpo_episodes"] = grpo_stats.get("episodes", 0)
@@ -894,7 +984,7 @@ def save_planner(model, tokenizer, amap: dict[int, str], cfg: DemoConfig, path: 
     (path / "demo_config.json").write_text(json.dumps(_plain(cfg), indent=2) + "\n")
 
 
-def evaluate_saved_planner(path: Path, n_eval: int | None = None, log=print) -> dict[str, Any]:
+def evaluate_saved_planner(path: Path, n_eval: int | None = None, log=print) -> StageMetrics:
     """Load a planner saved by :func:`run_demo` and play the held-out tasks of its run
     again (the first ``n_eval`` of them; all by default), greedy, in the same multi-turn
     loop: the same numbers as the run's GRPO row when nothing changed."""
@@ -921,13 +1011,13 @@ def evaluate_saved_planner(path: Path, n_eval: int | None = None, log=print) -> 
     return m
 
 
-def _plain(cfg: DemoConfig) -> dict[str, Any]:
+def _plain(cfg: DemoConfig) -> dict[str, object]:
     d = dict(cfg.__dict__)
     d["rl_task_types"] = list(cfg.rl_task_types)
     return d
 
 
-def _made_rates(results: list[dict]) -> dict[str, float]:
+def _made_rates(results: Sequence[TeacherEpisode]) -> dict[str, float]:
     """The share of the teacher's episodes in which it applied each mistake to a plan."""
     n = max(1, len(results))
     return {k: round(sum(any(k in m for m in r["made"]) for r in results) / n, 4) for k in MISTAKES}
@@ -949,7 +1039,7 @@ def _paired_parts(a: list[int], b: list[int], tasks: list, cfg: DemoConfig) -> d
     return {"": (a, b), **{f"_{k}": (parts_a[k], parts_b[k]) for k in parts_a}}
 
 
-def _fmt(m: dict[str, Any]) -> str:
+def _fmt(m: StageMetrics) -> str:
     lo, hi = m["success_ci95"]
     return (
         f"format valid {m['format_valid']:.2f}, prefix accuracy {m['prefix_accuracy']:.2f}, "
@@ -966,7 +1056,7 @@ def _verdict(lo: float, hi: float) -> str:
     return "The interval contains 0: this run shows no significant change from GRPO over SFT."
 
 
-def _fsft_verdict(m: dict[str, Any]) -> str:
+def _fsft_verdict(m: Mapping[str, Any]) -> str:
     """The report's paragraph on GRPO against the success-filtered SFT baseline."""
     if "fsft" not in m:
         return "(The filtered-SFT baseline did not run: `fsft_rounds` 0 or no GRPO steps.)"
@@ -987,7 +1077,7 @@ def _fsft_verdict(m: dict[str, Any]) -> str:
     )
 
 
-def _fsft_setting(m: dict[str, Any]) -> str:
+def _fsft_setting(m: Mapping[str, Any]) -> str:
     """The report's setting line of the filtered-SFT baseline."""
     if "fsft" not in m:
         return "- **Filtered SFT**: not run."
@@ -1010,7 +1100,7 @@ def _ci(v: float | None, ci: list[float] | None, signed: bool = False) -> str:
     return f"{v:{f}} [{ci[0]:{f}}, {ci[1]:{f}}]"
 
 
-def _report_tables(m: dict[str, Any], stages: Sequence[str], names: dict[str, str]) -> tuple[str, str]:
+def _report_tables(m: Mapping[str, Any], stages: Sequence[str], names: dict[str, str]) -> tuple[str, str]:
     """The report's two table bodies: success per stage, and each teacher mistake's share."""
     cfg = m["config"]
     rows = "\n".join(
@@ -1030,7 +1120,7 @@ def _report_tables(m: dict[str, Any], stages: Sequence[str], names: dict[str, st
     return rows, mistakes
 
 
-def _report(out: Path, m: dict[str, Any]) -> None:
+def _report(out: Path, m: Mapping[str, Any]) -> None:
     cfg = m["config"]
     names = {
         "untrained": f"untrained (first {m['untrained']['n_eval_tasks']} tasks)",

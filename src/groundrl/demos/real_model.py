@@ -30,11 +30,20 @@ import math
 import os
 import random
 import time
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, NotRequired, TypedDict
 
-from groundrl.demos.planner import DemoConfig, bootstrap_ci, greedy, plot_curve, sft, split_tasks
+from groundrl.demos.planner import (
+    DemoConfig,
+    GrpoCurvePoint,
+    bootstrap_ci,
+    greedy,
+    plot_curve,
+    sft,
+    split_tasks,
+)
 from groundrl.demos.real_model_report import plot_success, write_report
 from groundrl.models.loading import is_text_only, load_model
 from groundrl.sim.episode_prompt import prompt as task_prompt
@@ -52,6 +61,9 @@ from groundrl.sim.teacher import (
 from groundrl.sim.vocab import split_plan, to_intent
 from groundrl.train.multiturn import EnvRollout, env_reward_funcs
 from groundrl.train.progress import attach_progress
+
+if TYPE_CHECKING:
+    from torch import Tensor
 
 #: The instruction in the system turn: the action syntax the simulator reads [ours].
 SYSTEM = (
@@ -143,11 +155,108 @@ def chat_prompt(tokenizer: Any, task: Task) -> str:
     return str(tokenizer.apply_chat_template(msgs, tokenize=False, add_generation_prompt=True))
 
 
-def teacher_records(tasks: list[Task], tokenizer: Any, cfg: RealModelConfig) -> list[dict[str, Any]]:
+class TeacherRecord(TypedDict):
+    """An SFT record: the chat prompt, the teacher's numbered plan and its mistakes."""
+
+    prompt: str
+    completion: str
+    task: Task
+    made: tuple[str, ...]  # the teacher mistakes applied to the plan
+
+
+class EvalRow(TypedDict):
+    """One greedy evaluation episode (an ``episodes.jsonl`` line, less ``stage``)."""
+
+    task_id: str
+    prompt: str
+    text: str
+    success: int
+    progress: float
+    reward: float
+    tokens: int
+
+
+class RolloutRow(TypedDict):
+    """One GRPO completion as the rollout played it (a ``rollouts.jsonl`` line)."""
+
+    call: int  # the rollout batch
+    task_id: str
+    prompt: str
+    text: str
+    reward: float
+    success: int
+    tokens: int
+
+
+class StageMetrics(TypedDict):
+    """A stage's held-out results (:func:`stage_metrics`)."""
+
+    n_eval_tasks: int
+    success_rate: float
+    success_ci95: list[float]
+    progress: float
+    readable: float
+    mean_tokens: float
+    mistake_share: dict[str, float]
+    example: str
+
+
+class PairedDiff(TypedDict):
+    """mean(b) − mean(a) over the same tasks (:func:`paired`)."""
+
+    diff: float | None
+    ci95: list[float]
+    won_lost: list[int]
+
+
+class GrpoLog(TypedDict):
+    """TRL's per-step log and every rollout of a GRPO run."""
+
+    curve: list[GrpoCurvePoint]
+    rows: list[RolloutRow]
+
+
+class ClockSummary(TypedDict):
+    """Wall and CPU time per stage and in all, and the load around the run."""
+
+    stage_seconds: dict[str, float]
+    stage_cpu_seconds: dict[str, float]
+    wall_seconds: float
+    cpu_seconds: float
+    load_average_1min: list[float]  # at the start, at the end
+
+
+class RealModelMetrics(TypedDict):
+    """``metrics.json``. The keys after ``n_parameters`` are filled in as the run goes."""
+
+    config: dict[str, object]  # dataclasses.asdict(RealModelConfig): printed, not computed with
+    n_train_tasks: int
+    n_eval_tasks: int
+    n_eval_dropped_duplicates: int
+    n_parameters: int
+    zero_shot: NotRequired[StageMetrics]
+    teacher_sft_data_success: NotRequired[float]
+    sft_param_change_l2: NotRequired[float]
+    sft: NotRequired[StageMetrics]
+    grpo_param_change_l2: NotRequired[float]
+    grpo: NotRequired[StageMetrics]
+    grpo_minus_sft: NotRequired[PairedDiff]
+    sft_minus_zero_shot: NotRequired[PairedDiff]
+    target_met: NotRequired[bool]
+    grpo_curve: NotRequired[list[GrpoCurvePoint]]
+    sft_losses: NotRequired[list[float]]
+    stage_seconds: NotRequired[dict[str, float]]
+    stage_cpu_seconds: NotRequired[dict[str, float]]
+    wall_seconds: NotRequired[float]
+    cpu_seconds: NotRequired[float]
+    load_average_1min: NotRequired[list[float]]
+
+
+def teacher_records(tasks: list[Task], tokenizer: Any, cfg: RealModelConfig) -> list[TeacherRecord]:
     """One SFT record per task: the chat prompt and the teacher's numbered plan, mistakes
     included (habits drawn with ``random.Random(f"{seed}:{task id}")``, as in the planner
     demo)."""
-    recs = []
+    recs: list[TeacherRecord] = []
     for t in tasks:
         habits = draw_habits(random.Random(f"{cfg.seed}:{t.id}"), cfg.teacher_rates)
         names, made = teacher_plan(t, t.env(), habits)
@@ -180,7 +289,7 @@ def load_text_model(name: str) -> tuple[Any, Any]:
     return model, tokenizer
 
 
-def evaluate(model: Any, tokenizer: Any, tasks: list[Task], cfg: RealModelConfig) -> list[dict[str, Any]]:
+def evaluate(model: Any, tokenizer: Any, tasks: list[Task], cfg: RealModelConfig) -> list[EvalRow]:
     """Greedy one-plan episodes on ``tasks`` through :class:`EnvRollout` (the simulator's
     plan reward); one row per task: prompt, text, success, progress, reward, tokens."""
     model.eval()
@@ -201,7 +310,7 @@ def evaluate(model: Any, tokenizer: Any, tasks: list[Task], cfg: RealModelConfig
     ]
 
 
-def stage_metrics(rows: list[dict[str, Any]], tasks: list[Task], seed: int) -> dict[str, Any]:
+def stage_metrics(rows: Sequence[EvalRow], tasks: list[Task], seed: int) -> StageMetrics:
     """Episode success with its bootstrap 95 % CI, mean progress, the share of plans
     whose every line is an action the simulator reads, mean completion tokens, and the
     share of episodes showing each teacher mistake."""
@@ -241,7 +350,7 @@ def readable(text: str) -> bool:
     )
 
 
-def paired(a: list[int], b: list[int], seed: int) -> dict[str, Any]:
+def paired(a: list[int], b: list[int], seed: int) -> PairedDiff:
     """mean(b) − mean(a) over the same tasks with its paired bootstrap 95 % CI, and the
     tasks won / lost."""
     return {
@@ -283,9 +392,7 @@ def _grpo_args(cfg: RealModelConfig, out: Path) -> Any:
     )
 
 
-def grpo(
-    model: Any, tokenizer: Any, tasks: list[Task], cfg: RealModelConfig, out: Path, log: Any
-) -> dict[str, Any]:
+def grpo(model: Any, tokenizer: Any, tasks: list[Task], cfg: RealModelConfig, out: Path, log: Any) -> GrpoLog:
     """GRPO with the simulator in the loop. Every rollout batch's completions, rewards and
     successes are logged (``rows``) beside TRL's per-step log (``curve``)."""
     # lazy: datasets and trl load only when the demo runs (not at `groundrl --help`)
@@ -296,7 +403,7 @@ def grpo(
     prompts = [chat_prompt(tokenizer, t) for t in tasks]
     by_prompt = dict(zip(prompts, tasks, strict=True))
     rollout = EnvRollout(by_prompt, max_turns=1)
-    rows: list[dict[str, Any]] = []
+    rows: list[RolloutRow] = []
 
     def logged(batch: list[Any], trainer: Any) -> dict[str, Any]:
         res = rollout(batch, trainer)
@@ -333,7 +440,7 @@ def grpo(
     finally:
         emb.requires_grad_(True)
     model.eval()
-    curve = [
+    curve: list[GrpoCurvePoint] = [
         {
             "step": h["step"],
             "reward": h.get("reward"),
@@ -352,11 +459,11 @@ def _remove_if_empty(path: Path) -> None:
         path.rmdir()
 
 
-def _snapshot(model: Any) -> dict[str, Any]:
+def _snapshot(model: Any) -> dict[str, Tensor]:
     return {k: v.detach().clone() for k, v in model.state_dict().items()}
 
 
-def _change(model: Any, before: dict[str, Any]) -> float:
+def _change(model: Any, before: Mapping[str, Tensor]) -> float:
     """L2 norm of the parameter change since ``before`` (the test checks SFT moved them)."""
     total = 0.0
     for k, v in model.state_dict().items():
@@ -364,13 +471,13 @@ def _change(model: Any, before: dict[str, Any]) -> float:
     return round(math.sqrt(total), 6)
 
 
-def _write_jsonl(path: Path, rows: list[dict[str, Any]]) -> None:
+def _write_jsonl(path: Path, rows: Sequence[Mapping[str, object]]) -> None:
     with path.open("w", encoding="utf-8") as f:
         for r in rows:
             f.write(json.dumps(r) + "\n")
 
 
-def run_real_model_demo(out: Path, cfg: RealModelConfig, log: Any = print) -> dict[str, Any]:
+def run_real_model_demo(out: Path, cfg: RealModelConfig, log: Any = print) -> RealModelMetrics:
     """Run the demo into ``out`` and return its metrics (also ``out/metrics.json``)."""
     # lazy: torch loads only when the demo runs (not at `groundrl --help`)
     import torch
@@ -383,7 +490,7 @@ def run_real_model_demo(out: Path, cfg: RealModelConfig, log: Any = print) -> di
         torch.set_num_threads(before_threads)
 
 
-def _run(out: Path, cfg: RealModelConfig, log: Any) -> dict[str, Any]:
+def _run(out: Path, cfg: RealModelConfig, log: Any) -> RealModelMetrics:
 
     out.mkdir(parents=True, exist_ok=True)
     clock = _Clock()
@@ -393,7 +500,7 @@ def _run(out: Path, cfg: RealModelConfig, log: Any) -> dict[str, Any]:
         f"({cfg.n_eval - len(held)} held-out prompts repeated a training prompt and were dropped)"
     )
     model, tokenizer = load_text_model(cfg.model)
-    m: dict[str, Any] = {
+    m: RealModelMetrics = {
         "config": asdict(cfg),
         "n_train_tasks": len(train),
         "n_eval_tasks": len(held),
@@ -427,7 +534,7 @@ def _run(out: Path, cfg: RealModelConfig, log: Any) -> dict[str, Any]:
         f"(G = {cfg.num_generations}), each run in the simulator"
     )
     before = _snapshot(model)
-    g = grpo(model, tokenizer, train, cfg, out, log) if cfg.grpo_steps else {"curve": [], "rows": []}
+    g: GrpoLog = grpo(model, tokenizer, train, cfg, out, log) if cfg.grpo_steps else {"curve": [], "rows": []}
     pools = {"sft": [r["prompt"] for r in recs], "grpo": [chat_prompt(tokenizer, t) for t in train]}
     m["grpo_param_change_l2"] = _change(model, before)
     del before
@@ -454,7 +561,13 @@ def _run(out: Path, cfg: RealModelConfig, log: Any) -> dict[str, Any]:
     return m
 
 
-def _compare(m: dict[str, Any], zs: list, sft_rows: list, grpo_rows: list, cfg: RealModelConfig) -> None:
+def _compare(
+    m: RealModelMetrics,
+    zs: list[EvalRow],
+    sft_rows: list[EvalRow],
+    grpo_rows: list[EvalRow],
+    cfg: RealModelConfig,
+) -> None:
     s, g = [r["success"] for r in sft_rows], [r["success"] for r in grpo_rows]
     m["grpo_minus_sft"] = paired(s, g, cfg.seed)
     m["sft_minus_zero_shot"] = paired([r["success"] for r in zs], s[: len(zs)], cfg.seed)
@@ -467,10 +580,10 @@ def _compare(m: dict[str, Any], zs: list, sft_rows: list, grpo_rows: list, cfg: 
 
 def _write_logs(
     out: Path,
-    zs: list,
-    sft_rows: list,
-    grpo_rows: list,
-    rollouts: list,
+    zs: list[EvalRow],
+    sft_rows: list[EvalRow],
+    grpo_rows: list[EvalRow],
+    rollouts: list[RolloutRow],
     pools: dict[str, list[str]],
     tasks: list[Task],
 ) -> None:
@@ -496,7 +609,7 @@ def _sim_success(text: str, task: Task) -> int:
     return int(execute(task, text).success)
 
 
-def _fmt(s: dict[str, Any]) -> str:
+def _fmt(s: StageMetrics) -> str:
     lo, hi = s["success_ci95"]
     return (
         f"success {s['success_rate']:.3f} [{lo:.3f}, {hi:.3f}], progress {s['progress']:.2f}, "
@@ -519,7 +632,7 @@ class _Clock:
         self.wall[name], self.cpu[name] = round(now - self.last, 1), round(cpu - self.last_cpu, 1)
         self.last, self.last_cpu = now, cpu
 
-    def summary(self) -> dict[str, Any]:
+    def summary(self) -> ClockSummary:
         return {
             "stage_seconds": self.wall,
             "stage_cpu_seconds": self.cpu,

@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Literal
 
-STAGES = (
+if TYPE_CHECKING:
+    from groundrl.demos.real_model import RealModelMetrics
+
+STAGES: tuple[tuple[Literal["zero_shot", "sft", "grpo"], str, str], ...] = (
     ("zero_shot", "zero-shot", "#b0b0b0"),
     ("sft", "SFT (teacher plans)", "#4c8bd6"),
     ("grpo", "SFT → GRPO (simulator reward)", "#e8852a"),
 )
-DIFFS = (("sft_minus_zero_shot", "SFT − zero-shot"), ("grpo_minus_sft", "GRPO − SFT"))
+DIFFS: tuple[tuple[Literal["sft_minus_zero_shot", "grpo_minus_sft"], str], ...] = (
+    ("sft_minus_zero_shot", "SFT − zero-shot"),
+    ("grpo_minus_sft", "GRPO − SFT"),
+)
 
 
-def plot_success(m: dict[str, Any], path: Path) -> None:
+def plot_success(m: RealModelMetrics, path: Path) -> None:
     """Held-out episode success per stage with 95 % CIs (left) and the paired differences
     with their CIs against the +0.10 target (right)."""
     # lazy: matplotlib loads only when a figure is drawn
@@ -31,10 +37,10 @@ def plot_success(m: dict[str, Any], path: Path) -> None:
     ax.set_xticks(range(len(STAGES)), [s[1] for s in STAGES], fontsize=8.5)
     ax.set_ylim(0, 1.1)
     ax.set_ylabel("episode success on held-out tasks (greedy)")
-    ax.set_title(f"{Path(m['config']['model']).name}: held-out success, 95% bootstrap CI")
+    ax.set_title(f"{Path(str(m['config']['model'])).name}: held-out success, 95% bootstrap CI")
     ax.grid(axis="y", alpha=0.3)
-    for i, (key, _) in enumerate(DIFFS):
-        d, (lo, hi) = m[key]["diff"], m[key]["ci95"]
+    for i, (diff, _) in enumerate(DIFFS):
+        d, (lo, hi) = m[diff]["diff"], m[diff]["ci95"]
         if d is None:
             continue
         bx.errorbar(
@@ -54,7 +60,7 @@ def plot_success(m: dict[str, Any], path: Path) -> None:
     plt.close(fig)
 
 
-def headline(m: dict[str, Any]) -> list[str]:
+def headline(m: RealModelMetrics) -> list[str]:
     """The result in a few lines (the CLI prints them; the report opens with them)."""
     lines = []
     for key, label, _ in STAGES:
@@ -64,8 +70,8 @@ def headline(m: dict[str, Any]) -> list[str]:
             f"{label}: success {s['success_rate']:.3f} [{lo:.3f}, {hi:.3f}] on {s['n_eval_tasks']} held-out tasks, "
             f"readable plans {s['readable']:.2f}"
         )
-    for key, label in DIFFS:
-        d = m[key]
+    for diff, label in DIFFS:
+        d = m[diff]
         if d["diff"] is not None:
             won, lost = d["won_lost"]
             lines.append(
@@ -80,7 +86,7 @@ def headline(m: dict[str, Any]) -> list[str]:
     return lines
 
 
-def write_report(out: Path, m: dict[str, Any]) -> None:
+def write_report(out: Path, m: RealModelMetrics) -> None:
     """``report.md``: the headline, the per-stage table, the settings and the timing."""
     cfg = m["config"]
     rows = [
