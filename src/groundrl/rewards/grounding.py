@@ -390,7 +390,7 @@ def _frame_lookup(frame_masks: Any) -> tuple[Any, int] | None:
     else:
         return None
 
-    normalised: dict[int, dict[str, Any]] = {}
+    normalised: dict[int, dict[str, object]] = {}  # masks are passed through, never read
 
     def get(label: str, k: int) -> Any:
         table = tables.get(k)

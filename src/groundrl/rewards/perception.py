@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -105,7 +106,7 @@ def box_iou(a: Any, b: Any) -> float:
     return _iou(ba, bb)
 
 
-def _label(item: dict[str, Any]) -> str | None:
+def _label(item: Mapping[str, object]) -> str | None:
     for k in _LABEL_KEYS:
         if item.get(k) is not None:
             return " ".join(str(item[k]).casefold().split())
