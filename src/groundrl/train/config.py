@@ -32,7 +32,7 @@ import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 from groundrl.io import YamlTooLarge, load_yaml
 from groundrl.judges.config import JudgeConfig
@@ -884,10 +884,37 @@ def plain(v: Any) -> Any:
     return str(v)
 
 
-def effective_config(cfg: TrainConfig, full: bool = True) -> dict[str, Any]:
+class EffectiveStage(TypedDict):
+    """One stage of :func:`effective_config` (YAML-safe values, :func:`plain`)."""
+
+    name: str
+    kind: str
+    model: str  # the file's model, or the previous training stage's final/
+    data: str | None
+    trainer_config: str | None  # GRPOConfig / SFTConfig; None for a stage that trains nothing
+    args: dict[str, object]
+    blocks: dict[str, object]
+
+
+class EffectiveConfig(TypedDict):
+    """What ``groundrl train --print-config`` prints."""
+
+    recipe: str
+    model: str
+    output_dir: str
+    seed: int
+    cpu_smoke_defaults: bool
+    stages: list[EffectiveStage]
+    notes: NotRequired[list[str]]  # e.g. TRL's GPU checks skipped on this machine
+
+
+def effective_config(cfg: TrainConfig, full: bool = True) -> EffectiveConfig:
     """Per stage what really runs: its input model, data, TRL config class and every field
     (``full=False``: only what groundrl or the file set), and its typed blocks."""
-    stages, prev, trained, notes = [], None, None, []
+    stages: list[EffectiveStage] = []
+    prev: str | None = None
+    trained: str | None = None
+    notes: list[str] = []
     for st in cfg.stages:
         out = f"{cfg.output_dir}/{st.name}" if cfg.staged else cfg.output_dir
         args: dict[str, object] = dict(st.args)
@@ -909,7 +936,7 @@ def effective_config(cfg: TrainConfig, full: bool = True) -> dict[str, Any]:
         )
         prev = st.name
         trained = st.name if st.kind.trainer else trained  # a stage that trains nothing passes the model on
-    eff: dict[str, Any] = {
+    eff: EffectiveConfig = {
         "recipe": cfg.recipe,
         "model": cfg.model,
         "output_dir": cfg.output_dir,

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 import random
-from collections.abc import Callable, Sequence
-from typing import Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, TypedDict
 
 from groundrl.sim.episode_feedback import default_feedback_text
 from groundrl.sim.episode_prompt import prompt
@@ -56,12 +56,25 @@ def records(tasks: Sequence[Task], amap: dict[int, str]) -> list[dict[str, Any]]
     return out
 
 
+class ReplanRecord(TypedDict):
+    """A re-planning demonstration: the task's prompt, ``turns`` (``(first plan, feedback
+    text)``), the expert's plan from there as the JSON completion (:func:`plan_json`)
+    and as action names (``gold``)."""
+
+    id: str
+    prompt: str
+    turns: list[tuple[str, str]]
+    completion: str
+    gold: list[str]
+    task: Task
+
+
 def replan_records(
     tasks: Sequence[Task],
     amap: dict[int, str],
     seed: int,
-    feedback_text: Callable[[dict[str, Any], dict[str, Any]], str] | None = None,
-) -> list[dict[str, Any]]:
+    feedback_text: Callable[[Mapping[str, Any], Mapping[str, Any]], str] | None = None,
+) -> list[ReplanRecord]:
     """Re-planning demonstrations (EB-ALFRED's loop, one recovery turn).
 
     Per task: the expert plan with one step dropped (the step drawn with
@@ -77,7 +90,7 @@ def replan_records(
 
     fb_text = feedback_text or default_feedback_text
     rng = random.Random(seed)
-    out: list[dict[str, Any]] = []
+    out: list[ReplanRecord] = []
     if not tasks:
         return out
     env = HouseholdEnv(list(tasks), reward="plan")
