@@ -25,7 +25,7 @@ import threading
 import time
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, cast
+from typing import Any, NotRequired, TypedDict, cast
 
 Responder = Callable[[list[dict[str, Any]], dict[str, Any]], str]
 
@@ -45,6 +45,28 @@ def _render(messages: list[dict[str, Any]], add_generation_prompt: bool) -> list
     if add_generation_prompt:
         words.append("<assistant>")
     return words
+
+
+class _Reply(TypedDict):
+    role: str
+    content: str
+
+
+class _Choice(TypedDict):
+    index: int
+    message: _Reply
+    finish_reason: NotRequired[str]
+
+
+class ChatCompletion(TypedDict):
+    """The answer body, as far as the judge backends read it (vLLM's log-prob fields too)."""
+
+    id: str
+    object: str
+    model: object
+    choices: NotRequired[list[_Choice]]
+    prompt_logprobs: NotRequired[list[dict[str, dict[str, float]] | None]]
+    prompt_token_ids: NotRequired[list[int]]
 
 
 def fake_logprob(word: str) -> float:
@@ -136,7 +158,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._send(200, b'{"choices": [ {"message": ')
             return
         messages = body.get("messages", [])
-        out: dict[str, Any] = {
+        out: ChatCompletion = {
             "id": f"cmpl-{len(self.chat.requests)}",
             "object": "chat.completion",
             "model": body.get("model"),
@@ -147,7 +169,7 @@ class _Handler(BaseHTTPRequestHandler):
             self._completion_reply(body, messages, out)
 
     def _logprobs_reply(
-        self, body: dict[str, Any], messages: list[dict[str, Any]], out: dict[str, Any]
+        self, body: dict[str, Any], messages: list[dict[str, Any]], out: ChatCompletion
     ) -> None:
         """vLLM's ``prompt_logprobs`` over whitespace tokens (or a reply without them)."""
         if not self.chat.support_logprobs:
@@ -166,7 +188,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(200, json.dumps(out).encode())
 
     def _completion_reply(
-        self, body: dict[str, Any], messages: list[dict[str, Any]], out: dict[str, Any]
+        self, body: dict[str, Any], messages: list[dict[str, Any]], out: ChatCompletion
     ) -> None:
         """``n`` choices from the responder; a responder that raises is a 500."""
         n = int(body.get("n", 1) or 1)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import inspect
 import os
+from collections.abc import Mapping
 from typing import Any
 
 from groundrl.judges.base import JudgeBackend
@@ -48,7 +49,7 @@ def make_backend(kind: str, model: str | None, url: str | None = None, **options
     return TransformersBackend(model, **options)
 
 
-def _check_options(cls: type, options: dict[str, Any], kind: str) -> None:
+def _check_options(cls: type, options: Mapping[str, object], kind: str) -> None:
     # signature(cls): the constructor's parameters, without self
     allowed = [p for p in inspect.signature(cls).parameters if p not in ("model", "base_url")]
     unknown = sorted(set(options) - set(allowed))
