@@ -26,6 +26,7 @@ import json
 import math
 import random
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
@@ -50,6 +51,7 @@ from groundrl.parse.scores import parse_score
 from groundrl.rewards.critique_score import eqa_format
 
 if TYPE_CHECKING:
+    from PIL.Image import Image
     from torch import Tensor
 
 EVAL_KINDS: tuple[Perturbation, ...] = ("none", "temporal", "spatial")
@@ -311,7 +313,7 @@ def _perturbed(base: InstanceRow, kind: Perturbation, rng: random.Random) -> Ins
     return {**base, "perturbation": kind, "images": perturb_row(base, kind, rng)["images"]}
 
 
-def true_score(ep: world.Episode, images: list[Any]) -> float | None:
+def true_score(ep: world.Episode, images: Sequence[Image]) -> float | None:
     """The score a grader reading these frames right gives the episode's answer: the
     perturbed input's own gold (a shuffle can make 'the first block' another colour, a
     mask can hide a counted block)."""

@@ -6,9 +6,11 @@ their keys."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, NotRequired, TypedDict
+from typing import TYPE_CHECKING, Literal, NotRequired, TypedDict
 
 if TYPE_CHECKING:
+    from PIL.Image import Image
+
     from groundrl.demos.rm_demo_world import Episode
 
 #: An input a grader is evaluated on: the original frames or one C-GRPO perturbation.
@@ -60,7 +62,7 @@ class InstanceRow(TypedDict):
     gt_score: float
     kind: str  # the question kind (rm_demo_world.QUESTION_KINDS)
     prompt: Sequence[Mapping[str, object]]  # chat messages, passed to the chat template
-    images: list[Any]  # PIL frames
+    images: list[Image]  # the keyframes
     perturbation: Perturbation
 
 

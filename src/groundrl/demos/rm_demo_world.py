@@ -29,7 +29,10 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass
-from typing import Any, Literal, TypedDict
+from typing import TYPE_CHECKING, Literal, TypedDict
+
+if TYPE_CHECKING:
+    from PIL.Image import Image
 
 COLOURS = {
     "red": (220, 40, 40),
@@ -122,7 +125,7 @@ def make_episodes(n: int, seed: int, prefix: str = "ep") -> list[Episode]:
     return [make_episode(rng, f"{prefix}{i}") for i in range(n)]
 
 
-def render_frame(colour: str) -> Any:
+def render_frame(colour: str) -> Image:
     """A 56×56 RGB frame: grey, with a 16×16 block of ``colour`` on the grid cell at row 2,
     column 2 (pixels 32–47 both ways); :data:`EMPTY` draws no block."""
     # lazy: Pillow loads only when a frame is drawn
@@ -134,11 +137,11 @@ def render_frame(colour: str) -> Any:
     return im
 
 
-def frames(ep: Episode) -> list[Any]:
+def frames(ep: Episode) -> list[Image]:
     return [render_frame(b) for b in ep.blocks]
 
 
-def read_frame(image: Any) -> str:
+def read_frame(image: Image) -> str:
     """What a frame shows, read back from its pixels: the block's colour when its cell is
     wholly that colour, else :data:`EMPTY` (a masked patch zeroes the whole cell). The
     ground truth of a perturbed input."""
