@@ -51,7 +51,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict
 
 from groundrl.sim.episode import episode_reward
 from groundrl.sim.episode_feedback import FEEDBACK_ROLES, FeedbackText, default_feedback_text, feedback_ids
@@ -96,6 +96,15 @@ class Episode:
     texts: list[str] = field(default_factory=list)  # the policy's text per turn
 
 
+class _Sampling(TypedDict):
+    """The policy's sampling settings, from the trainer's GRPO arguments."""
+
+    do_sample: bool
+    temperature: float
+    top_p: float
+    top_k: int
+
+
 class EnvRollout:
     """A TRL ``rollout_func`` that plays each prompt as a multi-turn household episode.
 
@@ -126,7 +135,7 @@ class EnvRollout:
 
     def __init__(
         self,
-        task_of: Mapping[str, Task | dict[str, Any]] | Callable[[str], Task],
+        task_of: Mapping[str, Task | Mapping[str, Any]] | Callable[[str], Task],
         *,
         max_turns: int = 3,
         max_new_tokens: int | None = None,
@@ -190,7 +199,7 @@ class EnvRollout:
 
     def task(self, prompt: Any) -> Task:
         key = prompt if isinstance(prompt, str) else _prompt_key(prompt)
-        t: Task | dict[str, Any]
+        t: Task | Mapping[str, Any]
         if callable(self.task_of) and not isinstance(self.task_of, Mapping):
             t = self.task_of(key)
         else:
@@ -292,7 +301,7 @@ class EnvRollout:
         for r, c in enumerate(contexts):
             ids[r, width - len(c) :] = torch.tensor(c, dtype=torch.long)
             attn[r, width - len(c) :] = 1
-        kwargs: dict[str, Any] = {
+        kwargs: _Sampling = {
             "do_sample": True,
             "temperature": float(getattr(args, "temperature", 1.0) or 1.0),
             "top_p": float(getattr(args, "top_p", 1.0) or 1.0),

@@ -35,11 +35,14 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from groundrl.judges import SamplingParams
 from groundrl.sim.episode_prompt import prompt
 from groundrl.train.planning_data import global_action_map, target
+
+if TYPE_CHECKING:  # types only: the environment needs the optional sim extra
+    from groundrl.sim.env import Observation, StepInfo
 
 KEYS = ("reasoning_and_reflection", "visual_state_description", "language_plan", "executable_plan")
 
@@ -94,13 +97,22 @@ def _teacher_reasoning(backend: Any, instruction: str, state: str, names: Sequen
     return g.text.strip() if g.ok and g.text and g.text.strip() else None
 
 
+class RRSFTRecord(TypedDict):
+    """One SFT record of :func:`rr_sft_records` (the module doc's form)."""
+
+    id: str  # the task id (``<id>/step<t>`` per step)
+    prompt: str
+    target: str  # the JSON answer with the KEYS
+    gold: list[str]  # the remaining plan's action names: the recipe's GRPO gold
+
+
 def rr_sft_records(
     tasks: Sequence[Any],
     teacher: Any = None,
     per_step: bool = False,
     amap: dict[int, str] | None = None,
     list_actions: bool = True,
-) -> tuple[list[dict[str, Any]], dict[int, str], Counter]:
+) -> tuple[list[RRSFTRecord], dict[int, str], Counter]:
     """``(records, action_map, counts)`` — see the module docstring. ``counts``:
     ``tasks``, ``kept_tasks``, ``no_expert_plan``, ``failed_execution``, ``records``,
     ``teacher_reasoning``, ``template_reasoning``."""
@@ -109,13 +121,13 @@ def rr_sft_records(
 
     amap = amap if amap is not None else global_action_map(tasks)
     counts: Counter = Counter(tasks=len(tasks))
-    out: list[dict[str, Any]] = []
+    out: list[RRSFTRecord] = []
     if not tasks:
         return out, amap, counts
     env = HouseholdEnv(list(tasks), reward="plan", max_steps=200)
     ids = {v: k for k, v in amap.items()}
 
-    def run(task: Any, names: Sequence[str]) -> tuple[dict[str, Any], dict[str, Any]]:
+    def run(task: Any, names: Sequence[str]) -> tuple[Observation, StepInfo]:
         obs, info = env.reset(options={"task": task})
         if names:
             plan = json.dumps({"executable_plan": [{"action_id": ids[n], "action_name": n} for n in names]})
