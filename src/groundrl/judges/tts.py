@@ -9,13 +9,24 @@ from __future__ import annotations
 import math
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Literal, TypedDict
 
 from groundrl.judges.base import SamplingParams
 
 TTS_PARAMS = SamplingParams(temperature=0.8, top_p=0.9, max_tokens=512)
 DEFAULT_KS = (1, 2, 4, 8, 16, 32)
 Method = Literal["vote", "mean"]
+
+
+class TTSRow(TypedDict):
+    """One K of :func:`tts_curve` (``n_missing``: items with no valid sample among the first K)."""
+
+    k: int
+    accuracy: float
+    rmse: float | None
+    n: int
+    n_missing: int
+    enough_samples: bool
 
 
 def aggregate_scores(scores: Sequence[float | None], method: Method = "vote") -> float | None:
@@ -45,7 +56,7 @@ def tts_curve(
     ks: Sequence[int] = DEFAULT_KS,
     method: Method = "vote",
     tol: float = 2.0,
-) -> list[dict[str, Any]]:
+) -> list[TTSRow]:
     """Accuracy (|Δ| ≤ tol) and RMSE for each K, using the first K samples of each item.
 
     An item with no valid sample among its first K has no prediction: it counts as wrong
@@ -55,7 +66,7 @@ def tts_curve(
         raise ValueError(f"{len(samples)} sample lists but {len(golds)} gold scores")
     if not golds:
         raise ValueError("no items")
-    rows = []
+    rows: list[TTSRow] = []
     for k in ks:
         if k < 1:
             raise ValueError(f"K must be ≥ 1, got {k}")
@@ -76,7 +87,7 @@ def tts_curve(
     return rows
 
 
-def plot_tts(rows: Sequence[dict[str, Any]], path: str, title: str = "EQA-RM test-time scaling") -> None:
+def plot_tts(rows: Sequence[TTSRow], path: str, title: str = "EQA-RM test-time scaling") -> None:
     """Accuracy and RMSE against K (log2 axis) as a PNG."""
     # lazy: matplotlib loads only when a figure is drawn
     import matplotlib
