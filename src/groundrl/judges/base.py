@@ -156,7 +156,9 @@ class JudgeBackend(ABC):
     """Generate samples / score continuations for batches of chat requests.
 
     Implementations return one :class:`Generation` / :class:`LogProbResult` per request,
-    in order, and put failures in ``error`` instead of raising.
+    in order, and put failures in ``error`` instead of raising. They take
+    ``Sequence[RequestLike]`` (the prompt builders' typed :data:`Request` and a caller's
+    own message dicts alike) and check each request as they read it.
     """
 
     model: str = ""
