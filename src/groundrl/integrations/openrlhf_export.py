@@ -46,7 +46,7 @@ def _image_ref(ref: Any, base: Path | None, where: str) -> str:
     return "data:image/png;base64," + base64.b64encode(data).decode("ascii")
 
 
-def openrlhf_row(i: int, row: Mapping[str, Any], recipe: str | None, base: Path | None) -> dict[str, Any]:
+def openrlhf_row(i: int, row: Mapping[str, Any], recipe: str | None, base: Path | None) -> dict[str, object]:
     """One sample as a line of OpenRLHF's prompt dataset (see the module docstring)."""
     name, rec = _row_recipe(i, row, recipe)
     refs = row.get("images") or []
@@ -57,7 +57,7 @@ def openrlhf_row(i: int, row: Mapping[str, Any], recipe: str | None, base: Path 
     prompt = verl_prompt(row.get("prompt", ""), len(images), f"row {i}")
     fields = {k: v for k, v in row.items() if k not in ("prompt", "images", "video", "completion")}
     fields.update(recipe=name, index=i)
-    out: dict[str, Any] = {
+    out: dict[str, object] = {  # the label key is the recipe's label field
         "prompt": prompt,
         rec.label_field or "label": json.dumps(fields, ensure_ascii=False),
     }

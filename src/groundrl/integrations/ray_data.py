@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypedDict
 
 from groundrl.integrations.verl import plain
 from groundrl.recipes import get_recipe
@@ -28,7 +28,8 @@ class _Scorer:
         self.rubric = resolve_rubric(recipe, dict(options), judge)
         self.key = completion_key
 
-    def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
+    def __call__(self, batch: Mapping[str, Any]) -> dict[str, object]:
+        """Ray's numpy batch (one array per column) with ``reward`` and ``part/<name>``."""
         cols = {k: plain(list(v)) for k, v in batch.items()}
         n = len(cols[self.key])
         samples = [{k: v[i] for k, v in cols.items() if k != self.key} for i in range(n)]
@@ -70,6 +71,15 @@ def score_dataset(
     return scored, n / max(time.perf_counter() - t0, 1e-9)
 
 
+class _ScoredLines(TypedDict):
+    """A batch of :class:`_LineScorer`: per input line its number, its result's JSON
+    text and whether the result is an error record."""
+
+    line: list[int]
+    json: list[str]
+    error: list[bool]
+
+
 class _LineScorer:
     """A Ray actor scoring batches of raw JSONL lines exactly as ``groundrl score`` does
     (the same parse, the same error records), returning each result's JSON text."""
@@ -78,7 +88,7 @@ class _LineScorer:
         self.recipe = get_recipe(recipe)
         self.rubric = self.recipe.rubric(**options)
 
-    def __call__(self, batch: dict[str, Any]) -> dict[str, Any]:
+    def __call__(self, batch: Mapping[str, Any]) -> _ScoredLines:
         items = [parse_jsonl_line(int(n), str(t)) for n, t in zip(batch["line"], batch["text"], strict=True)]
         results = list(score_records(self.recipe, self.rubric, items, batch_size=len(items)))
         return {
