@@ -38,7 +38,7 @@ PERTURBATIONS = ("temporal", "spatial", "reasoning")
 class ContrastiveState(TypedDict, total=False):
     """The latest call of :func:`contrastive_reward` (``.last``; empty before the first)."""
 
-    boosts: dict[str, list[float]]  # per perturbation type, per original row [Eq. 4]
+    boosts: dict[str, list[float]]  # per perturbation type, per original row [EQA-RM Eq. 4]
     metrics: dict[str, float]  # what it logged
     accuracies: list[float]  # per row
     kinds: list[str]  # per row: none or the perturbation type
