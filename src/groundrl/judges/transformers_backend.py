@@ -30,7 +30,7 @@ import contextlib
 import inspect
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from groundrl.judges.base import (
     ChatMessage,
@@ -50,6 +50,19 @@ from groundrl.models.loading import load_model
 # what the chat template renders: images are ``{"type": "image"}`` placeholders (their
 # pixels go to the processor apart), and a text-only model gets string contents
 TemplateMessage = ChatMessage[TextPart | ImagePart]
+
+
+class _GenerateKwargs(TypedDict, total=False):
+    """The ``generate`` settings we pass (the sampling ones only when sampling)."""
+
+    max_new_tokens: int
+    do_sample: bool
+    num_return_sequences: int
+    pad_token_id: int | None
+    temperature: float
+    top_p: float
+    top_k: int
+    repetition_penalty: float
 
 
 def _err(e: BaseException) -> str:
@@ -200,14 +213,21 @@ class TransformersBackend(JudgeBackend):
         enc = self._encode([p for _, p, _, _ in chunk], [imgs for _, _, imgs, _ in chunk]).to(self.net.device)
         sample = params.temperature > 0
         reps = params.n if sample else 1  # greedy samples are all the same decode
-        kwargs: dict[str, Any] = dict(
-            max_new_tokens=params.max_tokens,
-            do_sample=sample,
-            num_return_sequences=reps,
-            pad_token_id=self.tokenizer.pad_token_id,
-        )
+        kwargs: _GenerateKwargs = {
+            "max_new_tokens": params.max_tokens,
+            "do_sample": sample,
+            "num_return_sequences": reps,
+            "pad_token_id": self.tokenizer.pad_token_id,
+        }
         if sample:
-            kwargs.update(temperature=params.temperature, top_p=params.top_p, top_k=0, repetition_penalty=1.0)
+            kwargs.update(
+                {
+                    "temperature": params.temperature,
+                    "top_p": params.top_p,
+                    "top_k": 0,
+                    "repetition_penalty": 1.0,
+                }
+            )
         with torch.inference_mode():
             ids = self.net.generate(**enc, **kwargs)
         decoded = self.tokenizer.batch_decode(ids[:, enc["input_ids"].shape[1] :], skip_special_tokens=True)
