@@ -110,3 +110,31 @@ def test_openrlhf_labels_of_a_group_are_copies():
     for _ in range(3):  # OpenRLHF 0.11 sends one response a call
         func(["p answer"], ["p "], [label])
     assert seen == [(["c", "a", "b"], '{"k": [1]}')] * 3
+
+
+def test_openrlhf_one_response_a_call_equals_the_batch():
+    """OpenRLHF 0.11 sends one response a call, scored without the batch machinery
+    (Rubric.score_sample); tensors come from one float32 array: the same numbers, dtype
+    and shapes as a torch.tensor per list."""
+    import torch
+
+    func = openrlhf.make_reward_func("eqa_rm")
+    plain = openrlhf.make_reward_func("eqa_rm", tensors=False)
+    prompt = "<|im_start|>user\nRate.<|im_end|>\n<|im_start|>assistant\n"
+    outs = ["<critique>ok</critique><score>7</score>", "<score>3</score>", "no score", ""]
+    queries = [prompt + o + "<|im_end|>" for o in outs]
+    labels = [7, 7, "5", 9]
+    batch = plain(queries, [prompt] * 4, labels)
+    for i, q in enumerate(queries):
+        one = func([q], [prompt], [labels[i]])
+        want = {k: torch.tensor([batch[k][i]], dtype=torch.float32) for k in ("rewards", "scores")}
+        for k in ("rewards", "scores"):
+            assert one[k].dtype == torch.float32 and one[k].shape == (1,)
+            assert torch.equal(one[k], want[k])
+        assert set(one["extra_logs"]) == set(batch["extra_logs"])
+        for k, col in batch["extra_logs"].items():
+            assert torch.equal(one["extra_logs"][k], torch.tensor([col[i]], dtype=torch.float32))
+    whole = func(queries, [prompt] * 4, labels)
+    assert torch.equal(whole["rewards"], torch.tensor(batch["rewards"], dtype=torch.float32))
+    whole["rewards"].add_(1)  # the rows share one array but not one element
+    assert torch.equal(whole["scores"], torch.tensor(batch["scores"], dtype=torch.float32))

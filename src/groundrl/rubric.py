@@ -452,6 +452,11 @@ class Rubric:
         ``score_batch([completion], [sample])[0]``; without batched parts or deadlines it
         is built directly (issue 41: verl calls once per sample, and the batch machinery
         cost more than a cheap reward)."""
+        return self.score_sample(completion, sample)
+
+    def score_sample(self, completion: Any, sample: Mapping[str, Any]) -> Verdict:
+        """:meth:`score` with the fields in a mapping (the adapters hold one already: no
+        keyword unpacking, and any key type is accepted, as in :meth:`score_batch`)."""
         if self.part_timeout is not None:
             return self.score_batch([completion], [sample])[0]
         for p in self.parts:

@@ -119,7 +119,10 @@ def score_queries(
         for q, p in zip(queries, prompts, strict=True)
     ]
     samples = [label_to_sample(lab, field) for lab in labels]
-    verdicts = rubric.score_batch(completions, samples)
+    if len(completions) == 1:  # OpenRLHF 0.11's call: one response (no batch machinery)
+        verdicts = [rubric.score_sample(completions[0], samples[0])]
+    else:
+        verdicts = rubric.score_batch(completions, samples)
     rewards = [v.total for v in verdicts]
     if isinstance(score_range, str):
         score_range = _auto_range(recipe, rubric)
@@ -157,14 +160,17 @@ def _auto_range(recipe: Any, rubric: Rubric) -> tuple[float, float] | None:
 def _as_tensors(out: RewardBatch) -> RewardBatch | RewardTensors:
     try:
         # lazy: torch only for the tensors OpenRLHF takes back; scoring does not need it
+        import numpy as np
         import torch
     except ImportError:  # pragma: no cover - OpenRLHF always has torch
         return out
-    return {
-        "rewards": torch.tensor(out["rewards"], dtype=torch.float32),
-        "scores": torch.tensor(out["scores"], dtype=torch.float32),
-        "extra_logs": {k: torch.tensor(v, dtype=torch.float32) for k, v in out["extra_logs"].items()},
-    }
+    # One float32 array, one tensor per row over it: a torch.tensor per list cost 5-20 µs
+    # each, more than a cheap reward, on every call (OpenRLHF 0.11 sends one response a
+    # call; issue 41). The rows do not overlap: an in-place change stays in its tensor.
+    logs = out["extra_logs"]
+    table = np.array([out["rewards"], out["scores"], *logs.values()], dtype=np.float32)
+    rows = [torch.from_numpy(row) for row in table]
+    return {"rewards": rows[0], "scores": rows[1], "extra_logs": dict(zip(logs, rows[2:], strict=True))}
 
 
 def make_reward_func(

@@ -366,7 +366,7 @@ def compute_score(
     call = _resolve_call(
         data_source, ground_truth, extra_info, recipe, recipes, recipe_options, judge, applicability
     )
-    verdict = call.rubrics[call.name].score(completion_text(solution_str), **call.sample)
+    verdict = call.rubrics[call.name].score_sample(completion_text(solution_str), call.sample)
     return _assemble(call, verdict)
 
 
@@ -478,7 +478,7 @@ async def compute_score_async(
     rubric = call.rubrics[call.name]
     text = completion_text(solution_str)
     if not call.batched:
-        return _assemble(call, rubric.score(text, **call.sample))
+        return _assemble(call, rubric.score_sample(text, call.sample))
     verdict = await _batcher(rubric, float(batch_window_s), max_batch).score(text, call.sample)
     return _assemble(call, verdict)
 
