@@ -31,16 +31,22 @@ batches of 64, as ``groundrl score`` and the server call it), compared with the 
 calls that compute the same parts (EmbodiedBrain: the format ORM *and* the P/R/F1 core). Beside
 it, in the same interleaved passes (issue 41): the **bare** reward functions called in a plain
 loop, the **TRL adapter** (:func:`groundrl.integrations.trl.reward_funcs`, every function
-called as ``GRPOTrainer`` calls it, 64 completions a batch), the **verl** ``compute_score``
-(one call per response, ``write_dataset``'s ground truth and ``extra_info`` columns, a
-group's responses sharing one row, the options as ``reward_kwargs``) and the **OpenRLHF**
-reward function (``make_reward_func``, chat-templated queries ending in ``<|im_end|>``,
-tensors out, 64 a batch). Targets: ≥ 2× the released code overall for every comparison,
-and for the TRL adapter on Reinforced Reasoning, EmbodiedBrain format, EmbodiedBrain P/R/F1
-(each half through its own TRL functions) and detection; rubric ÷ bare and every adapter
-÷ bare ≤ 1.15× (verl's per-call API decodes the sample's ``extra_info`` and checks the
-run's settings on every call, a few microseconds that the cheapest rewards, 10-20 µs a
-call, do not hide); the Reinforced Reasoning rubric within 3× one
+called as ``GRPOTrainer`` calls it, 64 completions a batch), the **verl** reward call
+(``compute_score_async``, what ``examples/verl`` configure, once per response as verl
+0.8 / 0.9's reward managers call it: ``write_dataset``'s ground truth and ``extra_info``
+columns, a group's responses sharing one row, ``num_turns`` and ``rollout_reward_scores``
+added to extra_info as verl adds them, the options as ``reward_kwargs``; see
+:func:`_verl`) and the **OpenRLHF** reward function (``make_reward_func``, chat-templated
+queries ending in ``<|im_end|>``, tensors out, one response a call as OpenRLHF 0.11.2's
+``SingleTurnAgentExecutor`` sends them; see :func:`_openrlhf`). The adapters' JSON decode
+cache is emptied with groundrl's other caches before each timing, so every pass decodes
+each group's text once, as a trainer meets each prompt once. Targets: ≥ 2× the released
+code overall for every comparison, and for the TRL adapter on Reinforced Reasoning,
+EmbodiedBrain format, EmbodiedBrain P/R/F1 (each half through its own TRL functions) and
+detection; rubric ÷ bare and every adapter ÷ bare ≤ 1.15× (verl's and OpenRLHF's per-call
+APIs resolve the run's settings, build the sample from its row and the result dict, and
+OpenRLHF's wants float32 tensors back, on every call: several microseconds that the
+cheapest rewards, 10-20 µs a call, do not hide); the Reinforced Reasoning rubric within 3× one
 ``json.loads`` of the same completions; the pairwise verdict parser within 1.3× of its floor
 (its own one regex search per completion). Then (``--only recipes``) each recipe's rubric and
 TRL adapter against its part functions called directly (target ≤ 1.15×). Every corpus has a
@@ -169,6 +175,12 @@ def clear_caches() -> None:
                 for obj in list(vars(mod).values()):
                     if callable(getattr(obj, "cache_clear", None)) and not isinstance(obj, type):
                         obj.cache_clear()
+    # the adapters' decode of a prompt's label / extra_info text: a trainer meets each
+    # prompt's group once, so every timed pass decodes each group's text once too
+    common = sys.modules.get("groundrl.integrations.common")
+    if common is not None:
+        getattr(common, "_fresh", {}).clear()
+        getattr(getattr(common, "loads_cached", None), "cache_clear", lambda: None)()  # before 4603bd4
 
 
 # ---------------------------------------------------------------------------
@@ -913,18 +925,27 @@ def _label_and_extra(
 
 
 def _verl(recipe: str, opts: dict[str, Any], fields: tuple[str, ...], data: list[dict[str, Any]]) -> Impl:
-    """verl's ``compute_score`` (:func:`groundrl.integrations.verl.compute_score`, the
-    dispatching entry the examples configure) called once per response as verl's reward
-    managers call it: ``data_source`` ``groundrl/<recipe>``, the ``reward_model.ground_truth``
-    and ``extra_info`` columns as :func:`~groundrl.integrations.verl.write_dataset` writes
-    them (JSON-encoded lists and the ``{"json": …}`` extra_info), the options as the
-    ``reward_kwargs`` (``recipe_options``) of the run. The rows are built here, before any
-    timing (a data loader's work, not the reward's)."""
-    from groundrl.integrations.verl import compute_score
+    """verl's reward call as verl 0.8.0 / 0.9.1 make it: ``await compute_score_async(...)``
+    (:func:`groundrl.integrations.verl.compute_score_async`, what ``examples/verl`` configure;
+    the coroutine is driven here without an event loop, as a rule-only recipe never
+    waits), once per response, ``data_source`` ``groundrl/<recipe>``, the
+    ``reward_model.ground_truth`` and ``extra_info`` columns as
+    :func:`~groundrl.integrations.verl.write_dataset` writes them (JSON-encoded lists and
+    the ``{"json": …}`` extra_info), and the options as the run's ``reward_kwargs``.
+
+    Grouping, as verl does it: ``DataProto.repeat(n, interleave=True)`` puts a prompt's n
+    responses next to each other, all holding that row's ``extra_info`` dict and ground
+    truth, and the reward manager (``workers/reward_manager/naive.py``, and the reward
+    loop's ``experimental/reward_loop/reward_manager/naive.py``) sets
+    ``extra_info["num_turns"]`` and ``extra_info["rollout_reward_scores"]`` on it before every
+    call: here a group (consecutive rows with one gold) is one row, its extra_info one
+    dict carrying those two keys (``num_turns`` 2: the agent loop's single turn). The rows
+    are built before any timing (a data loader's work, not the reward's)."""
+    from groundrl.integrations.verl import compute_score_async
     from groundrl.recipes import get_recipe
 
     label = get_recipe(recipe).label_field
-    rows: dict[int, tuple[Any, dict[str, str]]] = {}
+    rows: dict[int, tuple[Any, dict[str, Any]]] = {}
     last: tuple[Any, Any] = (None, None)
     for s in data:  # a group (consecutive rows, one gold) is one prompt's n responses: one row
         key = _label_and_extra(s, label, fields)
@@ -932,41 +953,58 @@ def _verl(recipe: str, opts: dict[str, Any], fields: tuple[str, ...], data: list
             gt, extra = key
             if not isinstance(gt, (str, int, float, bool)) and gt is not None:
                 gt = {"json": json.dumps(gt)}
-            last = key, (gt, {"json": json.dumps({**extra, "recipe": recipe, "index": len(rows)})})
+            info = {"json": json.dumps({**extra, "recipe": recipe, "index": len(rows)})}
+            info.update(num_turns=2, rollout_reward_scores={})  # what verl sets per call
+            last = key, (gt, info)
         rows[id(s)] = last[1]
     source, kw = f"groundrl/{recipe}", ({"recipe_options": opts} if opts else {})
 
     def run(samples: list[dict[str, Any]]) -> None:
         for s in samples:
             gt, extra = rows[id(s)]
-            compute_score(source, s["completion"], gt, extra, **kw)
+            coro = compute_score_async(data_source=source, solution_str=s["completion"], ground_truth=gt,
+                                       extra_info=extra, **kw)  # fmt: skip
+            try:
+                coro.send(None)
+            except StopIteration:  # done without waiting, as a rule-only recipe is
+                continue
+            coro.close()
+            raise RuntimeError(
+                f"{recipe}: compute_score_async waited (a judge part?); time it with an event loop"
+            )
 
     return run
 
 
 def _openrlhf(recipe: str, opts: dict[str, Any], fields: tuple[str, ...], data: list[dict[str, Any]]) -> Impl:
     """OpenRLHF's reward function (:func:`groundrl.integrations.openrlhf.make_reward_func`,
-    tensors out) on batches of 64 as the ``--reward.remote_url`` file gets them: ``queries``
-    = chat-templated prompt + response + ``<|im_end|>``, ``prompts`` the prompt, ``labels``
-    the recipe's label field (a JSON object of the fields when the recipe needs more than
-    its label, as a ``--data.label_key`` column holds them). Queries and labels are built
-    here, before any timing."""
+    tensors out) called as OpenRLHF 0.11.2 calls a ``--reward.remote_url`` file: one
+    response a call (``SingleTurnAgentExecutor._fetch_rewards_via_func``: batch_size 1,
+    ``reward_func([query], [prompt], [label])``); ``queries`` = chat-templated prompt +
+    response + ``<|im_end|>``, ``prompts`` the prompt, ``labels`` the recipe's label field
+    (a JSON object of the fields when the recipe needs more than its label, as a
+    ``--data.label_key`` column holds them; a group's responses share one label text).
+    Queries and labels are built here, before any timing."""
     from groundrl.integrations.openrlhf import make_reward_func
     from groundrl.recipes import get_recipe
 
     label = get_recipe(recipe).label_field
     func = make_reward_func(recipe, recipe_options=opts or None)
     prompt = "<|im_start|>system\nYou plan.<|im_end|>\n<|im_start|>user\nDo the task.<|im_end|>\n<|im_start|>assistant\n"
-    rows: dict[int, tuple[str, Any]] = {}
+    rows: dict[int, tuple[list[str], list[Any]]] = {}
+    last: tuple[Any, Any] = (None, None)
     for s in data:
-        gt, extra = _label_and_extra(s, label, fields)
-        lab = json.dumps({label: gt, **extra} if label in fields else extra) if extra else gt
-        rows[id(s)] = prompt + s["completion"] + "<|im_end|>", lab
+        key = _label_and_extra(s, label, fields)
+        if key != last[0]:  # one label object per group, as one dataset row gives it
+            gt, extra = key
+            last = key, (json.dumps({label: gt, **extra} if label in fields else extra) if extra else gt)
+        rows[id(s)] = [prompt + s["completion"] + "<|im_end|>"], [last[1]]
+    prompts = [prompt]
 
     def run(samples: list[dict[str, Any]]) -> None:
-        for i in range(0, len(samples), 64):
-            chunk = [rows[id(s)] for s in samples[i : i + 64]]
-            func([q for q, _ in chunk], [prompt] * len(chunk), [lab for _, lab in chunk])
+        for s in samples:
+            queries, labels = rows[id(s)]
+            func(queries, prompts, labels)
 
     return run
 
