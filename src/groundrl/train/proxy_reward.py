@@ -68,6 +68,13 @@ class ProxyOptions(TypedDict):
     retries: int
 
 
+def _log_counts(log_metric: Any, **counts: int) -> None:
+    """This batch's counts as ``proxy/<name>`` metrics, when TRL passed ``log_metric``."""
+    if callable(log_metric):
+        for name, n in counts.items():
+            log_metric(f"proxy/{name}", float(n))
+
+
 def proxy_reward(agent: Any, unparseable: str = "penalty", retries: int = DEFAULT_RETRIES) -> Any:
     """A TRL reward function named ``proxy`` calling ``agent.verdicts`` once per batch
     (plus at most ``retries`` calls for rows whose call failed on the infrastructure)."""
@@ -127,11 +134,9 @@ def proxy_reward(agent: Any, unparseable: str = "penalty", retries: int = DEFAUL
                 "proxy agent: %d of %d calls failed after %d retr%s; those rows are unscored",
                 len(unscored), len(todo), retries, "y" if retries == 1 else "ies",
             )  # fmt: skip
-        if callable(log_metric):
-            log_metric("proxy/failures", float(failed))
-            log_metric("proxy/unscored", float(len(unscored)))
-            log_metric("proxy/unparseable", float(bad))
-            log_metric("proxy/policy_failures", float(policy))
+        _log_counts(
+            log_metric, failures=failed, unscored=len(unscored), unparseable=bad, policy_failures=policy
+        )
         last.update({"completions": completions, "out": out, "unscored": unscored})
         return out
 
