@@ -498,19 +498,22 @@ class Rubric:
         columns = [p.score_batch(completions, samples, limit) for p in self.parts]
         verdicts: list[Verdict] = []
         if self.aggregate == "sum":  # the common case, summed in place (same order as total())
-            # one pass per sample: the same sums, in the same (part) order, as total();
-            # every column has one Score per completion (Part.score_batch), so the zips
-            # need no length check (issue 41: the second pass and checks cost ~10 %)
-            weights = [p.weight for p in self.parts]
-            append = verdicts.append
-            for row in zip(*columns, strict=False):
-                t = 0.0
-                for w, sc in zip(weights, row, strict=False):
+            # column by column: each sample's total starts at 0.0 and adds its parts in
+            # part order, the same sums as total(); then one Verdict per sample in a
+            # comprehension. Every column has one Score per completion (Part.score_batch),
+            # so the zips need no length check (issue 41: a loop per sample over the parts
+            # cost about as much as two cheap parts' own calls, ~2 µs a sample).
+            totals = [0.0] * len(completions)
+            for p, col in zip(self.parts, columns, strict=False):
+                w = p.weight
+                for i, sc in enumerate(col):
                     v = sc.value
                     if v is not None:
-                        t += w * v
-                append(Verdict(float(t), dict(zip(names, row, strict=False))))
-            return verdicts
+                        totals[i] += w * v
+            rows = zip(*columns, strict=False)
+            return [
+                Verdict(t, dict(zip(names, row, strict=False))) for t, row in zip(totals, rows, strict=False)
+            ]
         for row in zip(*columns, strict=True):
             parts = dict(zip(names, row, strict=True))
             verdicts.append(Verdict(total=self.total(parts), parts=parts))
