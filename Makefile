@@ -67,11 +67,15 @@ demo: setup
 # The suite includes the real cluster packages' tests (issue 14), so `make test` builds
 # their environment too (the two venvs are built side by side; the cluster one takes the
 # longest, above; skipped tests say why when it is missing). scripts/run_tests.sh then runs the
-# suite as two serial pytest processes at once: the cluster-package tests (mostly waiting
-# on Ray and driver subprocesses) beside the rest. Measured here: 7:52 wall against 12:53
-# for the one-process run. Not pytest-xdist: with -n 2 two clean-clone CI runs each failed
-# a test that passes alone (state an earlier test left in the shared worker process); two
-# separate processes share nothing. pytest-xdist stays installed for developers' -n 2.
+# cluster-package tests (mostly waiting on Ray and driver subprocesses) in a serial pytest
+# process beside the rest, which runs on two pytest-xdist workers, each test file whole on
+# one worker (tests/conftest.py: slow files first, the files sharing one run_once training
+# together); WORKERS=0 runs the rest serially. Measured here (2026-11-28, load ≈ 2-4, one
+# other engineer working): 14:06 wall for all 2,202 tests, the main half 13:59 (serial it
+# took 20:18 at load ≈ 2). An earlier -n 2 (7533f8a) dealt single tests and failed twice
+# in CI on state earlier tests left behind (an ignored SIGINT, since restored by its test;
+# a forked score worker, since spawned when threads exist); whole files keep each file's
+# own order.
 test:
 	$(MAKE) -j2 setup cluster-env cluster-env-verl09
 	PY=$(PY) GROUNDRL_CLUSTER_PYTHON=$(CVENV)/bin/python GROUNDRL_CLUSTER_PYTHON_VERL09=$(C9VENV)/bin/python scripts/run_tests.sh

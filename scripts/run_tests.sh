@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# `make test`'s pytest step: the suite as two pytest processes at once, each serial.
+# `make test`'s pytest step: the suite as two pytest runs at once.
 #
 # The tests that drive the real cluster packages (tests/integrations/
 # test_real_cluster_packages*.py: verl, Ray, OpenRLHF in .venv-cluster, about 4.5 min) spend
 # much of their time waiting on driver subprocesses, Ray start-up and shutdown, so they run
-# in a process of their own beside the rest (about 8.5 min). Two separate processes, not
-# pytest-xdist: no test shares a process with a test of the other half, so nothing one
-# half leaves behind (threads, signal handlers) reaches the other; each half keeps the
-# serial order it has in a one-process run. The cluster half's output follows the rest.
+# in a serial pytest process of their own beside the rest: no test shares a process with a
+# test of the other half, so nothing one half leaves behind (threads, signal handlers)
+# reaches the other. The rest runs under pytest-xdist on WORKERS processes (default 2), each
+# test file whole on one worker. The cluster half's output follows the rest.
 #
 # Exit status: the first half's failure (pytest's own code), else the cluster half's.
 set -uo pipefail
@@ -56,7 +56,15 @@ cluster_half() {
 ${group[@]+"${group[@]}"} bash -c "$(declare -p PY PY09 base CLUSTER_TESTS VERL09_TESTS); $(declare -f cluster_half); cluster_half" >"$log" 2>&1 &
 cluster=$!
 
-"$PY" -m pytest -q -rs --ignore-glob='tests/integrations/test_real_cluster_packages*.py'
+# the rest under pytest-xdist, WORKERS processes (tests/conftest.py deals whole files, the
+# slow ones first; the files sharing one run_once training as one unit); WORKERS=0 runs it
+# in this process, serially, as before
+WORKERS=${WORKERS:-2}
+xdist=()
+if [ "$WORKERS" -gt 0 ]; then
+  xdist=(-n "$WORKERS")
+fi
+"$PY" -m pytest -q -rs ${xdist[@]+"${xdist[@]}"} --ignore-glob='tests/integrations/test_real_cluster_packages*.py'
 rest=$?
 
 wait "$cluster"

@@ -27,24 +27,57 @@ ROOT = Path(__file__).resolve().parents[1]
 EXTERNAL = ROOT.parent / "shared" / "data" / "external"
 
 
+# Test files that share one session-scoped run (RunOnce below: the tiny trainings the docs
+# snippets, the README tour and two train tests assert on): under xdist they go to one
+# worker, or each worker would train the same config again.
+RUN_ONCE_FILES = (
+    "tests/test_docs_snippets.py",
+    "tests/test_newcomer.py",
+    "tests/train/test_presets.py",
+    "tests/train/test_grpo_recipes.py",
+)
+
+
+def xdist_unit(nodeid: str) -> str:
+    """The unit ``make test``'s workers are dealt (scripts/run_tests.sh runs the suite under
+    pytest-xdist, two workers): a whole test file, so a module-scoped fixture (a demo run
+    that several tests assert on) runs once; the files that share ``run_once`` as one unit;
+    the tests that drive the real cluster packages as one unit — their drivers each start
+    a local Ray instance and take turns on a lock (integrations/cluster_support.py), so
+    dealt to two workers one would sit waiting on it."""
+    path = nodeid.split("::", 1)[0]
+    if "/test_real_cluster_packages" in path:
+        return "cluster_packages"
+    if path in RUN_ONCE_FILES:
+        return "run_once"
+    return path
+
+
 @pytest.hookimpl(optionalhook=True)  # an xdist hook: unknown (and unused) without xdist
 def pytest_xdist_make_scheduler(config, log):
-    """Under pytest-xdist (a developer's ``pytest -n 2``; ``make test`` runs two plain
-    pytest processes instead, scripts/run_tests.sh): tests are dealt one by one, except
-    the tests that drive the real cluster packages, which go to one worker as one unit.
-    Their drivers each start a local Ray instance and take turns on a lock
-    (integrations/cluster_support.py); dealt to both workers, one would sit waiting on it.
-    (xdist's own ``xdist_group`` mark does this, but its renaming of node ids has no effect
-    under pytest 9.2, so the grouping is done here.)"""
+    """Deal :func:`xdist_unit` units to the workers. (xdist's own ``xdist_group`` mark
+    does this, but its renaming of node ids has no effect under pytest 9.2, so the grouping
+    is done here.)"""
     from xdist.scheduler import LoadGroupScheduling
 
-    class ClusterPackagesTogether(LoadGroupScheduling):
+    class WholeUnits(LoadGroupScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            if "/test_real_cluster_packages" in nodeid:
-                return "cluster_packages"
-            return nodeid
+            return xdist_unit(nodeid)
 
-    return ClusterPackagesTogether(config, log)
+    # units are dealt in collection order (pytest_collection_modifyitems below puts the
+    # slow ones first), not xdist's most-tests-first: a two-minute demo file dealt last
+    # would leave one worker idle for its whole run
+    config.option.loadscopereorder = False
+    return WholeUnits(config, log)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Under xdist only: the units holding a ``slow`` test first (each unit's tests keep
+    their order), so the long end-to-end runs start early and the short tests fill in."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        return
+    slow_units = {xdist_unit(i.nodeid) for i in items if i.get_closest_marker("slow")}
+    items.sort(key=lambda i: xdist_unit(i.nodeid) not in slow_units)
 
 
 @pytest.fixture(scope="session")
