@@ -20,10 +20,11 @@ UV      := uv==0.13.9
 # Python never writes it either: every process then compiles transformers, TRL, Ray, …
 # from source again (importing TRL's GRPOTrainer: 16.1 CPU-s against 9.5 with bytecode, and
 # the suite starts dozens of such processes). So each venv is compiled once when built
-# (about 1 CPU-min). compileall's exit status is ignored: torch ships a Python 3.12-only
-# file (torch/testing/_internal/py312_intrinsics.py) that never compiles here.
+# (1-2 CPU-min a venv; the packages' own test folders are left out, a quarter of that).
+# compileall's exit status is ignored: torch ships a Python 3.12-only file
+# (torch/testing/_internal/py312_intrinsics.py) that never compiles here.
 define compile_venv
-	$(1)/bin/python -m compileall -q -j 0 $(1)/lib >/dev/null || true
+	$(1)/bin/python -m compileall -q -j 0 -x '/tests?/' $(1)/lib >/dev/null || true
 endef
 $(STAMP): pyproject.toml constraints-cpu.txt
 	@echo "setting up $(VENV): torch 2.13.0 (CPU) with pip, then groundrl[train,serve,sim,dev] with uv (about 1 min, once)"
@@ -31,6 +32,7 @@ $(STAMP): pyproject.toml constraints-cpu.txt
 	$(PY) -m pip install --quiet torch==2.13.0 '$(UV)'
 	$(PY) -m uv pip install --python $(PY) --quiet -c constraints-cpu.txt -e '.[train,serve,sim,dev]'
 	$(call compile_venv,$(VENV))
+	$(PY) -m compileall -q -j 0 src >/dev/null  # groundrl itself (installed editable)
 	touch $(STAMP)
 
 # The real cluster packages (verl 0.8, Ray 2.60, OpenRLHF 0.11's agent module) in their
