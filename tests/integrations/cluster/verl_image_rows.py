@@ -17,16 +17,11 @@ batch is built the way verl's agent loop builds its model inputs.
   qwen_vl_utils); the processor count below is the same number."""
 
 import json
-import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import torch
-import verl
-from hydra import compose, initialize_config_dir
-from omegaconf import open_dict
 
 try:  # verl 0.8
     from verl.utils.chat_template import apply_chat_template
@@ -34,6 +29,7 @@ except ModuleNotFoundError:  # verl 0.9 moved it under utils.tokenizer
     from verl.utils.tokenizer.chat_template import apply_chat_template
 from verl.utils.dataset.rl_dataset import collate_fn, get_dataset_class
 from verl.utils.tokenizer import build_multimodal_processor_inputs
+from verl_eqa_rm_config import eqa_rm_config  # a sibling module: this folder is on sys.path
 
 from groundrl.models.tiny_vlm import build_processor
 
@@ -44,27 +40,7 @@ tmp = Path(tempfile.mkdtemp())
 processor = build_processor(seed=0)
 tokenizer = processor.tokenizer
 
-env = {**os.environ, "GROUNDRL_DRY_RUN": "1", "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
-r = subprocess.run(
-    [
-        "bash",
-        str(ROOT / "examples" / "verl" / "eqa_rm.sh"),
-        f"data.train_files={PARQUET}",
-        "data.max_prompt_length=256",
-    ],
-    capture_output=True,
-    text=True,
-    env=env,
-    check=True,
-)
-with initialize_config_dir(
-    config_dir=str(Path(verl.__file__).parent / "trainer" / "config"), version_base=None
-):
-    cfg = compose(config_name="ppo_trainer", overrides=r.stdout.split("\n")[:-1])
-data_cfg = cfg.data
-with open_dict(data_cfg):
-    data_cfg.filter_overlong_prompts = False
-    data_cfg.cache_dir = str(tmp / "cache")
+data_cfg = eqa_rm_config(ROOT, PARQUET, "data.max_prompt_length=256", cache_dir=tmp / "cache").data
 dataset_cls = get_dataset_class(data_cfg)
 dataset = dataset_cls(
     data_files=data_cfg.train_files, tokenizer=tokenizer, processor=processor, config=data_cfg, max_samples=-1

@@ -17,19 +17,16 @@ the chat template and processor before calling the LLM server.
 A row that fails prints its error; the test decides."""
 
 import json
-import os
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
 import verl
 import verl.experimental.agent_loop.single_turn_agent_loop  # noqa: F401  (registers it)
-from hydra import compose, initialize_config_dir
-from omegaconf import open_dict
 from verl.experimental.agent_loop.agent_loop import DictConfigWrap, _agent_loop_registry
 from verl.utils.dataset.rl_dataset import collate_fn, get_dataset_class
 from verl.workers.rollout.replica import TokenOutput
+from verl_eqa_rm_config import eqa_rm_config  # a sibling module: this folder is on sys.path
 
 from groundrl.models.tiny_vlm import build_processor
 
@@ -38,22 +35,7 @@ tmp = Path(tempfile.mkdtemp())
 processor = build_processor(seed=0)
 tokenizer = processor.tokenizer
 
-env = {**os.environ, "GROUNDRL_DRY_RUN": "1", "PATH": f"{Path(sys.executable).parent}:{os.environ['PATH']}"}
-script = ROOT / "examples" / "verl" / "eqa_rm.sh"
-r = subprocess.run(
-    ["bash", str(script), f"data.train_files={PARQUET}", *EXTRA],
-    capture_output=True,
-    text=True,
-    env=env,
-    check=True,
-)
-with initialize_config_dir(
-    config_dir=str(Path(verl.__file__).parent / "trainer" / "config"), version_base=None
-):
-    cfg = compose(config_name="ppo_trainer", overrides=r.stdout.split("\n")[:-1])
-with open_dict(cfg.data):
-    cfg.data.filter_overlong_prompts = False  # its length count calls qwen_vl_utils too
-    cfg.data.cache_dir = str(tmp / "cache")
+cfg = eqa_rm_config(ROOT, PARQUET, *EXTRA, cache_dir=tmp / "cache")
 base_cls = get_dataset_class(cfg.data)
 
 
